@@ -1,0 +1,113 @@
+//! Command line: which model to load, config overrides, how to run. Arguments after
+//! `--ros-args` belong to ROS and are set aside before parsing.
+use clap::Parser;
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mujoco_bridge",
+    version,
+    about = "MuJoCo physics on a real-time thread, bridged to ROS 2 and legacy ZMQ clients",
+    after_help = "Without --config, --mjcf or --urdf the embedded default robot (a mobile \
+                  manipulator) is loaded.\nArguments after --ros-args are passed to ROS 2."
+)]
+pub struct Cli {
+    /// Robot/world config (YAML), e.g. config/panda.yaml.
+    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["mjcf", "urdf"])]
+    pub config: Option<PathBuf>,
+    /// Load one robot from an MJCF file instead of a config.
+    #[arg(long, value_name = "FILE", conflicts_with = "urdf")]
+    pub mjcf: Option<PathBuf>,
+    /// Load one robot from a URDF file instead of a config.
+    #[arg(long, value_name = "FILE")]
+    pub urdf: Option<PathBuf>,
+    /// Override a config field, e.g. --set world.timestep=0.001 or --set robots.0.floating_base=true.
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub overrides: Vec<String>,
+    /// Pacing: realtime, fast (as fast as possible) or paused.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// Real-time factor target in realtime mode.
+    #[arg(long, value_name = "FACTOR")]
+    pub speed: Option<f64>,
+    /// Physics timestep in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timestep: Option<f64>,
+    /// Physics steps per pacing tick.
+    #[arg(long, value_name = "N")]
+    pub substeps: Option<u32>,
+    /// Headless batch run: stop after this much simulated time (seconds).
+    #[arg(long, value_name = "SECONDS", conflicts_with = "steps")]
+    pub duration: Option<f64>,
+    /// Headless batch run: stop after this many physics steps.
+    #[arg(long, value_name = "N")]
+    pub steps: Option<u64>,
+    /// Print the model summary and exit.
+    #[arg(long)]
+    pub summary: bool,
+}
+
+impl Cli {
+    /// The config overrides the CLI flags stand for, followed by the explicit `--set` ones.
+    pub fn all_overrides(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(mode) = &self.mode {
+            out.push(format!("sim.mode={mode}"));
+        }
+        if let Some(speed) = self.speed {
+            out.push(format!("sim.speed={speed}"));
+        }
+        if let Some(ts) = self.timestep {
+            out.push(format!("world.timestep={ts}"));
+        }
+        if let Some(n) = self.substeps {
+            out.push(format!("sim.substeps={n}"));
+        }
+        out.extend(self.overrides.iter().cloned());
+        out
+    }
+}
+
+/// Splits `args` into this program's arguments and the ROS arguments (`--ros-args ... [--]`).
+pub fn split_ros_args(args: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut own = Vec::new();
+    let mut ros = Vec::new();
+    let mut in_ros = false;
+    for arg in args {
+        if arg == "--ros-args" {
+            in_ros = true;
+            ros.push(arg);
+        } else if in_ros && arg == "--" {
+            in_ros = false;
+        } else if in_ros {
+            ros.push(arg);
+        } else {
+            own.push(arg);
+        }
+    }
+    (own, ros)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ros_args_are_set_aside() {
+        let args = [
+            "bin",
+            "--steps",
+            "5",
+            "--ros-args",
+            "-r",
+            "__ns:=/a",
+            "--",
+            "--summary",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (own, ros) = split_ros_args(args);
+        assert_eq!(own, ["bin", "--steps", "5", "--summary"]);
+        assert_eq!(ros, ["--ros-args", "-r", "__ns:=/a"]);
+    }
+}

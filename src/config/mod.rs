@@ -1,0 +1,305 @@
+//! Robot and world configuration: YAML files in `config/`, validated with errors that name
+//! the file and the field path (`robots[0].pose.xyz`).
+mod paths;
+mod schema;
+
+pub use paths::{expand_path, models_dir};
+pub use schema::*;
+
+use crate::error::{InputError, InputResult};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The embedded default robot, so the main job runs offline from any directory.
+pub const EMBEDDED_CONFIG_NAME: &str = "<embedded>/config/default.yaml";
+pub const EMBEDDED_CONFIG: &str = include_str!("../../config/default.yaml");
+pub const EMBEDDED_URDF_PATH: &str = "<embedded>/urdf/mobile_manipulator.urdf";
+pub const EMBEDDED_URDF: &str = include_str!("../../urdf/mobile_manipulator.urdf");
+
+/// Reads a text file, serving the embedded files under their `<embedded>/` names.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let path = &normalize(path);
+    if path == Path::new(EMBEDDED_URDF_PATH) {
+        return Ok(EMBEDDED_URDF.to_string());
+    }
+    if path == Path::new(EMBEDDED_CONFIG_NAME) {
+        return Ok(EMBEDDED_CONFIG.to_string());
+    }
+    std::fs::read_to_string(path)
+}
+
+/// Removes `.` and `a/..` components without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl Config {
+    /// Loads a config file; `overrides` are `field.path=value` pairs applied before validation.
+    pub fn load(path: &Path, overrides: &[String]) -> InputResult<Config> {
+        let origin = path.display().to_string();
+        let text = read_text(path)
+            .map_err(|e| InputError::new(&origin, format!("cannot read config: {e}")))?;
+        let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::from_yaml(&text, &origin, &base_dir, overrides)
+    }
+
+    /// The embedded default robot's config.
+    pub fn embedded_default(overrides: &[String]) -> InputResult<Config> {
+        Self::from_yaml(
+            EMBEDDED_CONFIG,
+            EMBEDDED_CONFIG_NAME,
+            Path::new("<embedded>/config"),
+            overrides,
+        )
+    }
+
+    /// Parses YAML text. Relative paths in it resolve against `base_dir`.
+    pub fn from_yaml(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+        overrides: &[String],
+    ) -> InputResult<Config> {
+        let mut tree: Value = serde_saphyr::from_str(text)
+            .map_err(|e| InputError::new(origin, format!("invalid YAML: {e}")))?;
+        if tree.is_null() {
+            tree = Value::Object(Default::default());
+        }
+        for assignment in overrides {
+            apply_override(&mut tree, assignment)
+                .map_err(|message| InputError::new(origin, message).at(assignment.clone()))?;
+        }
+        let mut config: Config = serde_path_to_error::deserialize(tree).map_err(|e| {
+            let field = e.path().to_string();
+            let err = InputError::new(origin, e.into_inner().to_string());
+            if field == "." { err } else { err.at(field) }
+        })?;
+        config.origin = origin.to_string();
+        config.base_dir = base_dir.to_path_buf();
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// A config holding one robot loaded from a model file, as the CLI's `--mjcf` / `--urdf`.
+    pub fn single_model(kind: ModelKind, path: &Path, overrides: &[String]) -> InputResult<Config> {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "robot".into());
+        let name: String = stem
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let key = match kind {
+            ModelKind::Mjcf => "mjcf",
+            ModelKind::Urdf => "urdf",
+        };
+        let text = format!(
+            "robots:\n  - name: {name}\n    {key}: {}\n",
+            serde_json::to_string(&path.display().to_string()).unwrap_or_default()
+        );
+        let cwd = std::env::current_dir().unwrap_or_default();
+        Self::from_yaml(&text, "<command line>", &cwd, overrides)
+    }
+
+    /// Resolves a path written in this config (env variables, relative to the config's folder).
+    pub fn resolve_path(&self, raw: &str, field: &str) -> InputResult<PathBuf> {
+        expand_path(raw, &self.base_dir)
+            .map_err(|message| InputError::new(&self.origin, message).at(field.to_string()))
+    }
+
+    fn validate(&self) -> InputResult<()> {
+        let err =
+            |field: String, message: String| Err(InputError::new(&self.origin, message).at(field));
+        if self.robots.is_empty() {
+            return err("robots".into(), "at least one robot is required".into());
+        }
+        if let Some(ts) = self.world.timestep
+            && !(ts.is_finite() && ts > 0.0 && ts <= 0.1)
+        {
+            return err(
+                "world.timestep".into(),
+                format!("must be in (0, 0.1] seconds, got {ts}"),
+            );
+        }
+        if let Some(g) = self.world.gravity
+            && g.iter().any(|v| !v.is_finite())
+        {
+            return err("world.gravity".into(), "values must be finite".into());
+        }
+        if !(self.sim.speed.is_finite() && self.sim.speed > 0.0) {
+            return err(
+                "sim.speed".into(),
+                format!("must be a positive number, got {}", self.sim.speed),
+            );
+        }
+        if self.sim.substeps == 0 {
+            return err("sim.substeps".into(), "must be at least 1".into());
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for (i, robot) in self.robots.iter().enumerate() {
+            let at = |f: &str| format!("robots[{i}].{f}");
+            if robot.name.is_empty()
+                || !robot
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return err(
+                    at("name"),
+                    format!(
+                        "'{}' must be non-empty and use only letters, digits and '_' \
+                         (it becomes a name prefix and a ROS namespace)",
+                        robot.name
+                    ),
+                );
+            }
+            if !names.insert(robot.name.clone()) {
+                return err(at("name"), format!("duplicate robot name '{}'", robot.name));
+            }
+            let sources = [
+                robot.mjcf.is_some(),
+                robot.urdf.is_some(),
+                robot.mjcf_string.is_some(),
+                robot.urdf_string.is_some(),
+            ];
+            if sources.iter().filter(|s| **s).count() != 1 {
+                return err(
+                    format!("robots[{i}]"),
+                    "give exactly one of mjcf, urdf, mjcf_string, urdf_string".into(),
+                );
+            }
+            for (f, v) in [("pose.xyz", &robot.pose.xyz), ("pose.rpy", &robot.pose.rpy)] {
+                if v.iter().any(|x| !x.is_finite()) {
+                    return err(at(f), "values must be finite".into());
+                }
+            }
+            for (k, group) in robot.actuators.iter().enumerate() {
+                group
+                    .validate()
+                    .or_else(|(f, m)| err(at(&format!("actuators[{k}].{f}")), m))?;
+            }
+            for (key, frame) in &robot.keyframes {
+                for (pattern, value) in &frame.joints {
+                    if !value.is_finite() {
+                        return err(
+                            at(&format!("keyframes.{key}.joints.{pattern}")),
+                            "value must be finite".into(),
+                        );
+                    }
+                    if let Err(e) = full_match_regex(pattern) {
+                        return err(at(&format!("keyframes.{key}.joints")), e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Compiles a pattern that must match a whole name.
+pub fn full_match_regex(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(&format!("^(?:{pattern})$"))
+        .map_err(|e| format!("invalid pattern '{pattern}': {e}"))
+}
+
+/// Applies one `a.b.0.c=value` override to the YAML tree; the value is parsed as YAML.
+fn apply_override(tree: &mut Value, assignment: &str) -> Result<(), String> {
+    let (path, raw) = assignment
+        .split_once('=')
+        .ok_or_else(|| "an override must look like field.path=value".to_string())?;
+    let value: Value =
+        serde_saphyr::from_str(raw).map_err(|e| format!("value '{raw}' is not valid YAML: {e}"))?;
+    let mut node = tree;
+    let segments: Vec<&str> = path.split('.').collect();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        node = match node {
+            Value::Array(items) => {
+                let index: usize = segment
+                    .parse()
+                    .map_err(|_| format!("'{segment}' must be a list index"))?;
+                items
+                    .get_mut(index)
+                    .ok_or_else(|| format!("list index {index} is out of range"))?
+            }
+            Value::Object(map) => map.entry(segment.to_string()).or_insert(if last {
+                Value::Null
+            } else {
+                Value::Object(Default::default())
+            }),
+            _ => return Err(format!("'{segment}' is inside a value that is not a map")),
+        };
+        if last {
+            *node = value;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_parses() {
+        let config = Config::embedded_default(&[]).unwrap();
+        assert_eq!(config.robots.len(), 1);
+        assert!(config.robots[0].urdf.is_some());
+    }
+
+    #[test]
+    fn unknown_field_names_its_path() {
+        let text = "robots:\n  - name: a\n    mjcf: x.xml\n    floting_base: true\n";
+        let err = Config::from_yaml(text, "c.yaml", Path::new("."), &[]).unwrap_err();
+        assert_eq!(err.origin, "c.yaml");
+        assert_eq!(err.location.as_deref(), Some("robots[0]"));
+        assert!(err.message.contains("floting_base"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_names_its_path() {
+        let text = "world:\n  timestep: fast\nrobots:\n  - name: a\n    mjcf: x.xml\n";
+        let err = Config::from_yaml(text, "c.yaml", Path::new("."), &[]).unwrap_err();
+        assert_eq!(err.location.as_deref(), Some("world.timestep"), "{err}");
+    }
+
+    #[test]
+    fn overrides_apply_before_validation() {
+        let text = "robots:\n  - name: a\n    mjcf: x.xml\n";
+        let config = Config::from_yaml(
+            text,
+            "c.yaml",
+            Path::new("."),
+            &[
+                "world.timestep=0.001".into(),
+                "robots.0.floating_base=true".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(config.world.timestep, Some(0.001));
+        assert!(config.robots[0].floating_base);
+        let err = Config::from_yaml(text, "c.yaml", Path::new("."), &["sim.speed=-1".into()])
+            .unwrap_err();
+        assert_eq!(err.location.as_deref(), Some("sim.speed"));
+    }
+
+    #[test]
+    fn exactly_one_model_source() {
+        let text = "robots:\n  - name: a\n    mjcf: x.xml\n    urdf: y.urdf\n";
+        let err = Config::from_yaml(text, "c.yaml", Path::new("."), &[]).unwrap_err();
+        assert_eq!(err.location.as_deref(), Some("robots[0]"));
+    }
+}

@@ -1,0 +1,72 @@
+//! Path expansion for config values: `${VAR}` from the environment, `~`, and relative paths
+//! against the config's folder. `${MUJOCO_BRIDGE_MODELS}` defaults to the folder where
+//! `scripts/fetch-models.sh` puts the registry models.
+use std::path::{Path, PathBuf};
+
+/// The folder of the robot models fetched from the package registries.
+pub fn models_dir() -> PathBuf {
+    match std::env::var_os("MUJOCO_BRIDGE_MODELS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join(".deps/models"),
+    }
+}
+
+pub fn expand_path(raw: &str, base_dir: &Path) -> Result<PathBuf, String> {
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| format!("unclosed '${{' in path '{raw}'"))?;
+        let var = &after[..end];
+        let value = match std::env::var(var) {
+            Ok(v) => v,
+            Err(_) if var == "MUJOCO_BRIDGE_MODELS" => models_dir().display().to_string(),
+            Err(_) => {
+                return Err(format!(
+                    "environment variable '{var}' in path '{raw}' is not set"
+                ));
+            }
+        };
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    if let Some(home_rel) = out.strip_prefix("~/")
+        && let Some(home) = std::env::var_os("HOME")
+    {
+        out = Path::new(&home).join(home_rel).display().to_string();
+    }
+    let path = PathBuf::from(out);
+    Ok(if path.is_absolute() {
+        path
+    } else {
+        base_dir.join(path)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_variables_and_relative_paths() {
+        // SAFETY: tests in this module are the only users of this variable.
+        unsafe { std::env::set_var("MB_TEST_DIR", "/opt/x") };
+        assert_eq!(
+            expand_path("${MB_TEST_DIR}/a.xml", Path::new("/cfg")).unwrap(),
+            PathBuf::from("/opt/x/a.xml")
+        );
+        assert_eq!(
+            expand_path("a.xml", Path::new("/cfg")).unwrap(),
+            PathBuf::from("/cfg/a.xml")
+        );
+        assert!(
+            expand_path("${MB_UNSET_VAR_X}/a", Path::new("/"))
+                .unwrap_err()
+                .contains("MB_UNSET_VAR_X")
+        );
+    }
+}

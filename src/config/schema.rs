@@ -1,0 +1,294 @@
+//! The YAML schema. Every struct denies unknown fields, so a typo is an error that names it.
+use indexmap::IndexMap;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub world: WorldConfig,
+    #[serde(default)]
+    pub sim: SimConfig,
+    #[serde(default)]
+    pub robots: Vec<RobotConfig>,
+    /// Where the config came from (file path or `<embedded>/...`); set by the loader.
+    #[serde(skip)]
+    pub origin: String,
+    /// Folder that relative paths in the config resolve against; set by the loader.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldConfig {
+    /// Physics timestep in seconds; default: the first robot's model value.
+    pub timestep: Option<f64>,
+    pub gravity: Option<[f64; 3]>,
+    /// Adds a ground plane named `floor` at z = 0.
+    #[serde(default)]
+    pub floor: bool,
+    /// Adds a directional light above the origin.
+    #[serde(default)]
+    pub light: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SimMode {
+    /// Paced against the wall clock, times `speed`.
+    Realtime,
+    /// As fast as possible.
+    Fast,
+    /// Not stepping until unpaused or asked to step.
+    Paused,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    #[serde(default = "default_mode")]
+    pub mode: SimMode,
+    /// Real-time factor target in realtime mode.
+    #[serde(default = "one")]
+    pub speed: f64,
+    /// Physics steps per pacing tick (each runs all phases).
+    #[serde(default = "one_u32")]
+    pub substeps: u32,
+    /// How long before a deadline the physics thread stops sleeping and spins (microseconds).
+    #[serde(default = "default_spin_us")]
+    pub spin_us: u32,
+    /// SCHED_FIFO priority of the physics thread (1-99); 0 keeps the normal scheduler.
+    #[serde(default)]
+    pub realtime_priority: u8,
+    /// Seconds between two log lines with the live figures; 0 turns them off.
+    #[serde(default = "default_stats_period")]
+    pub stats_period: f64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            mode: default_mode(),
+            speed: 1.0,
+            substeps: 1,
+            spin_us: default_spin_us(),
+            realtime_priority: 0,
+            stats_period: default_stats_period(),
+        }
+    }
+}
+
+fn default_mode() -> SimMode {
+    SimMode::Realtime
+}
+fn one() -> f64 {
+    1.0
+}
+fn one_u32() -> u32 {
+    1
+}
+fn default_spin_us() -> u32 {
+    150
+}
+fn default_stats_period() -> f64 {
+    5.0
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotConfig {
+    /// The robot's name: its element-name prefix (`{name}_`), ROS namespace and legacy
+    /// articulation name.
+    pub name: String,
+    pub mjcf: Option<String>,
+    pub urdf: Option<String>,
+    /// MJCF text (relative asset paths resolve against `base_dir`).
+    pub mjcf_string: Option<String>,
+    /// URDF text, such as a `robot_description` parameter.
+    pub urdf_string: Option<String>,
+    /// Folder for relative asset paths of a `*_string` model; default: the config's folder.
+    pub base_dir: Option<String>,
+    /// Where the robot's root is placed in the world.
+    #[serde(default)]
+    pub pose: PoseConfig,
+    /// URDF only: gives the root link a free joint (mobile and legged robots).
+    #[serde(default)]
+    pub floating_base: bool,
+    /// URDF only: `package://NAME` -> folder, checked before AMENT_PREFIX_PATH and
+    /// ROS_PACKAGE_PATH.
+    #[serde(default)]
+    pub packages: IndexMap<String, String>,
+    /// URDF only: folders searched for packages like ROS_PACKAGE_PATH entries.
+    #[serde(default)]
+    pub package_search_paths: Vec<String>,
+    /// URDF only: generate actuators from `<ros2_control>` and `<transmission>` elements.
+    #[serde(default = "yes")]
+    pub urdf_actuators: bool,
+    /// URDF only: gains of actuators generated for position / velocity command interfaces.
+    #[serde(default)]
+    pub urdf_gains: UrdfGains,
+    /// Actuators added (or replacing generated ones) by joint-name pattern.
+    #[serde(default)]
+    pub actuators: Vec<ActuatorGroup>,
+    /// Named keyframes by joint-name pattern; become MuJoCo keyframes `{name}_{key}`.
+    #[serde(default)]
+    pub keyframes: IndexMap<String, KeyframeConfig>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoseConfig {
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Roll, pitch, yaw in radians (fixed axes x, y, z as in URDF).
+    #[serde(default)]
+    pub rpy: [f64; 3],
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrdfGains {
+    #[serde(default = "default_kp")]
+    pub position_kp: f64,
+    #[serde(default = "default_kv")]
+    pub position_kv: f64,
+    #[serde(default = "default_velocity_kv")]
+    pub velocity_kv: f64,
+}
+
+impl Default for UrdfGains {
+    fn default() -> Self {
+        Self {
+            position_kp: default_kp(),
+            position_kv: default_kv(),
+            velocity_kv: default_velocity_kv(),
+        }
+    }
+}
+
+fn default_kp() -> f64 {
+    100.0
+}
+fn default_kv() -> f64 {
+    10.0
+}
+fn default_velocity_kv() -> f64 {
+    10.0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActuatorKind {
+    /// Force or torque (`ctrl` in N or N m).
+    Motor,
+    /// Position servo (`ctrl` is a joint position target).
+    Position,
+    /// Velocity servo (`ctrl` is a joint velocity target).
+    Velocity,
+}
+
+/// One or several joint-name patterns (regular expressions matching the whole name).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Patterns {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Patterns {
+    pub fn as_slice(&self) -> &[String] {
+        match self {
+            Patterns::One(p) => std::slice::from_ref(p),
+            Patterns::Many(ps) => ps,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActuatorGroup {
+    /// Joint names (short, without the robot prefix) as whole-name regular expressions.
+    pub joints: Patterns,
+    #[serde(rename = "type")]
+    pub kind: ActuatorKind,
+    pub kp: Option<f64>,
+    pub kv: Option<f64>,
+    pub gear: Option<f64>,
+    pub ctrlrange: Option<[f64; 2]>,
+    pub forcerange: Option<[f64; 2]>,
+    /// Shorthand: motor ctrlrange / servo forcerange of +-effort_limit.
+    pub effort_limit: Option<f64>,
+    /// Joint properties set together with the actuator.
+    pub armature: Option<f64>,
+    pub damping: Option<f64>,
+    pub frictionloss: Option<f64>,
+}
+
+impl ActuatorGroup {
+    /// Returns the failing field and a message.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.joints.as_slice().is_empty() {
+            return Err(("joints".into(), "needs at least one pattern".into()));
+        }
+        for pattern in self.joints.as_slice() {
+            super::full_match_regex(pattern).map_err(|e| ("joints".to_string(), e))?;
+        }
+        let scalars = [
+            ("kp", self.kp),
+            ("kv", self.kv),
+            ("gear", self.gear),
+            ("effort_limit", self.effort_limit),
+            ("armature", self.armature),
+            ("damping", self.damping),
+            ("frictionloss", self.frictionloss),
+        ];
+        for (field, value) in scalars {
+            if let Some(v) = value
+                && !(v.is_finite() && v >= 0.0)
+            {
+                return Err((
+                    field.into(),
+                    format!("must be a finite number >= 0, got {v}"),
+                ));
+            }
+        }
+        for (field, range) in [
+            ("ctrlrange", self.ctrlrange),
+            ("forcerange", self.forcerange),
+        ] {
+            if let Some([lo, hi]) = range
+                && !(lo.is_finite() && hi.is_finite() && lo < hi)
+            {
+                return Err((
+                    field.into(),
+                    format!("must be [low, high] with low < high, got [{lo}, {hi}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyframeConfig {
+    /// Floating base position relative to the robot's placement.
+    pub base_xyz: Option<[f64; 3]>,
+    pub base_rpy: Option<[f64; 3]>,
+    /// Joint-name pattern -> position; later patterns win over earlier ones.
+    #[serde(default)]
+    pub joints: IndexMap<String, f64>,
+}
+
+/// Which format a model file on the command line is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    Mjcf,
+    Urdf,
+}

@@ -1,0 +1,7 @@
+//! mujoco_bridge: MuJoCo physics on a dedicated real-time thread, bridged to ROS 2 and to the
+//! legacy URLab ZMQ protocol.
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod model;
+pub mod sim;

@@ -1,0 +1,260 @@
+//! Model loading and composition: every robot of the config becomes an `MjSpec`, attached to
+//! one world under its name prefix at its configured pose, compiled once into the `MjModel`
+//! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
+mod names;
+mod robot_spec;
+mod summary;
+pub mod urdf;
+pub mod xml;
+
+pub use names::{NamedId, RobotMap};
+pub use summary::summary;
+
+use crate::config::{Config, full_match_regex};
+use crate::error::{InputError, InputResult};
+use mujoco_rs::prelude::*;
+use nalgebra::{UnitQuaternion, Vector3};
+use robot_spec::load_robot;
+use std::fmt::Write;
+use std::sync::{Arc, Once};
+
+/// The compiled world and what belongs to whom.
+pub struct World {
+    pub model: Arc<MjModel>,
+    pub robots: Vec<RobotMap>,
+    /// Non-fatal findings (skipped meshes, ignored fields), already logged.
+    pub warnings: Vec<String>,
+}
+
+static MUJOCO_INIT: Once = Once::new();
+
+/// Routes MuJoCo's messages to the `log` crate (instead of stdout and MUJOCO_LOG.TXT) and
+/// loads the plugins that ship with the MuJoCo wheel. Runs once per process.
+pub fn init_mujoco() {
+    MUJOCO_INIT.call_once(|| {
+        // SAFETY: inside call_once no other thread of this program is using MuJoCo yet: every
+        // entry point that loads a model calls this first.
+        unsafe { mujoco_rs::logging::install_logging_hook() };
+        let dir = std::env::var("MUJOCO_PLUGIN_DIR")
+            .unwrap_or_else(|_| env!("MUJOCO_BRIDGE_PLUGIN_DIR").to_string());
+        if std::path::Path::new(&dir).is_dir() {
+            if let Ok(c_dir) = std::ffi::CString::new(dir.clone()) {
+                // SAFETY: a valid NUL-terminated path and no callback.
+                unsafe { mujoco_rs::mujoco_c::mj_loadAllPluginLibraries(c_dir.as_ptr(), None) };
+            }
+        } else {
+            log::warn!(
+                "MuJoCo plugin folder '{dir}' not found; models using plugins will not load"
+            );
+        }
+    });
+}
+
+/// Placement of a robot as a MuJoCo quaternion (w, x, y, z) from roll, pitch, yaw.
+fn quat_wxyz(rpy: &[f64; 3]) -> [f64; 4] {
+    let q = UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]);
+    [q.w, q.i, q.j, q.k]
+}
+
+/// The world around the robots: placement frames, and the floor and light the config asks for.
+fn world_xml(config: &Config) -> String {
+    let mut xml = String::from("<mujoco model=\"mujoco_bridge\">\n<compiler angle=\"radian\"/>\n");
+    xml.push_str("<visual><headlight ambient=\"0.3 0.3 0.3\"/></visual>\n<worldbody>\n");
+    if config.world.floor {
+        xml.push_str(
+            "<geom name=\"floor\" type=\"plane\" size=\"0 0 0.05\" rgba=\"0.8 0.8 0.8 1\"/>\n",
+        );
+    }
+    if config.world.light {
+        xml.push_str("<light name=\"sun\" pos=\"0 0 5\" dir=\"0 0 -1\" directional=\"true\"/>\n");
+    }
+    for robot in &config.robots {
+        let q = quat_wxyz(&robot.pose.rpy);
+        let p = robot.pose.xyz;
+        let _ = writeln!(
+            xml,
+            "<frame name=\"{}_placement\" pos=\"{} {} {}\" quat=\"{} {} {} {}\"/>",
+            robot.name, p[0], p[1], p[2], q[0], q[1], q[2], q[3]
+        );
+    }
+    xml.push_str("</worldbody>\n</mujoco>\n");
+    xml
+}
+
+pub fn prefix_of(robot_name: &str) -> String {
+    format!("{robot_name}_")
+}
+
+fn compile(spec: &mut MjSpec) -> Result<MjModel, String> {
+    spec.compile().map_err(|e| e.to_string().trim().to_string())
+}
+
+/// Loads, composes and compiles every robot of the config.
+pub fn build_world(config: &Config) -> InputResult<World> {
+    init_mujoco();
+    let mut world = MjSpec::from_xml_string(&world_xml(config))
+        .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
+    let mut warnings = Vec::new();
+    let mut urdf_texts = Vec::new();
+    let mut origins = Vec::new();
+    for index in 0..config.robots.len() {
+        let mut loaded = load_robot(config, index)?;
+        if index == 0 {
+            // Physics options (timestep, integrator, solver) come from the first robot's model.
+            *world.option_mut() = loaded.spec.option().clone();
+            *world.visual_mut() = loaded.spec.visual().clone();
+        }
+        world.set_memory(world.memory().max(loaded.spec.memory()));
+        let name = &config.robots[index].name;
+        let frame = world
+            .frame_mut(&format!("{name}_placement"))
+            .ok_or_else(|| InputError::new(&config.origin, "internal: placement frame missing"))?;
+        frame
+            .attach_by_deep_copy(&mut loaded.spec, &prefix_of(name), "")
+            .map_err(|e| {
+                InputError::new(&loaded.origin, format!("cannot attach to the world: {e}"))
+                    .at(format!("robots[{index}]"))
+            })?;
+        for warning in &loaded.warnings {
+            log::warn!("{}: {warning}", loaded.origin);
+        }
+        warnings.extend(
+            loaded
+                .warnings
+                .iter()
+                .map(|w| format!("{}: {w}", loaded.origin)),
+        );
+        urdf_texts.push(loaded.urdf);
+        origins.push(loaded.origin);
+    }
+    if let Some(ts) = config.world.timestep {
+        world.option_mut().timestep = ts;
+    }
+    if let Some(g) = config.world.gravity {
+        world.option_mut().gravity = g;
+    }
+    let mut model = match compile(&mut world) {
+        Ok(model) => model,
+        Err(message) => return Err(attribute_compile_error(config, &origins, message)),
+    };
+    if add_config_keyframes(config, &mut world, &model)? {
+        model = compile(&mut world)
+            .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
+    }
+    let robots = config
+        .robots
+        .iter()
+        .zip(urdf_texts)
+        .zip(origins)
+        .map(|((robot, urdf), origin)| {
+            RobotMap::build(&model, &robot.name, &prefix_of(&robot.name), origin, urdf)
+        })
+        .collect();
+    Ok(World {
+        model: Arc::new(model),
+        robots,
+        warnings,
+    })
+}
+
+/// A compile error of the composed world names MuJoCo's element; find the robot it came from
+/// by compiling each robot alone (only on this error path).
+fn attribute_compile_error(config: &Config, origins: &[String], message: String) -> InputError {
+    for (index, origin) in origins.iter().enumerate() {
+        if let Ok(mut loaded) = load_robot(config, index)
+            && let Err(own) = compile(&mut loaded.spec)
+        {
+            return InputError::new(origin, own).at(format!("robots[{index}]"));
+        }
+    }
+    InputError::new(&config.origin, format!("compiling the world: {message}"))
+}
+
+/// Turns the config's named keyframes into MuJoCo keyframes `{robot}_{key}`: qpos0 with the
+/// robot's joints set, and position actuators' ctrl equal to their joint's target so that
+/// nothing pulls the robot away from the keyframe. Returns whether any was added.
+fn add_config_keyframes(config: &Config, world: &mut MjSpec, model: &MjModel) -> InputResult<bool> {
+    let mut added = false;
+    for (index, robot) in config.robots.iter().enumerate() {
+        if robot.keyframes.is_empty() {
+            continue;
+        }
+        let map = RobotMap::build(
+            model,
+            &robot.name,
+            &prefix_of(&robot.name),
+            String::new(),
+            None,
+        );
+        for (key, frame) in &robot.keyframes {
+            let at = format!("robots[{index}].keyframes.{key}");
+            let mut qpos: Vec<f64> = model.qpos0().to_vec();
+            if frame.base_xyz.is_some() || frame.base_rpy.is_some() {
+                let Some(free) = map.floating_joint else {
+                    return Err(InputError::new(
+                        &config.origin,
+                        "base_xyz / base_rpy need a robot with a floating base",
+                    )
+                    .at(at));
+                };
+                let adr = model.jnt_qposadr()[free] as usize;
+                let placement_q = UnitQuaternion::from_euler_angles(
+                    robot.pose.rpy[0],
+                    robot.pose.rpy[1],
+                    robot.pose.rpy[2],
+                );
+                let placement_p = Vector3::from(robot.pose.xyz);
+                if let Some(xyz) = frame.base_xyz {
+                    let p = placement_p + placement_q * Vector3::from(xyz);
+                    qpos[adr..adr + 3].copy_from_slice(p.as_slice());
+                }
+                if let Some(rpy) = frame.base_rpy {
+                    let q = placement_q * UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]);
+                    qpos[adr + 3..adr + 7].copy_from_slice(&[q.w, q.i, q.j, q.k]);
+                }
+            }
+            for (pattern, value) in &frame.joints {
+                let regex = full_match_regex(pattern)
+                    .map_err(|m| InputError::new(&config.origin, m).at(at.clone()))?;
+                let mut matched = false;
+                for joint in &map.joints {
+                    let kind = model.jnt_type()[joint.id];
+                    if regex.is_match(&joint.name)
+                        && matches!(kind, MjtJoint::mjJNT_HINGE | MjtJoint::mjJNT_SLIDE)
+                    {
+                        qpos[model.jnt_qposadr()[joint.id] as usize] = *value;
+                        matched = true;
+                    }
+                }
+                if !matched {
+                    return Err(InputError::new(
+                        &config.origin,
+                        format!("no hinge or slide joint matches '{pattern}'"),
+                    )
+                    .at(format!("{at}.joints")));
+                }
+            }
+            let mut ctrl = vec![0.0; model.nu() as usize];
+            for (id, value) in ctrl.iter_mut().enumerate() {
+                let is_position_servo = model.actuator_biastype()[id] == MjtBias::mjBIAS_AFFINE
+                    && model.actuator_biasprm()[id][1] != 0.0;
+                let joint = model.actuator_trnid()[id][0];
+                if is_position_servo
+                    && model.actuator_trntype()[id] == MjtTrn::mjTRN_JOINT
+                    && joint >= 0
+                {
+                    *value = qpos[model.jnt_qposadr()[joint as usize] as usize];
+                }
+            }
+            let name = format!("{}{key}", prefix_of(&robot.name));
+            let mjs_key = world.add_key();
+            mjs_key
+                .set_name(&name)
+                .map_err(|e| InputError::new(&config.origin, e.to_string()).at(at.clone()))?;
+            mjs_key.set_qpos(&qpos);
+            mjs_key.set_ctrl(&ctrl);
+            added = true;
+        }
+    }
+    Ok(added)
+}

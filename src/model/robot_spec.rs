@@ -1,0 +1,321 @@
+//! Loads one robot of the config into an `MjSpec`: MJCF (file or text) as MuJoCo parses it,
+//! URDF through the converter; then applies the config's actuators.
+use crate::config::{
+    ActuatorGroup, ActuatorKind, Config, RobotConfig, full_match_regex, read_text,
+};
+use crate::error::{InputError, InputResult};
+use crate::model::urdf::{self, PackageResolver, UrdfOptions};
+use mujoco_rs::prelude::*;
+use mujoco_rs::wrappers::mj_editing::{MjsActuator, MjtLimited, PositionConfig};
+use std::path::Path;
+
+/// A robot's spec, before it is attached to the world.
+pub struct LoadedRobot {
+    pub spec: MjSpec,
+    /// File path, or `robots[i].mjcf_string` / `robots[i].urdf_string`.
+    pub origin: String,
+    /// The URDF text, when the model came from URDF (for `robot_description`).
+    pub urdf: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+fn parse_error(origin: &str, err: impl std::fmt::Display) -> InputError {
+    InputError::new(origin, err.to_string().trim().to_string())
+}
+
+/// Joint patterns of the config's actuator groups, compiled.
+fn compiled_patterns(config: &Config, index: usize) -> InputResult<Vec<Vec<regex::Regex>>> {
+    let robot = &config.robots[index];
+    robot
+        .actuators
+        .iter()
+        .enumerate()
+        .map(|(k, group)| {
+            group
+                .joints
+                .as_slice()
+                .iter()
+                .map(|p| {
+                    full_match_regex(p).map_err(|m| {
+                        InputError::new(&config.origin, m)
+                            .at(format!("robots[{index}].actuators[{k}].joints"))
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
+    let robot = &config.robots[index];
+    let field = |f: &str| format!("robots[{index}].{f}");
+    let patterns = compiled_patterns(config, index)?;
+    let config_actuated = |joint: &str| patterns.iter().flatten().any(|p| p.is_match(joint));
+    let base_dir = match &robot.base_dir {
+        Some(dir) => config.resolve_path(dir, &field("base_dir"))?,
+        None => config.base_dir.clone(),
+    };
+
+    let mut loaded = if let Some(path) = &robot.mjcf {
+        let path = config.resolve_path(path, &field("mjcf"))?;
+        let origin = path.display().to_string();
+        if !path.is_file() {
+            return Err(InputError::new(
+                &config.origin,
+                format!("model file '{origin}' does not exist"),
+            )
+            .at(field("mjcf")));
+        }
+        let spec = MjSpec::from_xml(&path).map_err(|e| parse_error(&origin, e))?;
+        LoadedRobot {
+            spec,
+            origin,
+            urdf: None,
+            warnings: Vec::new(),
+        }
+    } else if let Some(text) = &robot.mjcf_string {
+        let origin = format!("{} ({})", config.origin, field("mjcf_string"));
+        let mut spec = MjSpec::from_xml_string(text).map_err(|e| parse_error(&origin, e))?;
+        // Relative asset paths resolve against the model file's folder; a string has none.
+        spec.set_modelfiledir(&format!("{}/", base_dir.display()));
+        LoadedRobot {
+            spec,
+            origin,
+            urdf: None,
+            warnings: Vec::new(),
+        }
+    } else {
+        let (text, origin, urdf_dir) = if let Some(path) = &robot.urdf {
+            let path = config.resolve_path(path, &field("urdf"))?;
+            let origin = path.display().to_string();
+            let text = read_text(&path).map_err(|e| {
+                InputError::new(&config.origin, format!("cannot read URDF '{origin}': {e}"))
+                    .at(field("urdf"))
+            })?;
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            (text, origin, dir)
+        } else {
+            let text = robot.urdf_string.clone().unwrap_or_default();
+            (
+                text,
+                format!("{} ({})", config.origin, field("urdf_string")),
+                base_dir.clone(),
+            )
+        };
+        let resolver = package_resolver(config, index)?;
+        let converted = urdf::urdf_to_mjcf(
+            &text,
+            &UrdfOptions {
+                origin: &origin,
+                base_dir: &urdf_dir,
+                resolver: &resolver,
+                floating_base: robot.floating_base,
+                generate_actuators: robot.urdf_actuators,
+                gains: &robot.urdf_gains,
+                config_actuated: &config_actuated,
+            },
+        )?;
+        let mut spec = MjSpec::from_xml_string(&converted.mjcf).map_err(|e| {
+            parse_error(
+                &origin,
+                format!("in the MJCF converted from this URDF: {e}"),
+            )
+        })?;
+        spec.set_modelfiledir(&format!("{}/", urdf_dir.display()));
+        LoadedRobot {
+            spec,
+            origin,
+            urdf: Some(text),
+            warnings: converted.warnings,
+        }
+    };
+
+    if robot.floating_base && loaded.urdf.is_none() {
+        loaded.warnings.push(format!(
+            "{}: floating_base applies to URDF models; an MJCF model declares its own free joint",
+            field("floating_base")
+        ));
+    }
+    name_unnamed_joints(&mut loaded.spec);
+    apply_actuator_groups(&mut loaded.spec, config, index, &patterns)?;
+    Ok(loaded)
+}
+
+/// ROS and the legacy protocol address joints by name; MJCF allows unnamed ones (Menagerie's
+/// Go1 has an unnamed free joint). Give them stable names: `floating_base` for a free joint,
+/// `joint_<index>` otherwise.
+fn name_unnamed_joints(spec: &mut MjSpec) {
+    let taken: Vec<String> = spec.joint_iter().map(|j| j.name().to_string()).collect();
+    for (index, joint) in spec.joint_iter_mut().enumerate() {
+        if !joint.name().is_empty() {
+            continue;
+        }
+        let preferred = if joint.type_() == MjtJoint::mjJNT_FREE
+            && !taken.iter().any(|t| t == urdf::FLOATING_BASE_JOINT)
+        {
+            urdf::FLOATING_BASE_JOINT.to_string()
+        } else {
+            format!("joint_{index}")
+        };
+        let _ = joint.set_name(&preferred);
+    }
+}
+
+fn package_resolver(config: &Config, index: usize) -> InputResult<PackageResolver> {
+    let robot: &RobotConfig = &config.robots[index];
+    let mut resolver = PackageResolver::default();
+    for (name, dir) in &robot.packages {
+        let path = config.resolve_path(dir, &format!("robots[{index}].packages.{name}"))?;
+        resolver.explicit.insert(name.clone(), path);
+    }
+    for (k, dir) in robot.package_search_paths.iter().enumerate() {
+        resolver
+            .search_paths
+            .push(config.resolve_path(dir, &format!("robots[{index}].package_search_paths[{k}]"))?);
+    }
+    Ok(resolver)
+}
+
+/// Adds the config's actuators to the spec. An actuator the model already has on the same
+/// joint is replaced, so the config has the last word.
+fn apply_actuator_groups(
+    spec: &mut MjSpec,
+    config: &Config,
+    index: usize,
+    patterns: &[Vec<regex::Regex>],
+) -> InputResult<()> {
+    let robot = &config.robots[index];
+    if robot.actuators.is_empty() {
+        return Ok(());
+    }
+    let joints: Vec<(String, MjtJoint)> = spec
+        .joint_iter()
+        .map(|j| (j.name().to_string(), j.type_()))
+        .collect();
+    // Later groups win over earlier ones for the same joint.
+    let mut chosen: Vec<(String, usize)> = Vec::new();
+    for (k, group_patterns) in patterns.iter().enumerate() {
+        let mut matched = false;
+        for (name, kind) in &joints {
+            if !group_patterns.iter().any(|p| p.is_match(name)) {
+                continue;
+            }
+            if !matches!(kind, MjtJoint::mjJNT_HINGE | MjtJoint::mjJNT_SLIDE) {
+                continue;
+            }
+            matched = true;
+            chosen.retain(|(j, _)| j != name);
+            chosen.push((name.clone(), k));
+        }
+        if !matched {
+            return Err(InputError::new(
+                &config.origin,
+                format!(
+                    "no hinge or slide joint matches {:?}; the model's joints are {:?}",
+                    robot.actuators[k].joints.as_slice(),
+                    joints.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()
+                ),
+            )
+            .at(format!("robots[{index}].actuators[{k}].joints")));
+        }
+    }
+    // Actuators in the model's joint order, whatever the order of the groups.
+    chosen.sort_by_key(|(name, _)| joints.iter().position(|(j, _)| j == name));
+    // Drop actuators the model already has on these joints.
+    let replaced: Vec<String> = spec
+        .actuator_iter()
+        .filter(|a| {
+            a.trntype() == MjtTrn::mjTRN_JOINT && chosen.iter().any(|(j, _)| j == a.target())
+        })
+        .map(|a| a.name().to_string())
+        .collect();
+    for name in replaced {
+        if let Some(actuator) = spec.actuator_mut(&name) {
+            // SAFETY: the actuator belongs to this spec and no other handle to it is kept.
+            unsafe { actuator.delete() }.map_err(|e| {
+                InputError::new(
+                    &config.origin,
+                    format!("cannot replace actuator '{name}': {e}"),
+                )
+            })?;
+        }
+    }
+    let existing: Vec<String> = spec.actuator_iter().map(|a| a.name().to_string()).collect();
+    for (joint, k) in chosen {
+        let group: &ActuatorGroup = &robot.actuators[k];
+        let at = format!("robots[{index}].actuators[{k}]");
+        let name = if existing.contains(&joint) {
+            format!("{joint}_actuator")
+        } else {
+            joint.clone()
+        };
+        let effort = group.effort_limit.map(|e| [-e, e]);
+        let actuator = spec.add_actuator().with_trntype(MjtTrn::mjTRN_JOINT);
+        actuator.set_target(&joint);
+        actuator
+            .set_name(&name)
+            .map_err(|e| InputError::new(&config.origin, e.to_string()).at(at.clone()))?;
+        match group.kind {
+            ActuatorKind::Motor => {
+                actuator.set_to_motor();
+                if let Some(range) = group.ctrlrange.or(effort) {
+                    set_ctrlrange(actuator, range);
+                }
+            }
+            ActuatorKind::Position => {
+                let mut position = PositionConfig {
+                    kp: group.kp.unwrap_or(100.0),
+                    ..Default::default()
+                };
+                position.kv = group.kv;
+                if group.ctrlrange.is_none() {
+                    position.inheritrange = 1.0; // ctrlrange = the joint's range, in its units
+                }
+                actuator
+                    .set_to_position(position)
+                    .map_err(|e| InputError::new(&config.origin, e.to_string()).at(at.clone()))?;
+                if let Some(range) = group.ctrlrange {
+                    set_ctrlrange(actuator, range);
+                }
+                if let Some(range) = group.forcerange.or(effort) {
+                    set_forcerange(actuator, range);
+                }
+            }
+            ActuatorKind::Velocity => {
+                actuator.set_to_velocity(group.kv.unwrap_or(10.0));
+                if let Some(range) = group.ctrlrange {
+                    set_ctrlrange(actuator, range);
+                }
+                if let Some(range) = group.forcerange.or(effort) {
+                    set_forcerange(actuator, range);
+                }
+            }
+        }
+        if let Some(gear) = group.gear {
+            actuator.gear_mut()[0] = gear;
+        }
+        let Some(spec_joint) = spec.joint_mut(&joint) else {
+            continue;
+        };
+        if let Some(armature) = group.armature {
+            spec_joint.set_armature(armature);
+        }
+        if let Some(damping) = group.damping {
+            spec_joint.damping_mut()[0] = damping;
+        }
+        if let Some(frictionloss) = group.frictionloss {
+            spec_joint.set_frictionloss(frictionloss);
+        }
+    }
+    Ok(())
+}
+
+fn set_ctrlrange(actuator: &mut MjsActuator, range: [f64; 2]) {
+    *actuator.ctrlrange_mut() = range;
+    actuator.set_ctrllimited(MjtLimited::mjLIMITED_TRUE);
+}
+
+fn set_forcerange(actuator: &mut MjsActuator, range: [f64; 2]) {
+    *actuator.forcerange_mut() = range;
+    actuator.set_forcelimited(MjtLimited::mjLIMITED_TRUE);
+}

@@ -1,0 +1,123 @@
+//! The model summary printed by `--summary`: what a user checks first after loading a robot.
+use super::World;
+use mujoco_rs::prelude::*;
+use std::fmt::Write;
+
+fn joint_kind(kind: MjtJoint) -> &'static str {
+    match kind {
+        MjtJoint::mjJNT_FREE => "free",
+        MjtJoint::mjJNT_BALL => "ball",
+        MjtJoint::mjJNT_SLIDE => "slide",
+        _ => "hinge",
+    }
+}
+
+pub fn summary(world: &World) -> String {
+    let m = &world.model;
+    let f = m.ffi();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "world: timestep {} s, nq {}, nv {}, nu {}, nbody {}, njnt {}, ngeom {}, nsensor {}, nkey {}",
+        m.opt().timestep,
+        f.nq,
+        f.nv,
+        f.nu,
+        f.nbody,
+        f.njnt,
+        f.ngeom,
+        f.nsensor,
+        f.nkey
+    );
+    for robot in &world.robots {
+        let _ = writeln!(
+            out,
+            "robot {} (prefix '{}') from {}",
+            robot.name, robot.prefix, robot.origin
+        );
+        let _ = writeln!(
+            out,
+            "  source: {}, floating base: {}",
+            if robot.urdf.is_some() { "URDF" } else { "MJCF" },
+            robot
+                .floating_joint
+                .map(|j| robot
+                    .joints
+                    .iter()
+                    .find(|n| n.id == j)
+                    .map(|n| n.name.clone())
+                    .unwrap_or_default())
+                .unwrap_or_else(|| "no".into())
+        );
+        let joints: Vec<String> = robot
+            .joints
+            .iter()
+            .map(|j| {
+                let id = j.id;
+                let kind = m.jnt_type()[id];
+                if m.jnt_limited()[id] {
+                    let r = m.jnt_range()[id];
+                    format!(
+                        "{} ({} [{:.3}, {:.3}])",
+                        j.name,
+                        joint_kind(kind),
+                        r[0],
+                        r[1]
+                    )
+                } else {
+                    format!("{} ({})", j.name, joint_kind(kind))
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "  joints ({}): {}", joints.len(), joints.join(", "));
+        let actuators: Vec<String> = robot
+            .actuators
+            .iter()
+            .map(|a| {
+                let r = m.actuator_ctrlrange()[a.id];
+                if m.actuator_ctrllimited()[a.id] {
+                    format!("{} [{:.3}, {:.3}]", a.name, r[0], r[1])
+                } else {
+                    a.name.clone()
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  actuators ({}): {}",
+            actuators.len(),
+            actuators.join(", ")
+        );
+        let names = |v: &[super::NamedId]| {
+            v.iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "  sensors ({}): {}",
+            robot.sensors.len(),
+            names(&robot.sensors)
+        );
+        let _ = writeln!(
+            out,
+            "  bodies ({}): {}",
+            robot.bodies.len(),
+            names(&robot.bodies)
+        );
+        let _ = writeln!(
+            out,
+            "  cameras ({}): {}",
+            robot.cameras.len(),
+            names(&robot.cameras)
+        );
+        let _ = writeln!(
+            out,
+            "  keyframes ({}): {}",
+            robot.keyframes.len(),
+            names(&robot.keyframes)
+        );
+    }
+    out
+}

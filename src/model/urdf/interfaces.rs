@@ -1,0 +1,166 @@
+//! What a URDF says about actuation: `<ros2_control>` command interfaces and `<transmission>`
+//! elements, read into one list of actuator requests.
+use crate::model::xml::Element;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandKind {
+    Position,
+    Velocity,
+    Effort,
+}
+
+impl CommandKind {
+    fn from_interface(name: &str) -> Option<Self> {
+        let lower = name.to_ascii_lowercase();
+        if lower.contains("position") {
+            Some(Self::Position)
+        } else if lower.contains("velocity") {
+            Some(Self::Velocity)
+        } else if lower.contains("effort") {
+            Some(Self::Effort)
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActuatorRequest {
+    /// Actuator name: the joint name for ros2_control, the `<actuator name>` for transmissions.
+    pub name: String,
+    pub joint: String,
+    pub kind: CommandKind,
+    pub gear: f64,
+    /// `min` / `max` params of a ros2_control command interface.
+    pub ctrlrange: Option<[f64; 2]>,
+    /// Where it came from, for messages.
+    pub source: String,
+}
+
+fn param(interface: &Element, name: &str) -> Option<f64> {
+    interface
+        .children_named("param")
+        .find(|p| p.attr("name") == Some(name))
+        .and_then(|p| p.text.trim().parse().ok())
+}
+
+/// Actuator requests from every `<ros2_control>` block: the first position, velocity or
+/// effort command interface of each joint.
+pub fn from_ros2_control(robot: &Element, warnings: &mut Vec<String>) -> Vec<ActuatorRequest> {
+    let mut requests = Vec::new();
+    for block in robot.children_named("ros2_control") {
+        for joint in block.children_named("joint") {
+            let Some(joint_name) = joint.attr("name") else {
+                warnings.push(format!(
+                    "line {}: <ros2_control><joint> without a name is ignored",
+                    joint.line
+                ));
+                continue;
+            };
+            let chosen = joint.children_named("command_interface").find_map(|ci| {
+                let kind = CommandKind::from_interface(ci.attr("name").unwrap_or_default())?;
+                let range = match (param(ci, "min"), param(ci, "max")) {
+                    (Some(lo), Some(hi)) if lo < hi => Some([lo, hi]),
+                    _ => None,
+                };
+                Some((kind, range))
+            });
+            if let Some((kind, ctrlrange)) = chosen {
+                requests.push(ActuatorRequest {
+                    name: joint_name.to_string(),
+                    joint: joint_name.to_string(),
+                    kind,
+                    gear: 1.0,
+                    ctrlrange,
+                    source: format!("<ros2_control> line {}", joint.line),
+                });
+            }
+        }
+    }
+    requests
+}
+
+/// Actuator requests from `<transmission>` elements (ROS 1 and ROS 2 layouts).
+pub fn from_transmissions(robot: &Element, warnings: &mut Vec<String>) -> Vec<ActuatorRequest> {
+    let mut requests = Vec::new();
+    for transmission in robot.children_named("transmission") {
+        let actuator = transmission.child("actuator");
+        let gear = actuator
+            .and_then(|a| a.child("mechanicalReduction"))
+            .and_then(|r| r.text.trim().parse::<f64>().ok())
+            .filter(|g| g.is_finite() && *g != 0.0)
+            .unwrap_or(1.0);
+        for joint in transmission.children_named("joint") {
+            let Some(joint_name) = joint.attr("name") else {
+                continue;
+            };
+            // The interface sits under <joint> (ROS 1 / ROS 2) or under <actuator> (old style).
+            let interface = joint
+                .children_named("hardwareInterface")
+                .chain(
+                    actuator
+                        .into_iter()
+                        .flat_map(|a| a.children_named("hardwareInterface")),
+                )
+                .find_map(|hi| CommandKind::from_interface(&hi.text));
+            let Some(kind) = interface else {
+                warnings.push(format!(
+                    "line {}: transmission for joint '{joint_name}' names no position, velocity \
+                     or effort interface; no actuator generated",
+                    transmission.line
+                ));
+                continue;
+            };
+            let name = actuator
+                .and_then(|a| a.attr("name"))
+                .unwrap_or(joint_name)
+                .to_string();
+            requests.push(ActuatorRequest {
+                name,
+                joint: joint_name.to_string(),
+                kind,
+                gear,
+                ctrlrange: None,
+                source: format!("<transmission> line {}", transmission.line),
+            });
+        }
+    }
+    requests
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::xml::parse;
+
+    #[test]
+    fn reads_ros2_control_and_transmissions() {
+        let doc = parse(
+            r#"<robot name="r">
+  <ros2_control name="s" type="system">
+    <joint name="a"><command_interface name="velocity"><param name="min">-2</param><param name="max">2</param></command_interface><state_interface name="position"/></joint>
+    <joint name="b"><command_interface name="position"/><command_interface name="effort"/></joint>
+    <joint name="c"><state_interface name="position"/></joint>
+  </ros2_control>
+  <transmission name="t"><type>transmission_interface/SimpleTransmission</type>
+    <joint name="d"><hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface></joint>
+    <actuator name="d_motor"><mechanicalReduction>50</mechanicalReduction></actuator>
+  </transmission>
+</robot>"#,
+        )
+        .unwrap();
+        let mut warnings = Vec::new();
+        let rc = from_ros2_control(&doc, &mut warnings);
+        assert_eq!(rc.len(), 2);
+        assert_eq!(rc[0].kind, CommandKind::Velocity);
+        assert_eq!(rc[0].ctrlrange, Some([-2.0, 2.0]));
+        assert_eq!(rc[1].kind, CommandKind::Position);
+        let tr = from_transmissions(&doc, &mut warnings);
+        assert_eq!(tr.len(), 1);
+        assert_eq!(tr[0].name, "d_motor");
+        assert_eq!(tr[0].joint, "d");
+        assert_eq!(tr[0].kind, CommandKind::Effort);
+        assert_eq!(tr[0].gear, 50.0);
+        assert!(warnings.is_empty());
+    }
+}

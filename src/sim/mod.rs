@@ -1,0 +1,209 @@
+//! The simulation core: a physics thread that alone owns `MjData`, and one cloneable handle
+//! through which every adapter (CLI, ROS, ZMQ) sends commands, requests operations and reads
+//! the latest state.
+mod clock;
+mod commands;
+mod physics;
+mod state;
+mod stats;
+
+pub use clock::now_ns;
+pub use commands::{Command, Operation, OperationDone, OperationError, OperationResult};
+pub use state::{StateExchange, StateLayout, StateSnapshot};
+pub use stats::SimStats;
+
+use crate::config::{SimConfig, SimMode};
+use crate::model::World;
+use commands::Request;
+use crossbeam_queue::ArrayQueue;
+use mujoco_rs::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+
+/// Capacity of the command inbox; commands beyond it are dropped and counted.
+const INBOX_CAPACITY: usize = 1 << 16;
+
+/// State shared between the physics thread and the handles.
+pub(crate) struct Shared {
+    model: Arc<MjModel>,
+    state: StateExchange,
+    stats: stats::LiveStats,
+    inbox: ArrayQueue<Command>,
+    mode: AtomicU8,
+    speed_bits: AtomicU64,
+    /// The physics thread pauses itself after this step (u64::MAX: never).
+    pause_at_step: AtomicU64,
+}
+
+/// The handle adapters use. Cheap to clone; every method is safe from any thread.
+#[derive(Clone)]
+pub struct SimHandle {
+    shared: Arc<Shared>,
+    requests: crossbeam_channel::Sender<Request>,
+}
+
+impl SimHandle {
+    pub fn model(&self) -> &Arc<MjModel> {
+        &self.shared.model
+    }
+
+    pub fn state_layout(&self) -> StateLayout {
+        *self.shared.state.layout()
+    }
+
+    /// A snapshot buffer sized for this model, to pass to `latest_state`.
+    pub fn new_snapshot(&self) -> StateSnapshot {
+        StateSnapshot::with_layout(self.shared.state.layout())
+    }
+
+    /// Copies the newest published state into `out`; never stalls the physics thread.
+    pub fn latest_state(&self, out: &mut StateSnapshot) -> bool {
+        self.shared.state.read_latest(out)
+    }
+
+    pub fn stats(&self) -> SimStats {
+        self.shared.stats.snapshot()
+    }
+
+    /// The lateness of paced step starts (seconds) below which `fraction` of them fall.
+    pub fn lateness_quantile(&self, fraction: f64) -> f64 {
+        self.shared.stats.lateness.quantile(fraction)
+    }
+
+    /// Number of paced step starts recorded in the lateness histogram.
+    pub fn lateness_samples(&self) -> u64 {
+        self.shared.stats.lateness.count()
+    }
+
+    pub fn clear_lateness(&self) {
+        self.shared.stats.lateness.clear();
+    }
+
+    pub fn mode(&self) -> SimMode {
+        match self.shared.mode.load(Ordering::Relaxed) {
+            x if x == SimMode::Fast as u8 => SimMode::Fast,
+            x if x == SimMode::Paused as u8 => SimMode::Paused,
+            _ => SimMode::Realtime,
+        }
+    }
+
+    pub fn speed(&self) -> f64 {
+        f64::from_bits(self.shared.speed_bits.load(Ordering::Relaxed))
+    }
+
+    /// Queues a command for the next step. Returns false (and counts it) when the inbox is full.
+    pub fn send(&self, command: Command) -> bool {
+        if self.shared.inbox.push(command).is_err() {
+            self.shared
+                .stats
+                .dropped_commands
+                .fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Asks the physics thread to carry out an operation and waits for its result.
+    pub fn request(&self, operation: Operation) -> OperationResult {
+        let (reply, result) = crossbeam_channel::bounded(1);
+        self.requests
+            .send(Request {
+                operation,
+                reply: Some(reply),
+            })
+            .map_err(|_| OperationError::Stopped)?;
+        result.recv().map_err(|_| OperationError::Stopped)?
+    }
+
+    pub fn pause(&self) -> OperationResult {
+        self.request(Operation::SetMode(SimMode::Paused))
+    }
+
+    pub fn set_mode(&self, mode: SimMode) -> OperationResult {
+        self.request(Operation::SetMode(mode))
+    }
+
+    /// Steps `n` times while paused and returns when done.
+    pub fn step(&self, n: u64) -> OperationResult {
+        self.request(Operation::Step(n))
+    }
+
+    /// Makes the physics thread pause itself right after step `step` (a batch run's end).
+    pub fn pause_at_step(&self, step: u64) {
+        self.shared.pause_at_step.store(step, Ordering::Relaxed);
+    }
+
+    pub fn set_speed(&self, speed: f64) -> OperationResult {
+        self.request(Operation::SetSpeed(speed))
+    }
+}
+
+/// The running physics thread. Dropping it stops the thread.
+pub struct Simulation {
+    handle: SimHandle,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Simulation {
+    pub fn start(world: &World, options: &SimConfig) -> std::io::Result<Self> {
+        let model = world.model.clone();
+        let shared = Arc::new(Shared {
+            state: StateExchange::new(StateLayout::of(&model)),
+            model: model.clone(),
+            stats: Default::default(),
+            inbox: ArrayQueue::new(INBOX_CAPACITY),
+            mode: AtomicU8::new(options.mode as u8),
+            speed_bits: AtomicU64::new(options.speed.to_bits()),
+            pause_at_step: AtomicU64::new(u64::MAX),
+        });
+        let (requests, inbox) = crossbeam_channel::bounded(64);
+        let physics = physics::Physics::new(
+            model,
+            shared.clone(),
+            inbox,
+            options.mode,
+            options.speed,
+            options.substeps,
+            options.spin_us,
+        );
+        let priority = options.realtime_priority;
+        let thread = std::thread::Builder::new()
+            .name("physics".into())
+            .spawn(move || {
+                if let Some(warning) = clock::tune_physics_thread(priority) {
+                    log::warn!("{warning}");
+                }
+                physics.run();
+            })?;
+        Ok(Self {
+            handle: SimHandle { shared, requests },
+            thread: Some(thread),
+        })
+    }
+
+    pub fn handle(&self) -> SimHandle {
+        self.handle.clone()
+    }
+
+    /// Stops the physics thread and waits for it.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = self.handle.requests.send(Request {
+                operation: Operation::Shutdown,
+                reply: None,
+            });
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Simulation {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

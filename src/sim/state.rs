@@ -1,0 +1,198 @@
+//! The latest-state snapshot: the physics thread publishes after every step into one of a few
+//! preallocated slots, each guarded by a sequence number (a seqlock). Readers copy the newest
+//! slot and retry only if the writer lapped them mid-copy; the writer never waits for a reader.
+//! Values are stored as `AtomicU64` bit patterns so concurrent access is well defined.
+use mujoco_rs::prelude::*;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
+
+/// Array sizes of one snapshot, from the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateLayout {
+    pub nq: usize,
+    pub nv: usize,
+    pub na: usize,
+    pub nu: usize,
+    pub nsensordata: usize,
+    pub nbody: usize,
+}
+
+impl StateLayout {
+    pub fn of(model: &MjModel) -> Self {
+        let f = model.ffi();
+        let n = |v: i64| v.max(0) as usize;
+        Self {
+            nq: n(f.nq),
+            nv: n(f.nv),
+            na: n(f.na),
+            nu: n(f.nu),
+            nsensordata: n(f.nsensordata),
+            nbody: n(f.nbody),
+        }
+    }
+
+    /// step, time, then the arrays in the order of `StateSnapshot`.
+    fn len(&self) -> usize {
+        2 + self.nq + 3 * self.nv + self.na + 2 * self.nu + self.nsensordata + 7 * self.nbody
+    }
+}
+
+/// One copy of the simulation state, as readers see it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StateSnapshot {
+    /// Physics steps since start (or since the last reset of the step counter).
+    pub step: u64,
+    /// Simulation time in seconds.
+    pub time: f64,
+    pub qpos: Vec<f64>,
+    pub qvel: Vec<f64>,
+    pub qacc: Vec<f64>,
+    /// Actuator force on each dof (the `effort` of joint states).
+    pub qfrc_actuator: Vec<f64>,
+    pub act: Vec<f64>,
+    pub ctrl: Vec<f64>,
+    pub actuator_force: Vec<f64>,
+    pub sensordata: Vec<f64>,
+    /// Body positions in the world frame, x y z per body.
+    pub xpos: Vec<f64>,
+    /// Body orientations in the world frame, MuJoCo order w x y z per body.
+    pub xquat_wxyz: Vec<f64>,
+}
+
+impl StateSnapshot {
+    pub fn with_layout(layout: &StateLayout) -> Self {
+        Self {
+            step: 0,
+            time: 0.0,
+            qpos: vec![0.0; layout.nq],
+            qvel: vec![0.0; layout.nv],
+            qacc: vec![0.0; layout.nv],
+            qfrc_actuator: vec![0.0; layout.nv],
+            act: vec![0.0; layout.na],
+            ctrl: vec![0.0; layout.nu],
+            actuator_force: vec![0.0; layout.nu],
+            sensordata: vec![0.0; layout.nsensordata],
+            xpos: vec![0.0; 3 * layout.nbody],
+            xquat_wxyz: vec![0.0; 4 * layout.nbody],
+        }
+    }
+
+    fn arrays_mut(&mut self) -> [&mut Vec<f64>; 10] {
+        [
+            &mut self.qpos,
+            &mut self.qvel,
+            &mut self.qacc,
+            &mut self.qfrc_actuator,
+            &mut self.act,
+            &mut self.ctrl,
+            &mut self.actuator_force,
+            &mut self.sensordata,
+            &mut self.xpos,
+            &mut self.xquat_wxyz,
+        ]
+    }
+}
+
+struct Slot {
+    sequence: AtomicU64,
+    values: Box<[AtomicU64]>,
+}
+
+const SLOTS: usize = 4;
+
+pub struct StateExchange {
+    layout: StateLayout,
+    slots: [Slot; SLOTS],
+    /// Index of the newest complete slot; `usize::MAX` before the first publish.
+    latest: AtomicUsize,
+}
+
+impl StateExchange {
+    pub fn new(layout: StateLayout) -> Self {
+        let slot = || Slot {
+            sequence: AtomicU64::new(0),
+            values: (0..layout.len()).map(|_| AtomicU64::new(0)).collect(),
+        };
+        Self {
+            layout,
+            slots: [slot(), slot(), slot(), slot()],
+            latest: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    pub fn layout(&self) -> &StateLayout {
+        &self.layout
+    }
+
+    /// Publishes the state of `data`. Only the physics thread calls this; it never blocks and
+    /// never allocates.
+    pub fn publish(&self, data: &MjData<std::sync::Arc<MjModel>>, step: u64) {
+        let latest = self.latest.load(Ordering::Relaxed);
+        let index = if latest == usize::MAX {
+            0
+        } else {
+            (latest + 1) % SLOTS
+        };
+        let slot = &self.slots[index];
+        let sequence = slot.sequence.load(Ordering::Relaxed);
+        slot.sequence.store(sequence + 1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        let values = &slot.values;
+        values[0].store(step, Ordering::Relaxed);
+        values[1].store(data.time().to_bits(), Ordering::Relaxed);
+        let mut at = 2;
+        let arrays: [&[f64]; 10] = [
+            data.qpos(),
+            data.qvel(),
+            data.qacc(),
+            data.qfrc_actuator(),
+            data.act(),
+            data.ctrl(),
+            data.actuator_force(),
+            data.sensordata(),
+            data.xpos().as_flattened(),
+            data.xquat().as_flattened(),
+        ];
+        for array in arrays {
+            for (cell, v) in values[at..at + array.len()].iter().zip(array) {
+                cell.store(v.to_bits(), Ordering::Relaxed);
+            }
+            at += array.len();
+        }
+        slot.sequence.store(sequence + 2, Ordering::Release);
+        self.latest.store(index, Ordering::Release);
+    }
+
+    /// Copies the newest state into `out` (sized by `StateSnapshot::with_layout`). Returns
+    /// false before the first publish.
+    pub fn read_latest(&self, out: &mut StateSnapshot) -> bool {
+        if out.qpos.len() != self.layout.nq || out.xquat_wxyz.len() != 4 * self.layout.nbody {
+            *out = StateSnapshot::with_layout(&self.layout);
+        }
+        loop {
+            let index = self.latest.load(Ordering::Acquire);
+            if index == usize::MAX {
+                return false;
+            }
+            let slot = &self.slots[index];
+            let before = slot.sequence.load(Ordering::Acquire);
+            if before % 2 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let values = &slot.values;
+            out.step = values[0].load(Ordering::Relaxed);
+            out.time = f64::from_bits(values[1].load(Ordering::Relaxed));
+            let mut at = 2;
+            for array in out.arrays_mut() {
+                for (v, cell) in array.iter_mut().zip(&values[at..]) {
+                    *v = f64::from_bits(cell.load(Ordering::Relaxed));
+                }
+                at += array.len();
+            }
+            fence(Ordering::Acquire);
+            if slot.sequence.load(Ordering::Relaxed) == before {
+                return true;
+            }
+        }
+    }
+}

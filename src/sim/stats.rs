@@ -1,0 +1,167 @@
+//! Live figures of the physics thread, written with atomics only (no lock, no allocation) and
+//! read by any thread: steps, sim time, real-time factor, step time, overruns, and a
+//! histogram of how late each paced step started.
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Lateness buckets of 1 us up to 20 ms; later starts land in the last bucket.
+const BUCKETS: usize = 20_000;
+
+pub struct LatenessHistogram {
+    counts: Box<[AtomicU32]>,
+}
+
+impl Default for LatenessHistogram {
+    fn default() -> Self {
+        Self {
+            counts: (0..BUCKETS).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+}
+
+impl LatenessHistogram {
+    pub fn record(&self, lateness_ns: u64) {
+        let bucket = ((lateness_ns / 1000) as usize).min(BUCKETS - 1);
+        self.counts[bucket].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn clear(&self) {
+        for c in self.counts.iter() {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.counts
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed) as u64)
+            .sum()
+    }
+
+    /// The lateness (seconds, upper edge of its 1 us bucket) below which `fraction` of the
+    /// recorded step starts fall.
+    pub fn quantile(&self, fraction: f64) -> f64 {
+        let counts: Vec<u64> = self
+            .counts
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed) as u64)
+            .collect();
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return 0.0;
+        }
+        let target = (fraction * total as f64).ceil() as u64;
+        let mut seen = 0;
+        for (bucket, count) in counts.iter().enumerate() {
+            seen += count;
+            if seen >= target {
+                return (bucket + 1) as f64 * 1e-6;
+            }
+        }
+        BUCKETS as f64 * 1e-6
+    }
+}
+
+/// What the physics thread reports; see `SimStats` for the reader's copy.
+#[derive(Default)]
+pub struct LiveStats {
+    pub steps: AtomicU64,
+    pub sim_time_bits: AtomicU64,
+    pub rtf_bits: AtomicU64,
+    pub mean_step_ns: AtomicU64,
+    pub max_step_ns: AtomicU64,
+    /// Time spent in steps since start (all phases), for the mean over a whole run.
+    pub busy_ns_total: AtomicU64,
+    /// Times MuJoCo found the simulation unstable (bad qacc) and reset it.
+    pub instabilities: AtomicU64,
+    /// Paced steps that started more than one period late.
+    pub overruns: AtomicU64,
+    /// Commands dropped because they were invalid (unknown id, NaN, ...).
+    pub rejected_commands: AtomicU64,
+    /// Commands dropped because the inbox was full.
+    pub dropped_commands: AtomicU64,
+    pub lateness: LatenessHistogram,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimStats {
+    pub steps: u64,
+    pub sim_time: f64,
+    /// Simulated seconds per wall-clock second over the last window (about 0.5 s).
+    pub real_time_factor: f64,
+    /// Mean time of one step (all phases) over the last window.
+    pub mean_step_time: f64,
+    pub max_step_time: f64,
+    /// Mean time of one step over the whole run.
+    pub run_mean_step_time: f64,
+    pub instabilities: u64,
+    pub overruns: u64,
+    pub rejected_commands: u64,
+    pub dropped_commands: u64,
+}
+
+impl LiveStats {
+    pub fn snapshot(&self) -> SimStats {
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        SimStats {
+            steps: load(&self.steps),
+            sim_time: f64::from_bits(load(&self.sim_time_bits)),
+            real_time_factor: f64::from_bits(load(&self.rtf_bits)),
+            mean_step_time: load(&self.mean_step_ns) as f64 * 1e-9,
+            max_step_time: load(&self.max_step_ns) as f64 * 1e-9,
+            run_mean_step_time: match load(&self.steps) {
+                0 => 0.0,
+                n => load(&self.busy_ns_total) as f64 * 1e-9 / n as f64,
+            },
+            instabilities: load(&self.instabilities),
+            overruns: load(&self.overruns),
+            rejected_commands: load(&self.rejected_commands),
+            dropped_commands: load(&self.dropped_commands),
+        }
+    }
+}
+
+/// Accumulates one window of figures inside the physics thread, then publishes them.
+pub struct StatsWindow {
+    start_wall_ns: u64,
+    start_sim_time: f64,
+    steps: u64,
+    busy_ns: u64,
+    max_ns: u64,
+}
+
+pub const WINDOW_NS: u64 = 500_000_000;
+
+impl StatsWindow {
+    pub fn new(now_ns: u64, sim_time: f64) -> Self {
+        Self {
+            start_wall_ns: now_ns,
+            start_sim_time: sim_time,
+            steps: 0,
+            busy_ns: 0,
+            max_ns: 0,
+        }
+    }
+
+    pub fn record_step(&mut self, step_ns: u64) {
+        self.steps += 1;
+        self.busy_ns += step_ns;
+        self.max_ns = self.max_ns.max(step_ns);
+    }
+
+    /// Publishes and restarts the window once it is old enough.
+    pub fn maybe_publish(&mut self, stats: &LiveStats, now_ns: u64, sim_time: f64) {
+        let elapsed = now_ns.saturating_sub(self.start_wall_ns);
+        if elapsed < WINDOW_NS {
+            return;
+        }
+        let rtf = (sim_time - self.start_sim_time) / (elapsed as f64 * 1e-9);
+        stats.rtf_bits.store(rtf.to_bits(), Ordering::Relaxed);
+        if self.steps > 0 {
+            stats
+                .mean_step_ns
+                .store(self.busy_ns / self.steps, Ordering::Relaxed);
+            stats.max_step_ns.store(self.max_ns, Ordering::Relaxed);
+        }
+        *self = Self::new(now_ns, sim_time);
+    }
+}
