@@ -265,8 +265,8 @@ mod tests {
         let text = "robots:\n  - name: a\n    mjcf: x.xml\n    floting_base: true\n";
         let err = Config::from_yaml(text, "c.yaml", Path::new("."), &[]).unwrap_err();
         assert_eq!(err.origin, "c.yaml");
-        assert_eq!(err.location.as_deref(), Some("robots[0]"));
-        assert!(err.message.contains("floting_base"), "{err}");
+        assert_eq!(err.location.as_deref(), Some("robots[0].floting_base"));
+        assert!(err.message.contains("unknown field"), "{err}");
     }
 
     #[test]

@@ -86,7 +86,8 @@ pub fn prefix_of(robot_name: &str) -> String {
 }
 
 fn compile(spec: &mut MjSpec) -> Result<MjModel, String> {
-    spec.compile().map_err(|e| e.to_string().trim().to_string())
+    spec.compile()
+        .map_err(|e| robot_spec::one_line(&e.to_string()))
 }
 
 /// Loads, composes and compiles every robot of the config.

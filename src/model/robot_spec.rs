@@ -19,8 +19,21 @@ pub struct LoadedRobot {
     pub warnings: Vec<String>,
 }
 
+/// MuJoCo's messages span lines ("Error: ...\nElement 'geom', line 3"); keep them on one.
 fn parse_error(origin: &str, err: impl std::fmt::Display) -> InputError {
-    InputError::new(origin, err.to_string().trim().to_string())
+    InputError::new(origin, one_line(&err.to_string()))
+}
+
+pub(super) fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// MuJoCo truncates its XML parser messages to 100 characters; check well-formedness first so
+/// a broken file gets a full message with its line.
+fn check_well_formed(origin: &str, text: &str) -> InputResult<()> {
+    crate::model::xml::parse(text)
+        .map(|_| ())
+        .map_err(|m| InputError::new(origin, m))
 }
 
 /// Joint patterns of the config's actuator groups, compiled.
@@ -66,6 +79,9 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             )
             .at(field("mjcf")));
         }
+        let text =
+            read_text(&path).map_err(|e| InputError::new(&origin, format!("cannot read: {e}")))?;
+        check_well_formed(&origin, &text)?;
         let spec = MjSpec::from_xml(&path).map_err(|e| parse_error(&origin, e))?;
         LoadedRobot {
             spec,
@@ -75,6 +91,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
         }
     } else if let Some(text) = &robot.mjcf_string {
         let origin = format!("{} ({})", config.origin, field("mjcf_string"));
+        check_well_formed(&origin, text)?;
         let mut spec = MjSpec::from_xml_string(text).map_err(|e| parse_error(&origin, e))?;
         // Relative asset paths resolve against the model file's folder; a string has none.
         spec.set_modelfiledir(&format!("{}/", base_dir.display()));

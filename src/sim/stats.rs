@@ -156,10 +156,8 @@ impl StatsWindow {
         }
         let rtf = (sim_time - self.start_sim_time) / (elapsed as f64 * 1e-9);
         stats.rtf_bits.store(rtf.to_bits(), Ordering::Relaxed);
-        if self.steps > 0 {
-            stats
-                .mean_step_ns
-                .store(self.busy_ns / self.steps, Ordering::Relaxed);
+        if let Some(mean) = self.busy_ns.checked_div(self.steps) {
+            stats.mean_step_ns.store(mean, Ordering::Relaxed);
             stats.max_step_ns.store(self.max_ns, Ordering::Relaxed);
         }
         *self = Self::new(now_ns, sim_time);

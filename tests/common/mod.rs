@@ -102,7 +102,7 @@ pub fn write_cube_stl(path: &Path, h: f32) {
     for (normal, [a, b, c, d]) in quads {
         for tri in [[a, b, c], [a, c, d]] {
             for f in normal.iter().chain(tri.iter().flatten()) {
-                bytes.extend_from_slice(&(*f as f32).to_le_bytes());
+                bytes.extend_from_slice(&f.to_le_bytes());
             }
             bytes.extend_from_slice(&[0, 0]);
         }

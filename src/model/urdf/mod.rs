@@ -70,7 +70,6 @@ struct Converter<'a> {
     opts: &'a UrdfOptions<'a>,
     robot: urdf_rs::Robot,
     doc: Element,
-    source: &'a str,
     warnings: Vec<String>,
     /// (resolved path, scale) -> mesh asset name.
     meshes: BTreeMap<(PathBuf, String), String>,
@@ -625,6 +624,9 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let mut extension_sections = String::new();
     let mut extension_world = String::new();
     let mut discard_visual = false;
+    let has_option = doc
+        .children_named("mujoco")
+        .any(|ext| ext.children_named("option").next().is_some());
     let mut mesh_dir = opts.base_dir.to_path_buf();
     for ext in doc.children_named("mujoco") {
         for section in &ext.children {
@@ -671,7 +673,6 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         opts,
         robot,
         doc,
-        source: text,
         warnings: Vec::new(),
         meshes: BTreeMap::new(),
         mesh_names: HashSet::new(),
@@ -759,6 +760,11 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         .map(|(k, v)| format!(" {k}=\"{}\"", escape(v)))
         .collect();
     let _ = writeln!(mjcf, "<compiler{compiler_attrs}/>");
+    // Servo gains (kv) on light links are unstable with the explicit Euler integrator;
+    // implicitfast integrates actuator damping implicitly. The extension may choose otherwise.
+    if !has_option {
+        mjcf.push_str("<option integrator=\"implicitfast\"/>\n");
+    }
     if !converter.meshes.is_empty() {
         mjcf.push_str("<asset>\n");
         for ((path, scale), name) in &converter.meshes {
@@ -781,7 +787,6 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     mjcf.push_str(&extension_sections);
     mjcf.push_str("</mujoco>\n");
 
-    let _ = converter.source;
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),

@@ -1,0 +1,244 @@
+//! Bad input through the real binary: each case prints one `error:` line that names the file
+//! and the element or field, and exits with code 2, never a panic or a MuJoCo abort.
+mod common;
+
+use common::*;
+use std::path::Path;
+
+/// Runs the binary and returns stderr, checking exit code 2 and a single error line.
+fn expect_error(args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = run_bridge(args, env);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "args {args:?}: stderr {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "one error line expected: {stderr}");
+    errors[0].to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+const GOOD_LINK: &str = r#"<link name="base"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>"#;
+
+#[test]
+fn broken_mjcf_xml_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "broken.xml",
+        "<mujoco>\n<worldbody>\n<body name=\"a\">\n<geom size=\"0.1\"/>\n</mujoco>\n",
+    );
+    let e = expect_error(&["--mjcf", &f, "--summary"], &[]);
+    assert!(
+        e.contains(&f) && e.contains("line 5") && e.contains("</body>"),
+        "{e}"
+    );
+}
+
+#[test]
+fn mjcf_schema_violation_names_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "schema.xml",
+        "<mujoco><worldbody><body><geom size=\"0.1\" bogus=\"1\"/></body></worldbody></mujoco>",
+    );
+    let e = expect_error(&["--mjcf", &f, "--summary"], &[]);
+    assert!(
+        e.contains(&f) && e.contains("'bogus'") && e.contains("Element 'geom'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn broken_urdf_xml_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "broken.urdf",
+        &format!("<robot name=\"r\">\n{GOOD_LINK}\n<joint name=\"j\">\n</robot>"),
+    );
+    let e = expect_error(&["--urdf", &f, "--summary"], &[]);
+    assert!(
+        e.contains(&f) && e.contains("line 4") && e.contains("malformed XML"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_mesh_in_urdf_names_link_and_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mesh.urdf",
+        "<robot name=\"r\"><link name=\"base\"><visual><geometry><mesh filename=\"meshes/nothere.stl\"/></geometry></visual></link></robot>",
+    );
+    let e = expect_error(&["--urdf", &f, "--summary"], &[]);
+    assert!(
+        e.contains(&f)
+            && e.contains("link 'base'/visual[0]")
+            && e.contains("nothere.stl")
+            && e.contains("does not exist"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_mesh_in_mjcf_names_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mesh.xml",
+        "<mujoco><asset><mesh name=\"m\" file=\"nothere.stl\"/></asset><worldbody><body><freejoint/><geom type=\"mesh\" mesh=\"m\"/></body></worldbody></mujoco>",
+    );
+    let e = expect_error(&["--mjcf", &f, "--summary"], &[]);
+    assert!(e.contains(&f) && e.contains("nothere.stl"), "{e}");
+}
+
+#[test]
+fn unknown_package_names_package_and_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "pkg.urdf",
+        "<robot name=\"r\"><link name=\"base\"><collision><geometry><mesh filename=\"package://no_such_pkg/m.stl\"/></geometry></collision></link></robot>",
+    );
+    let e = expect_error(
+        &["--urdf", &f, "--summary"],
+        &[("AMENT_PREFIX_PATH", ""), ("ROS_PACKAGE_PATH", "")],
+    );
+    assert!(
+        e.contains(&f)
+            && e.contains("link 'base'/collision[0]")
+            && e.contains("unknown package 'no_such_pkg'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn urdf_structure_errors_name_the_joint() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "joint.urdf",
+        &format!(
+            "<robot name=\"r\">{GOOD_LINK}<joint name=\"j\" type=\"revolute\"><parent link=\"base\"/><child link=\"ghost\"/><limit lower=\"0\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint></robot>"
+        ),
+    );
+    let e = expect_error(&["--urdf", &f, "--summary"], &[]);
+    assert!(
+        e.contains("joint 'j'") && e.contains("child link 'ghost' is not defined"),
+        "{e}"
+    );
+
+    let f = write(
+        dir.path(),
+        "limits.urdf",
+        &format!(
+            "<robot name=\"r\">{GOOD_LINK}<link name=\"b\"/><joint name=\"k\" type=\"revolute\"><parent link=\"base\"/><child link=\"b\"/><limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/></joint></robot>"
+        ),
+    );
+    let e = expect_error(&["--urdf", &f, "--summary"], &[]);
+    assert!(
+        e.contains("joint 'k'/limit") && e.contains("must be below upper"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_config_field_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "typo.yaml",
+        "robots:\n  - name: a\n    mjcf: x.xml\n    floting_base: true\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains(&c) && e.contains("robots[0]") && e.contains("floting_base"),
+        "{e}"
+    );
+
+    let c = write(
+        dir.path(),
+        "type.yaml",
+        "sim:\n  speed: fast\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(e.contains("sim.speed"), "{e}");
+
+    let c = write(
+        dir.path(),
+        "nan.yaml",
+        "world:\n  timestep: .nan\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    // NaN never reaches the schema: the YAML reader rejects it with its line.
+    assert!(
+        e.contains(&c) && e.contains("line 2") && e.contains(".nan"),
+        "{e}"
+    );
+    let c = write(
+        dir.path(),
+        "neg.yaml",
+        "world:\n  timestep: -0.001\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains("world.timestep") && e.contains("(0, 0.1]"),
+        "{e}"
+    );
+
+    let c = write(
+        dir.path(),
+        "noneed.yaml",
+        "robots:\n  - name: a\n    mjcf: does_not_exist.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains("robots[0].mjcf") && e.contains("does not exist"),
+        "{e}"
+    );
+
+    let c = write(
+        dir.path(),
+        "pattern.yaml",
+        &format!(
+            "robots:\n  - name: a\n    mjcf: {}\n    actuators:\n      - joints: \"nope_.*\"\n        type: motor\n",
+            models()
+                .join("menagerie/franka_emika_panda/panda.xml")
+                .display()
+        ),
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains("robots[0].actuators[0].joints") && e.contains("nope_"),
+        "{e}"
+    );
+
+    let c = write(dir.path(), "syntax.yaml", "robots: [\n  - name: a\n");
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(e.contains(&c) && e.contains("invalid YAML"), "{e}");
+}
+
+#[test]
+fn missing_config_file_and_bad_flags() {
+    let e = expect_error(&["--config", "/nonexistent/robot.yaml"], &[]);
+    assert!(
+        e.contains("/nonexistent/robot.yaml") && e.contains("cannot read config"),
+        "{e}"
+    );
+    let e = expect_error(&["--set", "sim.speed=-2", "--summary"], &[]);
+    assert!(e.contains("sim.speed") && e.contains("positive"), "{e}");
+    let e = expect_error(&["--set", "no_equals_sign", "--summary"], &[]);
+    assert!(e.contains("field.path=value"), "{e}");
+    let e = expect_error(&["--mode", "warp", "--summary"], &[]);
+    assert!(e.contains("sim.mode") && e.contains("warp"), "{e}");
+    // clap's own usage errors also exit with 2.
+    let out = run_bridge(&["--no-such-flag"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
