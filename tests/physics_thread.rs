@@ -215,3 +215,30 @@ fn snapshots_are_consistent_while_the_thread_runs() {
         "{reads} reads, {last_step} steps"
     );
 }
+
+#[test]
+fn substeps_run_every_phase_and_batch_ends_exactly() {
+    let world = world_from_config_file("default.yaml");
+    let config = SimConfig {
+        mode: SimMode::Paused,
+        substeps: 4,
+        ..Default::default()
+    };
+    let sim = Simulation::start(&world, &config).unwrap();
+    let handle = sim.handle();
+    // A batch end that falls inside a tick of four substeps still stops on the exact step.
+    handle.pause_at_step(10);
+    handle.set_mode(SimMode::Fast).unwrap();
+    let until = Instant::now() + Duration::from_secs(5);
+    while handle.mode() != SimMode::Paused && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(handle.mode(), SimMode::Paused);
+    let mut state = handle.new_snapshot();
+    handle.latest_state(&mut state);
+    assert_eq!(
+        (handle.stats().steps, state.step),
+        (10, 10),
+        "every substep publishes"
+    );
+}
