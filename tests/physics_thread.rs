@@ -9,6 +9,16 @@ use mujoco_bridge::model::World;
 use mujoco_bridge::sim::{Command, SimHandle, Simulation};
 use std::time::{Duration, Instant};
 
+/// Every robot config shipped in config/.
+const SHIPPED_CONFIGS: [&str; 6] = [
+    "default.yaml",
+    "panda.yaml",
+    "go1.yaml",
+    "spot.yaml",
+    "barkour.yaml",
+    "g1.yaml",
+];
+
 fn paused() -> SimConfig {
     SimConfig {
         mode: SimMode::Paused,
@@ -25,14 +35,7 @@ fn base_height(world: &World, handle: &SimHandle) -> f64 {
 
 #[test]
 fn every_config_loads_and_steps_stably() {
-    for name in [
-        "default.yaml",
-        "panda.yaml",
-        "go1.yaml",
-        "spot.yaml",
-        "barkour.yaml",
-        "g1.yaml",
-    ] {
+    for name in SHIPPED_CONFIGS {
         let world = world_from_config_file(name);
         let sim = Simulation::start(&world, &paused()).unwrap();
         let handle = sim.handle();
@@ -62,14 +65,7 @@ fn every_config_loads_and_steps_stably() {
 
 #[test]
 fn every_config_runs_through_the_binary() {
-    for name in [
-        "default.yaml",
-        "panda.yaml",
-        "go1.yaml",
-        "spot.yaml",
-        "barkour.yaml",
-        "g1.yaml",
-    ] {
+    for name in SHIPPED_CONFIGS {
         let path = repo().join("config").join(name);
         let out = run_bridge(
             &[

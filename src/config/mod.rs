@@ -3,7 +3,7 @@
 mod paths;
 mod schema;
 
-pub use paths::{expand_path, models_dir};
+pub use paths::{against, expand_path, models_dir};
 pub use schema::*;
 
 use crate::error::{InputError, InputResult};

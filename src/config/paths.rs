@@ -39,12 +39,16 @@ pub fn expand_path(raw: &str, base_dir: &Path) -> Result<PathBuf, String> {
     {
         out = Path::new(&home).join(home_rel).display().to_string();
     }
-    let path = PathBuf::from(out);
-    Ok(if path.is_absolute() {
+    Ok(against(PathBuf::from(out), base_dir))
+}
+
+/// `path` itself when absolute, else `base_dir/path`.
+pub fn against(path: PathBuf, base_dir: &Path) -> PathBuf {
+    if path.is_absolute() {
         path
     } else {
         base_dir.join(path)
-    })
+    }
 }
 
 #[cfg(test)]

@@ -94,30 +94,14 @@ pub fn summary(world: &World) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let _ = writeln!(
-            out,
-            "  sensors ({}): {}",
-            robot.sensors.len(),
-            names(&robot.sensors)
-        );
-        let _ = writeln!(
-            out,
-            "  bodies ({}): {}",
-            robot.bodies.len(),
-            names(&robot.bodies)
-        );
-        let _ = writeln!(
-            out,
-            "  cameras ({}): {}",
-            robot.cameras.len(),
-            names(&robot.cameras)
-        );
-        let _ = writeln!(
-            out,
-            "  keyframes ({}): {}",
-            robot.keyframes.len(),
-            names(&robot.keyframes)
-        );
+        for (label, list) in [
+            ("sensors", &robot.sensors),
+            ("bodies", &robot.bodies),
+            ("cameras", &robot.cameras),
+            ("keyframes", &robot.keyframes),
+        ] {
+            let _ = writeln!(out, "  {label} ({}): {}", list.len(), names(list));
+        }
     }
     out
 }

@@ -78,6 +78,21 @@ fn start_element(
     })
 }
 
+/// Puts a finished element under its parent, or makes it the root.
+fn place(
+    stack: &mut [Element],
+    root: &mut Option<Element>,
+    element: Element,
+    line: usize,
+) -> Result<(), String> {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(element),
+        None if root.is_none() => *root = Some(element),
+        None => return Err(format!("line {line}: more than one root element")),
+    }
+    Ok(())
+}
+
 /// Parses a whole document and returns its root element. Errors name the line.
 pub fn parse(source: &str) -> Result<Element, String> {
     let mut reader = Reader::from_str(source);
@@ -95,16 +110,7 @@ pub fn parse(source: &str) -> Result<Element, String> {
             Event::Start(tag) => stack.push(start_element(source, &tag, start, end)?),
             Event::Empty(tag) => {
                 let element = start_element(source, &tag, start, end)?;
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(element),
-                    None if root.is_none() => root = Some(element),
-                    None => {
-                        return Err(format!(
-                            "line {}: more than one root element",
-                            line_of(source, start)
-                        ));
-                    }
-                }
+                place(&mut stack, &mut root, element, line_of(source, start))?;
             }
             Event::End(_) => {
                 let mut element = stack.pop().ok_or_else(|| {
@@ -113,16 +119,7 @@ pub fn parse(source: &str) -> Result<Element, String> {
                 element.inner = element.span.end..start;
                 element.span.end = end;
                 element.text = element.text.trim().to_string();
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(element),
-                    None if root.is_none() => root = Some(element),
-                    None => {
-                        return Err(format!(
-                            "line {}: more than one root element",
-                            line_of(source, start)
-                        ));
-                    }
-                }
+                place(&mut stack, &mut root, element, line_of(source, start))?;
             }
             Event::Text(text) => {
                 if let Some(current) = stack.last_mut() {

@@ -138,6 +138,16 @@ impl<'a> Converter<'a> {
         Ok(Some(name))
     }
 
+    /// `{link}_visual`, or `{link}_visual_{i}` when the link has several; unique in the model.
+    fn geom_name(&mut self, link: &str, kind: &str, index: usize, count: usize) -> String {
+        let base = if count == 1 {
+            format!("{link}_{kind}")
+        } else {
+            format!("{link}_{kind}_{index}")
+        };
+        self.unique_geom_name(base)
+    }
+
     fn unique_geom_name(&mut self, base: String) -> String {
         let mut name = base.clone();
         let mut n = 1;
@@ -404,12 +414,7 @@ impl<'a> Converter<'a> {
                 let Some(geometry) = self.geometry_attrs(&at, &visual.geometry)? else {
                     continue;
                 };
-                let base = if count == 1 {
-                    format!("{}_visual", link.name)
-                } else {
-                    format!("{}_visual_{i}", link.name)
-                };
-                let name = self.unique_geom_name(base);
+                let name = self.geom_name(&link.name, "visual", i, count);
                 let rgba = self.visual_rgba(visual);
                 let _ = writeln!(
                     out,
@@ -429,12 +434,7 @@ impl<'a> Converter<'a> {
             let Some(geometry) = self.geometry_attrs(&at, &collision.geometry)? else {
                 continue;
             };
-            let base = if count == 1 {
-                format!("{}_collision", link.name)
-            } else {
-                format!("{}_collision_{i}", link.name)
-            };
-            let name = self.unique_geom_name(base);
+            let name = self.geom_name(&link.name, "collision", i, count);
             let _ = writeln!(
                 out,
                 "<geom name=\"{}\" {geometry}{} group=\"3\" rgba=\"0.5 0.5 0.5 1\"/>",

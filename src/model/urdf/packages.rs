@@ -1,6 +1,7 @@
 //! Resolution of `package://NAME/...` and `file://...` URIs in URDF files, in the order a ROS
 //! user expects: the robot config's explicit packages, its search paths, then
 //! AMENT_PREFIX_PATH (`<prefix>/share/NAME`) and ROS_PACKAGE_PATH.
+use crate::config::against;
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 
@@ -95,24 +96,14 @@ impl PackageResolver {
             return Ok(self.find_package(package)?.join(relative));
         }
         if let Some(rest) = uri.strip_prefix("file://") {
-            let path = PathBuf::from(rest);
-            return Ok(if path.is_absolute() {
-                path
-            } else {
-                base_dir.join(path)
-            });
+            return Ok(against(PathBuf::from(rest), base_dir));
         }
         if let Some((scheme, _)) = uri.split_once("://") {
             return Err(format!(
                 "'{uri}': the '{scheme}://' scheme is not supported (package:// and file:// are)"
             ));
         }
-        let path = PathBuf::from(uri);
-        Ok(if path.is_absolute() {
-            path
-        } else {
-            base_dir.join(path)
-        })
+        Ok(against(PathBuf::from(uri), base_dir))
     }
 }
 
