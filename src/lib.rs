@@ -2,6 +2,8 @@
 //! legacy URLab ZMQ protocol.
 pub mod cli;
 pub mod config;
+pub mod control;
 pub mod error;
 pub mod model;
+pub mod record;
 pub mod sim;

@@ -2,7 +2,7 @@
 //! only the physics thread works (this thread sends commands, which are lock-free pushes, and
 //! sleeps), in fast and in realtime mode, with a robot that has sensors and actuators.
 //! Runs without the test harness so no other thread shares the process.
-use mujoco_bridge::config::{Config, SimConfig, SimMode};
+use mujoco_bridge::config::{Config, ControlSource, SimConfig, SimMode};
 use mujoco_bridge::model::build_world;
 use mujoco_bridge::sim::{Command, Simulation};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -63,11 +63,13 @@ fn main() {
         ALLOCATIONS.store(0, Ordering::Relaxed);
         COUNTING.store(true, Ordering::Relaxed);
         for i in 0..60 {
-            handle.send(Command::SetCtrl {
+            handle.send(Command::Actuator {
+                source: ControlSource::Ros,
                 actuator: elbow,
                 value: (i % 10) as f64 * 0.1,
             });
-            handle.send(Command::SetCtrl {
+            handle.send(Command::Actuator {
+                source: ControlSource::Ros,
                 actuator: elbow,
                 value: f64::NAN,
             });

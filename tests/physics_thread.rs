@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mujoco_bridge::config::{SimConfig, SimMode};
+use mujoco_bridge::config::{ControlSource, SimConfig, SimMode};
 use mujoco_bridge::model::World;
 use mujoco_bridge::sim::{Command, SimHandle, Simulation};
 use std::time::{Duration, Instant};
@@ -130,19 +130,23 @@ fn commands_are_applied_clamped_or_rejected() {
     let finger = robot.actuator("finger_left_joint").unwrap().id as u32;
     let sim = Simulation::start(&world, &paused()).unwrap();
     let handle = sim.handle();
-    handle.send(Command::SetCtrl {
+    handle.send(Command::Actuator {
+        source: ControlSource::Ros,
         actuator: elbow,
         value: 1.0,
     });
-    handle.send(Command::SetCtrl {
+    handle.send(Command::Actuator {
+        source: ControlSource::Ros,
         actuator: finger,
         value: 5.0,
     }); // above ctrlrange [0, 0.04]
-    handle.send(Command::SetCtrl {
+    handle.send(Command::Actuator {
+        source: ControlSource::Ros,
         actuator: elbow + 1000,
         value: 1.0,
     }); // unknown id
-    handle.send(Command::SetCtrl {
+    handle.send(Command::Actuator {
+        source: ControlSource::Ros,
         actuator: elbow,
         value: f64::NAN,
     }); // rejected, 1.0 stays

@@ -22,6 +22,8 @@ use std::sync::{Arc, Once};
 pub struct World {
     pub model: Arc<MjModel>,
     pub robots: Vec<RobotMap>,
+    /// Every robot's controller in its configured state (each simulation starts a copy).
+    pub controllers: crate::control::Controllers,
     /// Non-fatal findings (skipped meshes, ignored fields), already logged.
     pub warnings: Vec<String>,
 }
@@ -142,7 +144,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
     }
-    let robots = config
+    let robots: Vec<RobotMap> = config
         .robots
         .iter()
         .zip(urdf_texts)
@@ -151,9 +153,13 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             RobotMap::build(&model, &robot.name, &prefix_of(&robot.name), origin, urdf)
         })
         .collect();
+    let model = Arc::new(model);
+    let controls: Vec<_> = config.robots.iter().map(|r| r.control.clone()).collect();
+    let controllers = crate::control::Controllers::new(&model, &robots, &controls, &config.origin)?;
     Ok(World {
-        model: Arc::new(model),
+        model,
         robots,
+        controllers,
         warnings,
     })
 }

@@ -1,23 +1,112 @@
 //! Commands and operations sent to the physics thread.
 //!
-//! Commands (fire and forget, e.g. an actuator value) go through a preallocated lock-free
-//! queue that the physics thread drains at the start of each step. Operations (pause, step N,
-//! speed) go through a bounded channel and may carry a reply channel.
-use crate::config::SimMode;
+//! Commands (fire and forget: an actuator value, a twist) go through a preallocated lock-free
+//! queue that the physics thread drains at the start of each step; a command may be stamped
+//! with the step it applies to (lockstep and determinism). Operations (pause, step N, reset,
+//! snapshots, ...) go through a bounded channel and carry a reply channel. Anything owned that
+//! an operation brings in (a trajectory, a preset) goes back out through the trash queue, so
+//! the physics thread neither allocates nor frees.
+use super::snapshot::Snapshot;
+use crate::config::{ControlMode, ControlSource, SimMode};
+use crate::control::{PdGains, Preset, Trajectory};
+use crate::record::{Playback, RecordRing};
+use std::sync::Arc;
 
-/// A value for the physics thread; applied at the start of the next step.
+/// A value for the physics thread.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Command {
-    /// `ctrl[actuator] = value` (sticky until overwritten).
-    SetCtrl { actuator: u32, value: f64 },
+    /// The sticky command of an actuator (global id): its ctrl, or a PD position target.
+    Actuator {
+        source: ControlSource,
+        actuator: u32,
+        value: f64,
+    },
+    /// A twist for a robot's mobile base (base frame: m/s, m/s, rad/s).
+    Twist {
+        source: ControlSource,
+        robot: u16,
+        linear_x: f64,
+        linear_y: f64,
+        angular_z: f64,
+    },
 }
 
+/// A command and the step it applies to (0: the next step).
 #[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stamped {
+    pub at_step: u64,
+    pub command: Command,
+}
+
 pub enum Operation {
     SetMode(SimMode),
     SetSpeed(f64),
     /// Steps N times as fast as possible; only while paused. Replies when done.
     Step(u64),
+    /// mj_resetData; commands zeroed; controllers back to their configured state.
+    Reset,
+    /// Resets to MuJoCo keyframe `k`; the controllers hold its pose.
+    ResetToKeyframe(usize),
+    /// Keeps the state; the controllers drive the robots to keyframe `k` and hold it.
+    HoldKeyframe(usize),
+    /// Fills the snapshot (sized with `SimHandle::new_state_snapshot`) and returns it.
+    CaptureSnapshot(Box<Snapshot>),
+    RestoreSnapshot(Box<Snapshot>),
+    /// Force (3) and torque (3) in the world frame at the body's center of mass.
+    ApplyWrench {
+        body: usize,
+        wrench: [f64; 6],
+        duration: f64,
+    },
+    /// Pose of a body with a free joint: position and quaternion (w, x, y, z).
+    SetBodyPose {
+        body: usize,
+        position: [f64; 3],
+        quaternion_wxyz: [f64; 4],
+    },
+    SetSource {
+        robot: usize,
+        source: ControlSource,
+    },
+    SetControlMode {
+        robot: usize,
+        mode: ControlMode,
+    },
+    /// Gains of every actuator of the robot; `enable_pd` switches it to PD mode.
+    SetGains {
+        robot: usize,
+        gains: Box<[PdGains]>,
+        enable_pd: bool,
+    },
+    SetGravityCompensation {
+        robot: usize,
+        enabled: bool,
+    },
+    FollowTrajectory {
+        robot: usize,
+        trajectory: Box<Trajectory>,
+    },
+    CancelTrajectory {
+        robot: usize,
+    },
+    LoadPreset {
+        robot: usize,
+        preset: Box<Preset>,
+    },
+    /// Plays the loaded preset from pose `pose` (go to pose i, or play from the start).
+    PlayPreset {
+        robot: usize,
+        pose: usize,
+        delay: f64,
+    },
+    StopPreset {
+        robot: usize,
+    },
+    /// Starts (Some) or stops (None) pushing qpos/qvel rows into a recording ring.
+    Record(Option<Arc<RecordRing>>),
+    /// Kinematic playback of recorded rows; pauses at the end.
+    Playback(Box<Playback>),
+    StopPlayback,
     /// Ends the physics thread.
     Shutdown,
 }
@@ -40,11 +129,13 @@ impl std::fmt::Display for OperationError {
 
 impl std::error::Error for OperationError {}
 
-/// The reply to an operation: the step counter and sim time once it is done.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The reply to an operation: the step counter and sim time once it is done, and a snapshot
+/// for `CaptureSnapshot`.
+#[derive(Debug)]
 pub struct OperationDone {
     pub step: u64,
     pub time: f64,
+    pub snapshot: Option<Box<Snapshot>>,
 }
 
 pub type OperationResult = Result<OperationDone, OperationError>;
@@ -52,4 +143,15 @@ pub type OperationResult = Result<OperationDone, OperationError>;
 pub struct Request {
     pub operation: Operation,
     pub reply: Option<crossbeam_channel::Sender<OperationResult>>,
+}
+
+/// Owned things the physics thread is done with, dropped by the handle's thread.
+#[allow(dead_code)] // the values are only held until they are dropped
+pub enum Trash {
+    Trajectory(Box<Trajectory>),
+    Preset(Box<Preset>),
+    Gains(Box<[PdGains]>),
+    Snapshot(Box<Snapshot>),
+    Playback(Box<Playback>),
+    Ring(Arc<RecordRing>),
 }

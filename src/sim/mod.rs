@@ -1,20 +1,25 @@
 //! The simulation core: a physics thread that alone owns `MjData`, and one cloneable handle
 //! through which every adapter (CLI, ROS, ZMQ) sends commands, requests operations and reads
 //! the latest state.
+mod api;
 mod clock;
 mod commands;
+mod operations;
 mod physics;
+mod snapshot;
 mod state;
 mod stats;
 
 pub use clock::now_ns;
-pub use commands::{Command, Operation, OperationDone, OperationError, OperationResult};
+pub use commands::{Command, Operation, OperationDone, OperationError, OperationResult, Stamped};
+pub use snapshot::{STATE_SPEC, Snapshot, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
 
 use crate::config::{SimConfig, SimMode};
+use crate::control::TwistCommand;
 use crate::model::World;
-use commands::Request;
+use commands::{Request, Trash};
 use crossbeam_queue::ArrayQueue;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
@@ -23,13 +28,46 @@ use std::thread::JoinHandle;
 
 /// Capacity of the command inbox; commands beyond it are dropped and counted.
 const INBOX_CAPACITY: usize = 1 << 16;
+/// Owned values the physics thread hands back for dropping.
+const TRASH_CAPACITY: usize = 256;
+
+/// The twist in force for one robot, as the physics thread last applied it.
+#[derive(Default)]
+pub(crate) struct TwistSlot([AtomicU64; 3]);
+
+impl TwistSlot {
+    fn store(&self, twist: &TwistCommand) {
+        for (cell, v) in self
+            .0
+            .iter()
+            .zip([twist.linear_x, twist.linear_y, twist.angular_z])
+        {
+            cell.store(v.to_bits(), Ordering::Relaxed);
+        }
+    }
+
+    fn load(&self) -> [f64; 3] {
+        [0, 1, 2].map(|i| f64::from_bits(self.0[i].load(Ordering::Relaxed)))
+    }
+}
 
 /// State shared between the physics thread and the handles.
 pub(crate) struct Shared {
     model: Arc<MjModel>,
+    fingerprint: u64,
     state: StateExchange,
     stats: stats::LiveStats,
-    inbox: ArrayQueue<Command>,
+    inbox: ArrayQueue<Stamped>,
+    trash: ArrayQueue<Trash>,
+    twists: Vec<TwistSlot>,
+    /// Snapshot sizes: MuJoCo state, controllers' state.
+    snapshot_sizes: (usize, usize),
+    robots: Vec<crate::model::RobotMap>,
+    controls: Vec<crate::config::ControlConfig>,
+    /// Snapshots kept in memory under a name.
+    named_snapshots: std::sync::Mutex<std::collections::BTreeMap<String, Box<Snapshot>>>,
+    recording: std::sync::Mutex<Option<crate::record::Recording>>,
+    log_limiter: api::RateLimiter,
     mode: AtomicU8,
     speed_bits: AtomicU64,
     /// The physics thread pauses itself after this step (u64::MAX: never).
@@ -94,7 +132,21 @@ impl SimHandle {
 
     /// Queues a command for the next step. Returns false (and counts it) when the inbox is full.
     pub fn send(&self, command: Command) -> bool {
-        if self.shared.inbox.push(command).is_err() {
+        self.send_at(0, command)
+    }
+
+    /// Queues a command for physics step `step` (the count of steps once it has run); 0 means
+    /// the next step. Stamped commands make runs reproducible (lockstep).
+    pub fn send_at(&self, step: u64, command: Command) -> bool {
+        if self
+            .shared
+            .inbox
+            .push(Stamped {
+                at_step: step,
+                command,
+            })
+            .is_err()
+        {
             self.shared
                 .stats
                 .dropped_commands
@@ -107,13 +159,63 @@ impl SimHandle {
     /// Asks the physics thread to carry out an operation and waits for its result.
     pub fn request(&self, operation: Operation) -> OperationResult {
         let (reply, result) = crossbeam_channel::bounded(1);
-        self.requests
-            .send(Request {
-                operation,
-                reply: Some(reply),
-            })
-            .map_err(|_| OperationError::Stopped)?;
-        result.recv().map_err(|_| OperationError::Stopped)?
+        let sent = self.requests.send(Request {
+            operation,
+            reply: Some(reply),
+        });
+        let answer = match sent {
+            Ok(()) => result
+                .recv()
+                .map_err(|_| OperationError::Stopped)
+                .and_then(|r| r),
+            Err(_) => Err(OperationError::Stopped),
+        };
+        self.empty_trash();
+        answer
+    }
+
+    /// Drops what the physics thread handed back (it never frees memory itself).
+    pub fn empty_trash(&self) {
+        while self.shared.trash.pop().is_some() {}
+    }
+
+    /// The twist each robot's base is driven with now (zeros when nobody drives or after the
+    /// timeout): (vx, vy, yaw rate).
+    pub fn twist(&self, robot: usize) -> [f64; 3] {
+        self.shared
+            .twists
+            .get(robot)
+            .map(TwistSlot::load)
+            .unwrap_or_default()
+    }
+
+    /// The model fingerprint snapshots carry.
+    pub fn fingerprint(&self) -> u64 {
+        self.shared.fingerprint
+    }
+
+    /// An empty snapshot sized for this model.
+    pub fn new_state_snapshot(&self) -> Box<Snapshot> {
+        let (physics, controllers) = self.shared.snapshot_sizes;
+        Box::new(Snapshot::sized(
+            self.shared.fingerprint,
+            physics,
+            controllers,
+        ))
+    }
+
+    /// Captures the full state (MuJoCo integration state and controllers).
+    pub fn capture(&self) -> Result<Box<Snapshot>, OperationError> {
+        let done = self.request(Operation::CaptureSnapshot(self.new_state_snapshot()))?;
+        done.snapshot.ok_or(OperationError::Stopped)
+    }
+
+    pub fn restore(&self, snapshot: Box<Snapshot>) -> OperationResult {
+        self.request(Operation::RestoreSnapshot(snapshot))
+    }
+
+    pub fn reset(&self) -> OperationResult {
+        self.request(Operation::Reset)
     }
 
     pub fn pause(&self) -> OperationResult {
@@ -148,11 +250,31 @@ pub struct Simulation {
 impl Simulation {
     pub fn start(world: &World, options: &SimConfig) -> std::io::Result<Self> {
         let model = world.model.clone();
+        let controllers = world.controllers.clone();
+        let snapshot_sizes = (
+            model.state_size(STATE_SPEC),
+            model.ffi().nv as usize + controllers.state_len(),
+        );
         let shared = Arc::new(Shared {
             state: StateExchange::new(StateLayout::of(&model)),
+            fingerprint: model_fingerprint(&model),
             model: model.clone(),
             stats: Default::default(),
             inbox: ArrayQueue::new(INBOX_CAPACITY),
+            trash: ArrayQueue::new(TRASH_CAPACITY),
+            twists: (0..controllers.robots.len())
+                .map(|_| TwistSlot::default())
+                .collect(),
+            snapshot_sizes,
+            robots: world.robots.clone(),
+            controls: controllers
+                .robots
+                .iter()
+                .map(|r| r.configured().clone())
+                .collect(),
+            named_snapshots: Default::default(),
+            recording: Default::default(),
+            log_limiter: Default::default(),
             mode: AtomicU8::new(options.mode as u8),
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),
@@ -162,6 +284,7 @@ impl Simulation {
             model,
             shared.clone(),
             inbox,
+            controllers,
             options.mode,
             options.speed,
             options.substeps,
@@ -176,10 +299,17 @@ impl Simulation {
                 }
                 physics.run();
             })?;
-        Ok(Self {
+        let simulation = Self {
             handle: SimHandle { shared, requests },
             thread: Some(thread),
-        })
+        };
+        // Robots whose config asks for it start playing their preset.
+        for (r, controller) in world.controllers.robots.iter().enumerate() {
+            if controller.configured().autoplay && controller.sequencer.preset_name().is_some() {
+                let _ = simulation.handle.play_preset(r, 0);
+            }
+        }
+        Ok(simulation)
     }
 
     pub fn handle(&self) -> SimHandle {

@@ -1,13 +1,17 @@
 //! The physics thread: the only owner of `MjData`. Each tick it takes operations, waits for
 //! its deadline (realtime), then runs `substeps` steps of four phases: acquire commands,
-//! control, `mj_step`, export the state. Nothing in a tick allocates, does I/O or takes a lock.
+//! control, `mj_step` (or a kinematic playback row), export the state. Nothing in a step
+//! allocates, frees, does I/O or takes a lock.
 use super::Shared;
 use super::clock::{now_ns, wait_until};
-use super::commands::{Command, Operation, OperationDone, OperationError, Request};
+use super::commands::{Command, Request, Stamped, Trash};
 use super::stats::StatsWindow;
-use crate::config::SimMode;
+use crate::config::{ControlMode, SimMode};
+use crate::control::{ActuatorKind, Controllers, TwistCommand};
+use crate::record::{Playback, RecordRing};
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 use mujoco_rs::prelude::*;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -15,41 +19,69 @@ use std::time::Duration;
 /// A paced step that starts this much later than its deadline is an overrun; beyond
 /// `MAX_LAG_PERIODS` the schedule is re-anchored instead of catching up in a burst.
 const MAX_LAG_PERIODS: u64 = 50;
+/// Stamped commands waiting for their step.
+const PENDING_CAPACITY: usize = 1 << 16;
+/// External wrenches active at once.
+pub(super) const MAX_WRENCHES: usize = 16;
 
-pub struct Physics {
-    data: MjData<Arc<MjModel>>,
-    shared: Arc<Shared>,
-    requests: Receiver<Request>,
-    mode: SimMode,
-    speed: f64,
-    substeps: u32,
-    spin_ns: u64,
-    step: u64,
-    busy_ns_total: u64,
-    deadline_ns: u64,
-    window: StatsWindow,
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ActiveWrench {
+    pub body: usize,
+    pub wrench: [f64; 6],
+    pub until: f64,
 }
 
-enum Flow {
+pub(super) struct ActivePlayback {
+    pub rows: Box<Playback>,
+    /// Sim time at which playback started.
+    pub start_time: f64,
+}
+
+pub struct Physics {
+    /// The model `data` was made from (an Arc clone: no copy).
+    pub(super) model: Arc<MjModel>,
+    pub(super) data: MjData<Arc<MjModel>>,
+    pub(super) shared: Arc<Shared>,
+    requests: Receiver<Request>,
+    pub(super) mode: SimMode,
+    pub(super) speed: f64,
+    substeps: u32,
+    spin_ns: u64,
+    pub(super) step: u64,
+    busy_ns_total: u64,
+    pub(super) deadline_ns: u64,
+    window: StatsWindow,
+    pub(super) controllers: Controllers,
+    pub(super) pending: VecDeque<Stamped>,
+    pub(super) wrenches: [Option<ActiveWrench>; MAX_WRENCHES],
+    wrench_applied: bool,
+    pub(super) recording: Option<Arc<RecordRing>>,
+    pub(super) playback: Option<ActivePlayback>,
+}
+
+pub(super) enum Flow {
     Continue,
     Stop,
 }
 
 impl Physics {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         model: Arc<MjModel>,
         shared: Arc<Shared>,
         requests: Receiver<Request>,
+        controllers: Controllers,
         mode: SimMode,
         speed: f64,
         substeps: u32,
         spin_us: u32,
     ) -> Self {
-        let mut data = MjData::new(model);
+        let mut data = MjData::new(model.clone());
         data.forward();
         shared.state.publish(&data, 0);
         let window = StatsWindow::new(now_ns(), data.time());
         Self {
+            model,
             data,
             shared,
             requests,
@@ -61,6 +93,12 @@ impl Physics {
             busy_ns_total: 0,
             deadline_ns: now_ns(),
             window,
+            controllers,
+            pending: VecDeque::with_capacity(PENDING_CAPACITY),
+            wrenches: [None; MAX_WRENCHES],
+            wrench_applied: false,
+            recording: None,
+            playback: None,
         }
     }
 
@@ -88,8 +126,10 @@ impl Physics {
             }
             for _ in 0..self.substeps {
                 self.step_once();
-                if self.step >= self.shared.pause_at_step.load(Ordering::Relaxed) {
-                    // A batch run reached its last step: hold here, exactly.
+                if self.step >= self.shared.pause_at_step.load(Ordering::Relaxed)
+                    || self.mode == SimMode::Paused
+                {
+                    // A batch run reached its last step, or a playback ended: hold here.
                     self.mode = SimMode::Paused;
                     self.publish_mode();
                     break;
@@ -118,12 +158,27 @@ impl Physics {
         };
     }
 
-    fn step_once(&mut self) {
+    pub(super) fn step_once(&mut self) {
         let started = now_ns();
         self.acquire_commands();
-        // Control phase: controllers compute ctrl here (added with the control module).
-        self.data.step();
+        if self.playback.is_some() {
+            self.playback_step();
+        } else {
+            self.control();
+            self.data.step();
+        }
         self.step += 1;
+        self.export();
+        let elapsed = now_ns() - started;
+        self.busy_ns_total += elapsed;
+        self.shared
+            .stats
+            .busy_ns_total
+            .store(self.busy_ns_total, Ordering::Relaxed);
+        self.window.record_step(elapsed);
+    }
+
+    fn export(&mut self) {
         self.shared.state.publish(&self.data, self.step);
         let stats = &self.shared.stats;
         stats.steps.store(self.step, Ordering::Relaxed);
@@ -136,28 +191,67 @@ impl Physics {
         stats
             .instabilities
             .store(bad_qacc.max(0) as u64, Ordering::Relaxed);
-        let elapsed = now_ns() - started;
-        self.busy_ns_total += elapsed;
-        stats
-            .busy_ns_total
-            .store(self.busy_ns_total, Ordering::Relaxed);
-        self.window.record_step(elapsed);
+        for (r, controller) in self.controllers.robots.iter().enumerate() {
+            if let Some(slot) = self.shared.twists.get(r) {
+                slot.store(&controller.active_twist(self.data.time()));
+            }
+        }
+        if let Some(ring) = &self.recording {
+            ring.push(&[&[self.data.time()], self.data.qpos(), self.data.qvel()]);
+        }
     }
 
-    /// Applies every command that arrived before this step. Invalid ones are counted.
+    /// Applies every command due in this step; keeps stamped ones for later steps.
     fn acquire_commands(&mut self) {
-        while let Some(command) = self.shared.inbox.pop() {
-            match command {
-                Command::SetCtrl { actuator, value } => {
-                    let id = actuator as usize;
+        let next = self.step + 1;
+        while let Some(stamped) = self.shared.inbox.pop() {
+            if stamped.at_step > next {
+                if self.pending.len() == PENDING_CAPACITY {
+                    self.shared
+                        .stats
+                        .dropped_commands
+                        .fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                // Keep arrival order among commands for the same step.
+                let at = self
+                    .pending
+                    .partition_point(|p| p.at_step <= stamped.at_step);
+                self.pending.insert(at, stamped);
+                continue;
+            }
+            if stamped.at_step != 0 && stamped.at_step < next {
+                self.shared
+                    .stats
+                    .late_commands
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            self.apply(stamped.command);
+        }
+        while self.pending.front().is_some_and(|p| p.at_step <= next) {
+            if let Some(stamped) = self.pending.pop_front() {
+                self.apply(stamped.command);
+            }
+        }
+    }
+
+    fn apply(&mut self, command: Command) {
+        let stats = &self.shared.stats;
+        let time = self.data.time();
+        match command {
+            Command::Actuator {
+                source,
+                actuator,
+                value,
+            } => {
+                let id = actuator as usize;
+                if !value.is_finite() || id >= self.controllers.owner.len() {
+                    stats.rejected_commands.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                let Some((r, i)) = self.controllers.owner[id] else {
+                    // An actuator of no robot: straight to ctrl.
                     let model = self.data.model();
-                    if id >= model.ffi().nu as usize || !value.is_finite() {
-                        self.shared
-                            .stats
-                            .rejected_commands
-                            .fetch_add(1, Ordering::Relaxed);
-                        continue;
-                    }
                     let value = if model.actuator_ctrllimited()[id] {
                         let [lo, hi] = model.actuator_ctrlrange()[id];
                         value.clamp(lo, hi)
@@ -165,8 +259,153 @@ impl Physics {
                         value
                     };
                     self.data.ctrl_mut()[id] = value;
+                    return;
+                };
+                let robot = &mut self.controllers.robots[r];
+                if robot.source != source {
+                    stats.ignored_commands.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                let info = &robot.actuators[i];
+                // A PD target is clamped to the joint range by the PD law; a ctrl value is
+                // clamped to the actuator's ctrlrange here.
+                let pd_target = robot.mode == ControlMode::Pd
+                    && info.kind == ActuatorKind::Force
+                    && info.joint.is_some();
+                robot.values[i] = if pd_target {
+                    value
+                } else {
+                    match info.ctrlrange {
+                        Some([lo, hi]) => value.clamp(lo, hi),
+                        None => value,
+                    }
+                };
+            }
+            Command::Twist {
+                source,
+                robot,
+                linear_x,
+                linear_y,
+                angular_z,
+            } => {
+                let values = [linear_x, linear_y, angular_z];
+                let Some(controller) = self.controllers.robots.get_mut(robot as usize) else {
+                    stats.rejected_commands.fetch_add(1, Ordering::Relaxed);
+                    return;
+                };
+                if values.iter().any(|v| !v.is_finite()) {
+                    stats.rejected_commands.fetch_add(1, Ordering::Relaxed);
+                } else if controller.source != source {
+                    stats.ignored_commands.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    controller.twist = TwistCommand {
+                        linear_x,
+                        linear_y,
+                        angular_z,
+                        stamp: time,
+                    };
                 }
             }
+        }
+    }
+
+    /// The control phase: controllers write ctrl; active wrenches go to xfrc_applied.
+    fn control(&mut self) {
+        let time = self.data.time();
+        let sizes = self.data.model().ffi();
+        let (nq, nv, nu) = (sizes.nq as usize, sizes.nv as usize, sizes.nu as usize);
+        // SAFETY: only the raw array pointers are used, below.
+        let raw = unsafe { self.data.ffi_mut() };
+        // SAFETY: MjData owns these arrays with exactly these lengths; they do not overlap,
+        // and nothing else touches `data` while the slices live.
+        let (qpos, qvel, bias, ctrl) = unsafe {
+            (
+                std::slice::from_raw_parts(raw.qpos, nq),
+                std::slice::from_raw_parts_mut(raw.qvel, nv),
+                std::slice::from_raw_parts(raw.qfrc_bias, nv),
+                std::slice::from_raw_parts_mut(raw.ctrl, nu),
+            )
+        };
+        for robot in &mut self.controllers.robots {
+            robot.compute(qpos, qvel, bias, ctrl, time);
+        }
+        if self.wrench_applied || self.wrenches.iter().any(Option::is_some) {
+            let xfrc = self.data.xfrc_applied_mut();
+            for row in xfrc.iter_mut() {
+                *row = [0.0; 6];
+            }
+            self.wrench_applied = false;
+            for slot in &mut self.wrenches {
+                match slot {
+                    Some(w) if w.until > time => {
+                        for (a, b) in xfrc[w.body].iter_mut().zip(w.wrench) {
+                            *a += b;
+                        }
+                        self.wrench_applied = true;
+                    }
+                    _ => *slot = None,
+                }
+            }
+        }
+    }
+
+    /// Kinematic playback: sets qpos (and qvel) from the rows at this step's time, then
+    /// computes the derived quantities without integrating.
+    fn playback_step(&mut self) {
+        let Some(active) = &self.playback else { return };
+        let dt = self.data.model().opt().timestep;
+        let t = self.data.time() + dt;
+        let rows = &active.rows;
+        let row_time = rows.times[0] + (t - active.start_time);
+        let last = rows.times.len() - 1;
+        let k = rows.times.partition_point(|r| *r <= row_time + 1e-12);
+        let (a, b, w) = match k {
+            0 => (0, 0, 0.0),
+            k if k > last => (last, last, 0.0),
+            k => (
+                k - 1,
+                k,
+                (row_time - rows.times[k - 1]) / (rows.times[k] - rows.times[k - 1]),
+            ),
+        };
+        let (nq, nv) = (rows.qpos_index.len(), rows.qvel_index.len());
+        let finished = k > last;
+        {
+            let qpos = self.data.qpos_mut();
+            for (c, &index) in rows.qpos_index.iter().enumerate() {
+                qpos[index] =
+                    rows.qpos[a * nq + c] + w * (rows.qpos[b * nq + c] - rows.qpos[a * nq + c]);
+            }
+        }
+        {
+            let qvel = self.data.qvel_mut();
+            qvel.fill(0.0);
+            for (c, &index) in rows.qvel_index.iter().enumerate() {
+                qvel[index] =
+                    rows.qvel[a * nv + c] + w * (rows.qvel[b * nv + c] - rows.qvel[a * nv + c]);
+            }
+        }
+        // The model lives in the Arc that `data` holds, so the pointer outlives this call.
+        let model: *const mujoco_rs::mujoco_c::mjModel = self.data.model().ffi();
+        // SAFETY: only qpos and time are written through it.
+        let raw = unsafe { self.data.ffi_mut() };
+        // SAFETY: mj_normalizeQuat reads the model and rewrites the quaternions of qpos in place.
+        unsafe { mujoco_rs::mujoco_c::mj_normalizeQuat(model, raw.qpos) };
+        raw.time = t;
+        self.data.forward();
+        if finished {
+            if let Some(done) = self.playback.take() {
+                self.trash(Trash::Playback(done.rows));
+            }
+            self.mode = SimMode::Paused;
+        }
+    }
+
+    /// Hands an owned value to the handle side for dropping.
+    pub(super) fn trash(&self, item: Trash) {
+        if let Err(item) = self.shared.trash.push(item) {
+            // The handle side has not emptied the queue: dropping here is the lesser evil.
+            drop(item);
         }
     }
 
@@ -196,58 +435,20 @@ impl Physics {
         }
     }
 
-    fn done(&self) -> OperationDone {
-        OperationDone {
-            step: self.step,
-            time: self.data.time(),
-        }
-    }
-
-    fn handle(&mut self, request: Request) -> Flow {
-        let result = match request.operation {
-            Operation::Shutdown => {
-                if let Some(reply) = request.reply {
-                    let _ = reply.send(Ok(self.done()));
-                }
-                return Flow::Stop;
-            }
-            Operation::SetMode(mode) => {
-                if mode == SimMode::Realtime && self.mode != SimMode::Realtime {
-                    self.deadline_ns = now_ns();
-                }
-                self.mode = mode;
-                self.publish_mode();
-                Ok(self.done())
-            }
-            Operation::SetSpeed(speed) if speed.is_finite() && speed > 0.0 => {
-                self.speed = speed;
-                self.deadline_ns = now_ns();
-                self.publish_mode();
-                Ok(self.done())
-            }
-            Operation::SetSpeed(speed) => Err(OperationError::Rejected(format!(
-                "speed must be a positive number, got {speed}"
-            ))),
-            Operation::Step(n) if self.mode == SimMode::Paused => {
-                for _ in 0..n {
-                    self.step_once();
-                }
-                Ok(self.done())
-            }
-            Operation::Step(_) => Err(OperationError::Rejected(
-                "step N works while paused; pause the simulation first".into(),
-            )),
-        };
-        if let Some(reply) = request.reply {
-            let _ = reply.send(result);
-        }
-        Flow::Continue
-    }
-
-    fn publish_mode(&self) {
+    pub(super) fn publish_mode(&self) {
         self.shared.mode.store(self.mode as u8, Ordering::Relaxed);
         self.shared
             .speed_bits
             .store(self.speed.to_bits(), Ordering::Relaxed);
+    }
+
+    /// Publishes the current state again (after an operation changed it without a step).
+    pub(super) fn republish(&mut self) {
+        self.data.forward();
+        self.shared.state.publish(&self.data, self.step);
+        self.shared
+            .stats
+            .sim_time_bits
+            .store(self.data.time().to_bits(), Ordering::Relaxed);
     }
 }

@@ -77,8 +77,12 @@ pub struct LiveStats {
     pub overruns: AtomicU64,
     /// Commands dropped because they were invalid (unknown id, NaN, ...).
     pub rejected_commands: AtomicU64,
-    /// Commands dropped because the inbox was full.
+    /// Commands dropped because the inbox (or the stamped-command buffer) was full.
     pub dropped_commands: AtomicU64,
+    /// Commands from a source that does not drive their robot.
+    pub ignored_commands: AtomicU64,
+    /// Stamped commands that arrived after their step (applied at once).
+    pub late_commands: AtomicU64,
     pub lateness: LatenessHistogram,
 }
 
@@ -97,6 +101,8 @@ pub struct SimStats {
     pub overruns: u64,
     pub rejected_commands: u64,
     pub dropped_commands: u64,
+    pub ignored_commands: u64,
+    pub late_commands: u64,
 }
 
 impl LiveStats {
@@ -116,6 +122,8 @@ impl LiveStats {
             overruns: load(&self.overruns),
             rejected_commands: load(&self.rejected_commands),
             dropped_commands: load(&self.dropped_commands),
+            ignored_commands: load(&self.ignored_commands),
+            late_commands: load(&self.late_commands),
         }
     }
 }

@@ -1,0 +1,166 @@
+//! Mobile-base controllers driven by a twist (vx, vy, wz in the base frame): differential
+//! drive turns it into wheel speeds, the planar base sets the floating base's planar
+//! velocity directly. A twist older than the timeout stops the base.
+use super::{ActuatorInfo, ActuatorKind, PdGains};
+use crate::config::{BaseConfig, BaseKind};
+use crate::model::RobotMap;
+use mujoco_rs::prelude::*;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TwistCommand {
+    pub linear_x: f64,
+    pub linear_y: f64,
+    pub angular_z: f64,
+    /// Sim time at which it arrived.
+    pub stamp: f64,
+}
+
+impl TwistCommand {
+    pub const LEN: usize = 4;
+
+    pub fn write(&self, out: &mut [f64]) {
+        out[..4].copy_from_slice(&[self.linear_x, self.linear_y, self.angular_z, self.stamp]);
+    }
+
+    pub fn read(values: &[f64]) -> Self {
+        Self {
+            linear_x: values[0],
+            linear_y: values[1],
+            angular_z: values[2],
+            stamp: values[3],
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Drive {
+    DiffDrive {
+        left: usize,
+        right: usize,
+        radius: f64,
+        separation: f64,
+    },
+    Planar {
+        qpos_adr: usize,
+        dof_adr: usize,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct BaseController {
+    drive: Drive,
+    /// Seconds (sim time) after which a twist no longer drives the base; 0: never.
+    pub timeout: f64,
+}
+
+fn positive(value: Option<f64>, field: &str) -> Result<f64, String> {
+    match value {
+        Some(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Some(v) => Err(format!("{field} must be a positive number, got {v}")),
+        None => Err(format!("{field} is required for a diff_drive base")),
+    }
+}
+
+impl BaseController {
+    pub fn new(
+        model: &MjModel,
+        robot: &RobotMap,
+        actuators: &[ActuatorInfo],
+        config: &BaseConfig,
+    ) -> Result<Self, String> {
+        if !(config.cmd_vel_timeout.is_finite() && config.cmd_vel_timeout >= 0.0) {
+            return Err(format!(
+                "cmd_vel_timeout must be >= 0, got {}",
+                config.cmd_vel_timeout
+            ));
+        }
+        let drive = match config.kind {
+            BaseKind::DiffDrive => {
+                let wheel = |field: &str, name: &Option<String>| -> Result<usize, String> {
+                    let name = name
+                        .as_deref()
+                        .ok_or_else(|| format!("{field} is required for a diff_drive base"))?;
+                    let joint = robot
+                        .joint(name)
+                        .ok_or_else(|| format!("{field}: the robot has no joint '{name}'"))?;
+                    let index = actuators
+                        .iter()
+                        .position(|a| a.joint.is_some_and(|(j, _, _)| j == joint.id))
+                        .ok_or_else(|| format!("{field}: no actuator drives joint '{name}'"))?;
+                    if actuators[index].kind == ActuatorKind::PositionServo {
+                        return Err(format!(
+                            "{field}: joint '{name}' has a position servo; a wheel needs a velocity servo or a motor"
+                        ));
+                    }
+                    Ok(index)
+                };
+                Drive::DiffDrive {
+                    left: wheel("left_wheel", &config.left_wheel)?,
+                    right: wheel("right_wheel", &config.right_wheel)?,
+                    radius: positive(config.wheel_radius, "wheel_radius")?,
+                    separation: positive(config.wheel_separation, "wheel_separation")?,
+                }
+            }
+            BaseKind::Planar => {
+                let free = robot
+                    .floating_joint
+                    .ok_or("a planar base needs a floating base (free joint)")?;
+                Drive::Planar {
+                    qpos_adr: model.jnt_qposadr()[free] as usize,
+                    dof_adr: model.jnt_dofadr()[free] as usize,
+                }
+            }
+        };
+        Ok(Self {
+            drive,
+            timeout: config.cmd_vel_timeout,
+        })
+    }
+
+    /// Drives the base with `twist` (already checked against the timeout).
+    pub fn apply(
+        &self,
+        twist: &TwistCommand,
+        actuators: &[ActuatorInfo],
+        gains: &[PdGains],
+        qpos: &[f64],
+        qvel: &mut [f64],
+        ctrl: &mut [f64],
+    ) {
+        match self.drive {
+            Drive::DiffDrive {
+                left,
+                right,
+                radius,
+                separation,
+            } => {
+                let half = separation / 2.0;
+                let speeds = [
+                    (left, (twist.linear_x - twist.angular_z * half) / radius),
+                    (right, (twist.linear_x + twist.angular_z * half) / radius),
+                ];
+                for (index, speed) in speeds {
+                    let info = &actuators[index];
+                    let value = match (info.kind, info.joint) {
+                        (ActuatorKind::Force, Some((_, _, dof))) => {
+                            let g = &gains[index];
+                            (g.kv * (speed - qvel[dof])).clamp(-g.torque_limit, g.torque_limit)
+                        }
+                        _ => speed,
+                    };
+                    ctrl[info.id] = info.clamp_ctrl(value);
+                }
+            }
+            Drive::Planar { qpos_adr, dof_adr } => {
+                // Heading from the base quaternion (w, x, y, z): yaw about world z.
+                let q = &qpos[qpos_adr + 3..qpos_adr + 7];
+                let yaw = (2.0 * (q[0] * q[3] + q[1] * q[2]))
+                    .atan2(1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]));
+                let (sin, cos) = yaw.sin_cos();
+                qvel[dof_adr] = cos * twist.linear_x - sin * twist.linear_y;
+                qvel[dof_adr + 1] = sin * twist.linear_x + cos * twist.linear_y;
+                qvel[dof_adr + 5] = twist.angular_z;
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The CSV layout of recordings (pure code, no I/O): a `time` column (`%.6f`), then one
+//! column per qpos entry named after its joint (`name`, or `name[k]` for multi-DoF joints),
+//! then the velocities as `name.vel` / `name.vel[k]`; values `%.8f`. Import matches columns
+//! to joints by full name or by the robot's own name (without its prefix).
+use crate::model::RobotMap;
+use mujoco_rs::prelude::*;
+use std::fmt::Write;
+
+/// Which qpos / qvel entries each column name stands for.
+struct Columns {
+    qpos: Vec<(String, usize)>,
+    qvel: Vec<(String, usize)>,
+}
+
+fn joint_sizes(kind: MjtJoint) -> (usize, usize) {
+    match kind {
+        MjtJoint::mjJNT_FREE => (7, 6),
+        MjtJoint::mjJNT_BALL => (4, 3),
+        _ => (1, 1),
+    }
+}
+
+fn columns(model: &MjModel) -> Columns {
+    let mut qpos = Vec::new();
+    let mut qvel = Vec::new();
+    for j in 0..model.ffi().njnt.max(0) as usize {
+        let name = model
+            .id_to_name(MjtObjBase::mjOBJ_JOINT, j)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("joint_{j}"));
+        let (nq, nv) = joint_sizes(model.jnt_type()[j]);
+        let (qadr, dadr) = (
+            model.jnt_qposadr()[j] as usize,
+            model.jnt_dofadr()[j] as usize,
+        );
+        for k in 0..nq {
+            qpos.push((
+                if nq == 1 {
+                    name.clone()
+                } else {
+                    format!("{name}[{k}]")
+                },
+                qadr + k,
+            ));
+        }
+        for k in 0..nv {
+            qvel.push((
+                if nv == 1 {
+                    format!("{name}.vel")
+                } else {
+                    format!("{name}.vel[{k}]")
+                },
+                dadr + k,
+            ));
+        }
+    }
+    Columns { qpos, qvel }
+}
+
+/// The header line (without newline).
+pub fn header(model: &MjModel) -> String {
+    let c = columns(model);
+    std::iter::once("time")
+        .chain(c.qpos.iter().map(|(n, _)| n.as_str()))
+        .chain(c.qvel.iter().map(|(n, _)| n.as_str()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Appends one data line for a ring row `[time, qpos..., qvel...]`.
+pub fn write_row(out: &mut String, row: &[f64]) {
+    let _ = write!(out, "{:.6}", row[0]);
+    for v in &row[1..] {
+        let _ = write!(out, ",{v:.8}");
+    }
+    out.push('\n');
+}
+
+/// Rows to play back: times, and values for the matched qpos / qvel entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Playback {
+    pub times: Vec<f64>,
+    pub qpos_index: Vec<usize>,
+    /// `times.len() * qpos_index.len()` values.
+    pub qpos: Vec<f64>,
+    pub qvel_index: Vec<usize>,
+    pub qvel: Vec<f64>,
+}
+
+/// Parses a CSV trajectory for `model`: columns name joints with or without their robot's
+/// prefix. Unknown or ambiguous columns, bad numbers and non-increasing times are errors
+/// naming the column or line.
+pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playback, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines.next().ok_or("the CSV file is empty")?;
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    if names.first() != Some(&"time") {
+        return Err("the first column must be 'time'".into());
+    }
+    let known = columns(model);
+    // Column name -> (is velocity, index). Short names are the full names without a prefix.
+    let lookup = |column: &str| -> Result<(bool, usize), String> {
+        let mut found = Vec::new();
+        for (is_vel, list) in [(false, &known.qpos), (true, &known.qvel)] {
+            for (full, index) in list.iter() {
+                let short_match = robots
+                    .iter()
+                    .any(|r| full.strip_prefix(&r.prefix) == Some(column));
+                if full == column || short_match {
+                    found.push((is_vel, *index));
+                }
+            }
+        }
+        match found.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(format!("column '{column}' matches no joint of the model")),
+            _ => Err(format!(
+                "column '{column}' matches joints of several robots; use the prefixed name"
+            )),
+        }
+    };
+    let mut qpos_index = Vec::new();
+    let mut qvel_index = Vec::new();
+    let mut column_of = Vec::new();
+    for name in &names[1..] {
+        let (is_vel, index) = lookup(name)?;
+        let list = if is_vel {
+            &mut qvel_index
+        } else {
+            &mut qpos_index
+        };
+        if list.contains(&index) {
+            return Err(format!("column '{name}' appears twice"));
+        }
+        list.push(index);
+        column_of.push((is_vel, list.len() - 1));
+    }
+    let mut playback = Playback {
+        times: Vec::new(),
+        qpos_index,
+        qpos: Vec::new(),
+        qvel_index,
+        qvel: Vec::new(),
+    };
+    let (nq, nv) = (playback.qpos_index.len(), playback.qvel_index.len());
+    for (number, line) in lines {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != names.len() {
+            return Err(format!(
+                "line {}: {} fields, the header has {}",
+                number + 1,
+                fields.len(),
+                names.len()
+            ));
+        }
+        let mut values = Vec::with_capacity(fields.len());
+        for (field, column) in fields.iter().zip(&names) {
+            let v: f64 = field.parse().map_err(|_| {
+                format!(
+                    "line {}: column '{column}': '{field}' is not a number",
+                    number + 1
+                )
+            })?;
+            if !v.is_finite() {
+                return Err(format!(
+                    "line {}: column '{column}': NaN or infinite value",
+                    number + 1
+                ));
+            }
+            values.push(v);
+        }
+        if playback.times.last().is_some_and(|t| *t >= values[0]) {
+            return Err(format!(
+                "line {}: time {} does not increase",
+                number + 1,
+                values[0]
+            ));
+        }
+        playback.times.push(values[0]);
+        let base_q = playback.qpos.len();
+        let base_v = playback.qvel.len();
+        playback.qpos.resize(base_q + nq, 0.0);
+        playback.qvel.resize(base_v + nv, 0.0);
+        for (value, (is_vel, slot)) in values[1..].iter().zip(&column_of) {
+            if *is_vel {
+                playback.qvel[base_v + slot] = *value;
+            } else {
+                playback.qpos[base_q + slot] = *value;
+            }
+        }
+    }
+    if playback.times.is_empty() {
+        return Err("the CSV file has a header but no rows".into());
+    }
+    Ok(playback)
+}

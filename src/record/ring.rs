@@ -1,0 +1,89 @@
+//! A single-producer single-consumer ring of fixed-length rows: the physics thread pushes a
+//! row (time, qpos, qvel) per step without waiting or allocating; the recorder thread pops
+//! them. When the writer falls behind, rows are dropped and counted.
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub struct RecordRing {
+    row_len: usize,
+    capacity: u64,
+    cells: Box<[AtomicU64]>,
+    /// Rows pushed so far (only the producer writes it).
+    head: AtomicU64,
+    /// Rows popped so far (only the consumer writes it).
+    tail: AtomicU64,
+    dropped: AtomicU64,
+}
+
+impl RecordRing {
+    pub fn new(row_len: usize, capacity: usize) -> Self {
+        Self {
+            row_len,
+            capacity: capacity as u64,
+            cells: (0..row_len * capacity).map(|_| AtomicU64::new(0)).collect(),
+            head: AtomicU64::new(0),
+            tail: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+        }
+    }
+
+    pub fn row_len(&self) -> usize {
+        self.row_len
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Producer: pushes one row made of the given parts (their lengths sum to `row_len`).
+    pub fn push(&self, parts: &[&[f64]]) -> bool {
+        let head = self.head.load(Ordering::Relaxed);
+        if head - self.tail.load(Ordering::Acquire) >= self.capacity {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        let start = (head % self.capacity) as usize * self.row_len;
+        let mut cells = self.cells[start..start + self.row_len].iter();
+        for part in parts {
+            // The part drives the zip, so no cell is skipped when it ends.
+            for (value, cell) in part.iter().zip(cells.by_ref()) {
+                cell.store(value.to_bits(), Ordering::Relaxed);
+            }
+        }
+        self.head.store(head + 1, Ordering::Release);
+        true
+    }
+
+    /// Consumer: copies the oldest row into `out`; false when empty.
+    pub fn pop(&self, out: &mut [f64]) -> bool {
+        let tail = self.tail.load(Ordering::Relaxed);
+        if tail == self.head.load(Ordering::Acquire) {
+            return false;
+        }
+        let start = (tail % self.capacity) as usize * self.row_len;
+        for (value, cell) in out.iter_mut().zip(&self.cells[start..start + self.row_len]) {
+            *value = f64::from_bits(cell.load(Ordering::Relaxed));
+        }
+        self.tail.store(tail + 1, Ordering::Release);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_with_drop_when_full() {
+        let ring = RecordRing::new(3, 2);
+        assert!(ring.push(&[&[1.0], &[2.0, 3.0]]));
+        assert!(ring.push(&[&[4.0, 5.0, 6.0]]));
+        assert!(!ring.push(&[&[7.0, 8.0, 9.0]]), "full");
+        assert_eq!(ring.dropped(), 1);
+        let mut row = [0.0; 3];
+        assert!(ring.pop(&mut row));
+        assert_eq!(row, [1.0, 2.0, 3.0]);
+        assert!(ring.pop(&mut row));
+        assert_eq!(row, [4.0, 5.0, 6.0]);
+        assert!(!ring.pop(&mut row));
+    }
+}

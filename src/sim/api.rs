@@ -1,0 +1,494 @@
+//! The handle's name-based operations, the ones adapters (ROS, ZMQ, CLI) call: they resolve
+//! robot, joint, actuator, body and keyframe names, check lengths and values, and turn
+//! mistakes into errors that name what was wrong (counted, and logged at a limited rate).
+use super::SimHandle;
+use super::commands::{Command, Operation, OperationDone, OperationError, OperationResult};
+use super::snapshot::Snapshot;
+use crate::config::{ControlMode, ControlSource};
+use crate::control::{PdGains, Trajectory, find_preset};
+use crate::model::RobotMap;
+use crate::record::{self, Recording, RecordingSummary};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Logs a message per key at most once a second, with the count of those held back.
+#[derive(Default)]
+pub(crate) struct RateLimiter {
+    last: Mutex<HashMap<String, (Instant, u64)>>,
+}
+
+impl RateLimiter {
+    pub fn warn(&self, key: &str, message: &str) {
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        let entry = last
+            .entry(key.to_string())
+            .or_insert((now - Duration::from_secs(2), 0));
+        if now.duration_since(entry.0) >= Duration::from_secs(1) {
+            if entry.1 > 0 {
+                log::warn!("{message} ({} more like it in the last second)", entry.1);
+            } else {
+                log::warn!("{message}");
+            }
+            *entry = (now, 0);
+        } else {
+            entry.1 += 1;
+        }
+    }
+}
+
+/// Partial gains of one actuator, as the legacy `set_gains` message sends them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GainsUpdate {
+    pub kp: Option<f64>,
+    pub kv: Option<f64>,
+    pub torque_limit: Option<f64>,
+}
+
+fn rejected(message: impl Into<String>) -> OperationError {
+    OperationError::Rejected(message.into())
+}
+
+impl SimHandle {
+    pub fn robots(&self) -> &[RobotMap] {
+        &self.shared.robots
+    }
+
+    /// Counts and logs (rate-limited) a bad command, and returns it as an error.
+    fn bad_command(&self, key: &str, message: String) -> OperationError {
+        self.shared
+            .stats
+            .rejected_commands
+            .fetch_add(1, Ordering::Relaxed);
+        self.shared.log_limiter.warn(key, &message);
+        rejected(message)
+    }
+
+    pub fn robot_index(&self, name: &str) -> Result<usize, OperationError> {
+        self.shared
+            .robots
+            .iter()
+            .position(|r| r.name == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.shared.robots.iter().map(|r| r.name.as_str()).collect();
+                rejected(format!("unknown robot '{name}'; robots: {known:?}"))
+            })
+    }
+
+    fn robot(&self, robot: usize) -> Result<&RobotMap, OperationError> {
+        self.shared
+            .robots
+            .get(robot)
+            .ok_or_else(|| rejected(format!("no robot with index {robot}")))
+    }
+
+    /// Index within the robot of the actuator named `name` (its own name or the name of the
+    /// joint it drives).
+    pub fn actuator_index(&self, robot: usize, name: &str) -> Result<usize, OperationError> {
+        let map = self.robot(robot)?;
+        if let Some(i) = map.actuators.iter().position(|a| a.name == name) {
+            return Ok(i);
+        }
+        let joint = map.joint(name).map(|j| j.id);
+        let model = &self.shared.model;
+        map.actuators
+            .iter()
+            .position(|a| {
+                joint.is_some()
+                    && model.actuator_trnid()[a.id][0] as usize == joint.unwrap_or(usize::MAX)
+            })
+            .ok_or_else(|| {
+                self.bad_command(
+                    "unknown actuator",
+                    format!(
+                        "robot '{}' has no actuator or actuated joint '{name}'",
+                        map.name
+                    ),
+                )
+            })
+    }
+
+    /// Sets the sticky command of named actuators (or actuated joints): `names` and
+    /// `values` must have the same length; NaN and infinite values are rejected.
+    pub fn command_actuators(
+        &self,
+        source: ControlSource,
+        robot: usize,
+        names: &[&str],
+        values: &[f64],
+    ) -> Result<(), OperationError> {
+        if names.len() != values.len() {
+            return Err(self.bad_command(
+                "length",
+                format!("{} names but {} values", names.len(), values.len()),
+            ));
+        }
+        if let Some((name, v)) = names.iter().zip(values).find(|(_, v)| !v.is_finite()) {
+            return Err(self.bad_command("nan", format!("value {v} for '{name}' is not finite")));
+        }
+        let mut ids = Vec::with_capacity(names.len());
+        for name in names {
+            ids.push(self.robot(robot)?.actuators[self.actuator_index(robot, name)?].id);
+        }
+        for (id, value) in ids.into_iter().zip(values) {
+            self.send(Command::Actuator {
+                source,
+                actuator: id as u32,
+                value: *value,
+            });
+        }
+        Ok(())
+    }
+
+    /// Sets the sticky command of every actuator of the robot, in its actuator order
+    /// (ros2_control-style forward command).
+    pub fn command_all(
+        &self,
+        source: ControlSource,
+        robot: usize,
+        values: &[f64],
+    ) -> Result<(), OperationError> {
+        let map = self.robot(robot)?;
+        if values.len() != map.actuators.len() {
+            return Err(self.bad_command(
+                "length",
+                format!(
+                    "robot '{}' has {} actuators, the command has {} values",
+                    map.name,
+                    map.actuators.len(),
+                    values.len()
+                ),
+            ));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(self.bad_command("nan", "NaN or infinite value in a command".into()));
+        }
+        for (a, value) in map.actuators.iter().zip(values) {
+            self.send(Command::Actuator {
+                source,
+                actuator: a.id as u32,
+                value: *value,
+            });
+        }
+        Ok(())
+    }
+
+    pub fn command_twist(
+        &self,
+        source: ControlSource,
+        robot: usize,
+        linear_x: f64,
+        linear_y: f64,
+        angular_z: f64,
+    ) -> Result<(), OperationError> {
+        self.robot(robot)?;
+        if ![linear_x, linear_y, angular_z]
+            .iter()
+            .all(|v| v.is_finite())
+        {
+            return Err(self.bad_command("nan", "NaN or infinite value in a twist".into()));
+        }
+        self.send(Command::Twist {
+            source,
+            robot: robot as u16,
+            linear_x,
+            linear_y,
+            angular_z,
+        });
+        Ok(())
+    }
+
+    /// A keyframe of the robot by its own name, or of the world by its full name.
+    pub fn keyframe_index(
+        &self,
+        robot: Option<usize>,
+        name: &str,
+    ) -> Result<usize, OperationError> {
+        if let Some(r) = robot
+            && let Some(key) = self.robot(r)?.keyframe(name)
+        {
+            return Ok(key.id);
+        }
+        let model = &self.shared.model;
+        model
+            .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_KEY, name)
+            .ok_or_else(|| {
+                let known: Vec<String> = (0..model.ffi().nkey as usize)
+                    .filter_map(|k| {
+                        model
+                            .id_to_name(mujoco_rs::prelude::MjtObjBase::mjOBJ_KEY, k)
+                            .map(str::to_string)
+                    })
+                    .collect();
+                rejected(format!("unknown keyframe '{name}'; keyframes: {known:?}"))
+            })
+    }
+
+    pub fn reset_to_keyframe(&self, robot: Option<usize>, name: &str) -> OperationResult {
+        let key = self.keyframe_index(robot, name)?;
+        self.request(Operation::ResetToKeyframe(key))
+    }
+
+    pub fn hold_keyframe(&self, robot: Option<usize>, name: &str) -> OperationResult {
+        let key = self.keyframe_index(robot, name)?;
+        self.request(Operation::HoldKeyframe(key))
+    }
+
+    /// A body of the robot by its own name, or of the world by its full name.
+    pub fn body_index(&self, robot: Option<usize>, name: &str) -> Result<usize, OperationError> {
+        if let Some(r) = robot
+            && let Some(body) = self.robot(r)?.body(name)
+        {
+            return Ok(body.id);
+        }
+        self.shared
+            .model
+            .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, name)
+            .ok_or_else(|| rejected(format!("unknown body '{name}'")))
+    }
+
+    pub fn apply_wrench(
+        &self,
+        robot: Option<usize>,
+        body: &str,
+        force: [f64; 3],
+        torque: [f64; 3],
+        duration: f64,
+    ) -> OperationResult {
+        let body = self.body_index(robot, body)?;
+        let wrench = [
+            force[0], force[1], force[2], torque[0], torque[1], torque[2],
+        ];
+        self.request(Operation::ApplyWrench {
+            body,
+            wrench,
+            duration,
+        })
+    }
+
+    pub fn set_body_pose(
+        &self,
+        robot: Option<usize>,
+        body: &str,
+        position: [f64; 3],
+        quaternion_wxyz: [f64; 4],
+    ) -> OperationResult {
+        let body = self.body_index(robot, body)?;
+        self.request(Operation::SetBodyPose {
+            body,
+            position,
+            quaternion_wxyz,
+        })
+    }
+
+    pub fn set_source(&self, robot: usize, source: ControlSource) -> OperationResult {
+        self.request(Operation::SetSource { robot, source })
+    }
+
+    pub fn set_control_mode(&self, robot: usize, mode: ControlMode) -> OperationResult {
+        self.request(Operation::SetControlMode { robot, mode })
+    }
+
+    pub fn set_gravity_compensation(&self, robot: usize, enabled: bool) -> OperationResult {
+        self.request(Operation::SetGravityCompensation { robot, enabled })
+    }
+
+    /// The legacy `set_gains`: actuators named (own name or full name) get the given gains
+    /// (a missing one takes its default), every other actuator of the robot gets the
+    /// defaults, and the robot switches to PD control.
+    pub fn set_gains(&self, robot: usize, updates: &[(String, GainsUpdate)]) -> OperationResult {
+        let map = self.robot(robot)?;
+        let mut gains = vec![PdGains::DEFAULT; map.actuators.len()].into_boxed_slice();
+        for (name, update) in updates {
+            let index = map
+                .actuators
+                .iter()
+                .position(|a| a.name == *name || a.full_name == *name)
+                .ok_or_else(|| {
+                    self.bad_command(
+                        "unknown actuator",
+                        format!("robot '{}' has no actuator '{name}'", map.name),
+                    )
+                })?;
+            let d = PdGains::DEFAULT;
+            gains[index] = PdGains {
+                kp: update.kp.unwrap_or(d.kp),
+                kv: update.kv.unwrap_or(d.kv),
+                torque_limit: update.torque_limit.unwrap_or(d.torque_limit),
+            };
+        }
+        self.request(Operation::SetGains {
+            robot,
+            gains,
+            enable_pd: true,
+        })
+    }
+
+    /// Follows a joint trajectory: joint (or actuator) names, times from start, positions
+    /// (point by point) and optionally velocities.
+    pub fn follow_trajectory(
+        &self,
+        robot: usize,
+        joints: &[&str],
+        times: &[f64],
+        positions: &[f64],
+        velocities: &[f64],
+    ) -> OperationResult {
+        let mut actuators = Vec::with_capacity(joints.len());
+        for joint in joints {
+            actuators.push(self.actuator_index(robot, joint)?);
+        }
+        let trajectory = Box::new(Trajectory {
+            actuators,
+            times: times.to_vec(),
+            positions: positions.to_vec(),
+            velocities: velocities.to_vec(),
+        });
+        trajectory
+            .validate()
+            .map_err(|m| self.bad_command("trajectory", format!("trajectory: {m}")))?;
+        self.request(Operation::FollowTrajectory { robot, trajectory })
+    }
+
+    pub fn cancel_trajectory(&self, robot: usize) -> OperationResult {
+        self.request(Operation::CancelTrajectory { robot })
+    }
+
+    /// Loads a built-in or user preset by name (stopped).
+    pub fn load_preset(&self, robot: usize, name: &str) -> OperationResult {
+        let control = self
+            .shared
+            .controls
+            .get(robot)
+            .ok_or_else(|| rejected(format!("no robot with index {robot}")))?;
+        let preset = find_preset(control, name)
+            .ok_or_else(|| rejected(format!("unknown preset '{name}'")))?;
+        self.request(Operation::LoadPreset {
+            robot,
+            preset: Box::new(preset),
+        })
+    }
+
+    pub fn play_preset(&self, robot: usize, pose: usize) -> OperationResult {
+        self.request(Operation::PlayPreset {
+            robot,
+            pose,
+            delay: crate::control::START_DELAY,
+        })
+    }
+
+    pub fn go_to_pose(&self, robot: usize, pose: usize) -> OperationResult {
+        self.request(Operation::PlayPreset {
+            robot,
+            pose,
+            delay: 0.0,
+        })
+    }
+
+    pub fn stop_preset(&self, robot: usize) -> OperationResult {
+        self.request(Operation::StopPreset { robot })
+    }
+
+    /// Keeps a snapshot of the current state in memory under `name`.
+    pub fn save_named_snapshot(&self, name: &str) -> Result<u64, OperationError> {
+        let snapshot = self.capture()?;
+        let step = snapshot.step;
+        if let Ok(mut named) = self.shared.named_snapshots.lock() {
+            named.insert(name.to_string(), snapshot);
+        }
+        Ok(step)
+    }
+
+    pub fn restore_named_snapshot(&self, name: &str) -> OperationResult {
+        let snapshot = self
+            .shared
+            .named_snapshots
+            .lock()
+            .ok()
+            .and_then(|named| named.get(name).cloned())
+            .ok_or_else(|| rejected(format!("no snapshot named '{name}'")))?;
+        self.restore(snapshot)
+    }
+
+    pub fn snapshot_names(&self) -> Vec<String> {
+        self.shared
+            .named_snapshots
+            .lock()
+            .map(|n| n.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Captures the state and writes it to `path` atomically.
+    pub fn save_snapshot_file(&self, path: &Path) -> Result<OperationDone, OperationError> {
+        let snapshot = self.capture()?;
+        snapshot
+            .save(path)
+            .map_err(|e| rejected(format!("{}: {e}", path.display())))?;
+        Ok(OperationDone {
+            step: snapshot.step,
+            time: 0.0,
+            snapshot: None,
+        })
+    }
+
+    /// Loads a snapshot file and restores it; a file from another model is refused.
+    pub fn load_snapshot_file(&self, path: &Path) -> OperationResult {
+        let snapshot = Snapshot::load(path).map_err(rejected)?;
+        self.restore(Box::new(snapshot))
+    }
+
+    /// Starts recording qpos and qvel of every step to a CSV file.
+    pub fn start_recording(&self, path: &Path) -> OperationResult {
+        let model = &self.shared.model;
+        let row = 1 + model.ffi().nq as usize + model.ffi().nv as usize;
+        let recording = Recording::start(path, record::header(model), row)
+            .map_err(|e| rejected(format!("{}: {e}", path.display())))?;
+        let ring = recording.ring.clone();
+        let mut slot = self
+            .shared
+            .recording
+            .lock()
+            .map_err(|_| rejected("recorder state poisoned"))?;
+        if slot.is_some() {
+            return Err(rejected("a recording is already running"));
+        }
+        let done = self.request(Operation::Record(Some(ring)))?;
+        *slot = Some(recording);
+        Ok(done)
+    }
+
+    /// Stops the recording and waits until every row is in the file.
+    pub fn stop_recording(&self) -> Result<RecordingSummary, OperationError> {
+        let recording = self
+            .shared
+            .recording
+            .lock()
+            .map_err(|_| rejected("recorder state poisoned"))?
+            .take()
+            .ok_or_else(|| rejected("no recording is running"))?;
+        self.request(Operation::Record(None))?;
+        let path = recording.path.display().to_string();
+        recording
+            .finish()
+            .map_err(|e| rejected(format!("{path}: {e}")))
+    }
+
+    /// Loads a CSV trajectory (recorded, or external with joint names with or without the
+    /// robot prefix) and plays it back kinematically; the simulation pauses at its end.
+    pub fn play_csv(&self, path: &Path) -> OperationResult {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| rejected(format!("{}: {e}", path.display())))?;
+        let rows = record::parse(&text, &self.shared.model, &self.shared.robots)
+            .map_err(|m| rejected(format!("{}: {m}", path.display())))?;
+        self.request(Operation::Playback(Box::new(rows)))
+    }
+
+    pub fn stop_playback(&self) -> OperationResult {
+        self.request(Operation::StopPlayback)
+    }
+}

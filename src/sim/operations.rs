@@ -1,0 +1,410 @@
+//! Operations carried out by the physics thread between steps: reset, keyframes, snapshots,
+//! wrenches, body poses, control settings, trajectories, presets, recording and playback.
+//! Each checks its input and answers with an error instead of touching MuJoCo with it.
+use super::commands::{Operation, OperationDone, OperationError, OperationResult, Request, Trash};
+use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics};
+use super::snapshot::STATE_SPEC;
+use crate::config::{ControlMode, SimMode};
+use crate::control::Trajectory;
+use mujoco_rs::prelude::*;
+
+fn rejected<T>(message: impl Into<String>) -> Result<T, OperationError> {
+    Err(OperationError::Rejected(message.into()))
+}
+
+impl Physics {
+    fn done(&self) -> OperationDone {
+        OperationDone {
+            step: self.step,
+            time: self.data.time(),
+            snapshot: None,
+        }
+    }
+
+    fn trash_trajectory(&self, trajectory: Option<Box<Trajectory>>) {
+        if let Some(t) = trajectory {
+            self.trash(Trash::Trajectory(t));
+        }
+    }
+
+    fn robot_index(&self, robot: usize) -> Result<usize, OperationError> {
+        if robot < self.controllers.robots.len() {
+            Ok(robot)
+        } else {
+            rejected(format!("no robot with index {robot}"))
+        }
+    }
+
+    fn key_index(&self, key: usize) -> Result<usize, OperationError> {
+        if key < self.data.model().ffi().nkey as usize {
+            Ok(key)
+        } else {
+            rejected(format!("no keyframe with index {key}"))
+        }
+    }
+
+    /// Every controller holds the pose of `qpos` (with `key_ctrl` for the rest).
+    fn hold(&mut self, qpos: &[f64], key_ctrl: Option<&[f64]>) {
+        let shared = &self.shared;
+        for robot in &mut self.controllers.robots {
+            if let Some(old) = robot.hold_pose(qpos, key_ctrl) {
+                let _ = shared.trash.push(Trash::Trajectory(old));
+            }
+        }
+    }
+
+    pub(super) fn handle(&mut self, request: Request) -> Flow {
+        if let super::commands::Operation::Shutdown = request.operation {
+            if let Some(reply) = request.reply {
+                let _ = reply.send(Ok(self.done()));
+            }
+            return Flow::Stop;
+        }
+        let result = self.carry_out(request.operation);
+        if let Some(reply) = request.reply {
+            let _ = reply.send(result);
+        }
+        Flow::Continue
+    }
+
+    fn carry_out(&mut self, operation: Operation) -> OperationResult {
+        match operation {
+            Operation::Shutdown => unreachable!("handled before"),
+            Operation::SetMode(mode) => {
+                if mode == SimMode::Realtime && self.mode != SimMode::Realtime {
+                    self.deadline_ns = super::clock::now_ns();
+                }
+                self.mode = mode;
+                self.publish_mode();
+            }
+            Operation::SetSpeed(speed) => {
+                if !(speed.is_finite() && speed > 0.0) {
+                    return rejected(format!("speed must be a positive number, got {speed}"));
+                }
+                self.speed = speed;
+                self.deadline_ns = super::clock::now_ns();
+                self.publish_mode();
+            }
+            Operation::Step(n) => {
+                if self.mode != SimMode::Paused {
+                    return rejected("step N works while paused; pause the simulation first");
+                }
+                for _ in 0..n {
+                    self.step_once();
+                    if self.mode != SimMode::Paused {
+                        break; // cannot happen: only playback's end changes mode, to Paused
+                    }
+                }
+            }
+            Operation::Reset => {
+                self.data.reset();
+                let shared = &self.shared;
+                for robot in &mut self.controllers.robots {
+                    if let Some(old) = robot.reset() {
+                        let _ = shared.trash.push(Trash::Trajectory(old));
+                    }
+                }
+                self.clear_transients();
+                self.republish();
+            }
+            Operation::ResetToKeyframe(key) => {
+                let key = self.key_index(key)?;
+                if let Err(e) = self.data.reset_keyframe(key) {
+                    return rejected(e.to_string());
+                }
+                let model = self.model.clone();
+                let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
+                let qpos = &model.key_qpos()[key * nq..(key + 1) * nq];
+                let ctrl = &model.key_ctrl()[key * nu..(key + 1) * nu];
+                self.hold(qpos, Some(ctrl));
+                self.clear_transients();
+                self.republish();
+            }
+            Operation::HoldKeyframe(key) => {
+                let key = self.key_index(key)?;
+                let model = self.model.clone();
+                let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
+                self.hold(
+                    &model.key_qpos()[key * nq..(key + 1) * nq],
+                    Some(&model.key_ctrl()[key * nu..(key + 1) * nu]),
+                );
+            }
+            Operation::CaptureSnapshot(mut snapshot) => {
+                let nv = self.data.model().ffi().nv as usize;
+                let physics_len = self.data.model().state_size(STATE_SPEC);
+                if snapshot.physics.len() != physics_len
+                    || snapshot.controllers.len() != nv + self.controllers.state_len()
+                {
+                    return rejected("the snapshot buffer does not fit this model");
+                }
+                self.data.read_state_into(STATE_SPEC, &mut snapshot.physics);
+                // The bias force the controllers use next comes from the last step's forward
+                // pass, not from the state: keep it so a restore computes the same control.
+                snapshot.controllers[..nv].copy_from_slice(self.data.qfrc_bias());
+                let mut at = nv;
+                for robot in &self.controllers.robots {
+                    let len = robot.state_len();
+                    robot.save_state(&mut snapshot.controllers[at..at + len]);
+                    at += len;
+                }
+                snapshot.fingerprint = self.shared.fingerprint;
+                snapshot.step = self.step;
+                return Ok(OperationDone {
+                    snapshot: Some(snapshot),
+                    ..self.done()
+                });
+            }
+            Operation::RestoreSnapshot(snapshot) => {
+                let result = self.restore(&snapshot);
+                self.trash(Trash::Snapshot(snapshot));
+                result?;
+            }
+            Operation::ApplyWrench {
+                body,
+                wrench,
+                duration,
+            } => {
+                if body == 0 || body >= self.data.model().ffi().nbody as usize {
+                    return rejected(format!("no movable body with index {body}"));
+                }
+                if wrench.iter().any(|v| !v.is_finite())
+                    || !(duration.is_finite() && duration > 0.0)
+                {
+                    return rejected(
+                        "the wrench must be finite and the duration a positive number of seconds",
+                    );
+                }
+                let until = self.data.time() + duration;
+                let Some(slot) = self.wrenches.iter_mut().find(|w| w.is_none()) else {
+                    return rejected(format!(
+                        "{} wrenches are already active",
+                        self.wrenches.len()
+                    ));
+                };
+                *slot = Some(ActiveWrench {
+                    body,
+                    wrench,
+                    until,
+                });
+            }
+            Operation::SetBodyPose {
+                body,
+                position,
+                quaternion_wxyz,
+            } => {
+                let model = self.data.model();
+                if body == 0 || body >= model.ffi().nbody as usize {
+                    return rejected(format!("no movable body with index {body}"));
+                }
+                let joint = model.body_jntadr()[body];
+                if model.body_jntnum()[body] < 1
+                    || model.jnt_type()[joint as usize] != MjtJoint::mjJNT_FREE
+                {
+                    return rejected("the body has no free joint: only free bodies can be placed");
+                }
+                let norm = quaternion_wxyz.iter().map(|v| v * v).sum::<f64>().sqrt();
+                if position
+                    .iter()
+                    .chain(&quaternion_wxyz)
+                    .any(|v| !v.is_finite())
+                    || norm < 1e-9
+                {
+                    return rejected("the pose must be finite with a non-zero quaternion");
+                }
+                let (qadr, dadr) = (
+                    model.jnt_qposadr()[joint as usize] as usize,
+                    model.jnt_dofadr()[joint as usize] as usize,
+                );
+                let qpos = self.data.qpos_mut();
+                qpos[qadr..qadr + 3].copy_from_slice(&position);
+                for (k, q) in quaternion_wxyz.iter().enumerate() {
+                    qpos[qadr + 3 + k] = q / norm;
+                }
+                self.data.qvel_mut()[dadr..dadr + 6].fill(0.0);
+                self.republish();
+            }
+            Operation::SetSource { robot, source } => {
+                let r = self.robot_index(robot)?;
+                self.controllers.robots[r].source = source;
+            }
+            Operation::SetControlMode { robot, mode } => {
+                let r = self.robot_index(robot)?;
+                self.controllers.robots[r].mode = mode;
+            }
+            Operation::SetGravityCompensation { robot, enabled } => {
+                let r = self.robot_index(robot)?;
+                self.controllers.robots[r].gravity_compensation = enabled;
+            }
+            Operation::SetGains {
+                robot,
+                gains,
+                enable_pd,
+            } => {
+                let check = self.robot_index(robot).and_then(|r| {
+                    let controller = &self.controllers.robots[r];
+                    if gains.len() != controller.gains.len() {
+                        return rejected(format!(
+                            "{} gains for {} actuators",
+                            gains.len(),
+                            controller.gains.len()
+                        ));
+                    }
+                    if gains.iter().any(|g| !g.is_valid()) {
+                        return rejected("gains must be finite and >= 0");
+                    }
+                    Ok(r)
+                });
+                if let Ok(r) = check {
+                    let controller = &mut self.controllers.robots[r];
+                    controller.gains.copy_from_slice(&gains);
+                    if enable_pd {
+                        controller.mode = ControlMode::Pd;
+                    }
+                }
+                self.trash(Trash::Gains(gains));
+                check?;
+            }
+            Operation::FollowTrajectory { robot, trajectory } => {
+                let check = self.robot_index(robot).and_then(|r| {
+                    let n = self.controllers.robots[r].actuators.len();
+                    if trajectory.actuators.iter().any(|i| *i >= n) {
+                        return rejected(
+                            "the trajectory names an actuator the robot does not have",
+                        );
+                    }
+                    trajectory.validate().map_err(OperationError::Rejected)?;
+                    Ok(r)
+                });
+                match check {
+                    Ok(r) => {
+                        let time = self.data.time();
+                        let qpos = self.data.qpos();
+                        let old = self.controllers.robots[r].follow(trajectory, time, qpos);
+                        self.trash_trajectory(old);
+                    }
+                    Err(e) => {
+                        self.trash(Trash::Trajectory(trajectory));
+                        return Err(e);
+                    }
+                }
+            }
+            Operation::CancelTrajectory { robot } => {
+                let r = self.robot_index(robot)?;
+                let old = self.controllers.robots[r].cancel_trajectory();
+                self.trash_trajectory(old);
+            }
+            Operation::LoadPreset { robot, preset } => {
+                let check = self.robot_index(robot).and_then(|r| {
+                    preset
+                        .validate()
+                        .map(|_| r)
+                        .map_err(OperationError::Rejected)
+                });
+                match check {
+                    Ok(r) => {
+                        if let Some(old) = self.controllers.robots[r].sequencer.load(preset) {
+                            self.trash(Trash::Preset(old));
+                        }
+                    }
+                    Err(e) => {
+                        self.trash(Trash::Preset(preset));
+                        return Err(e);
+                    }
+                }
+            }
+            Operation::PlayPreset { robot, pose, delay } => {
+                let r = self.robot_index(robot)?;
+                if !(delay.is_finite() && delay >= 0.0) {
+                    return rejected("the delay must be >= 0 seconds");
+                }
+                let time = self.data.time();
+                let qpos = self.data.qpos();
+                let old = self.controllers.robots[r]
+                    .play_preset(pose, time, qpos, delay)
+                    .map_err(OperationError::Rejected)?;
+                self.trash_trajectory(old);
+            }
+            Operation::StopPreset { robot } => {
+                let r = self.robot_index(robot)?;
+                self.controllers.robots[r].sequencer.stop();
+            }
+            Operation::Record(ring) => {
+                let row =
+                    1 + self.data.model().ffi().nq as usize + self.data.model().ffi().nv as usize;
+                if ring.as_ref().is_some_and(|r| r.row_len() != row) {
+                    return rejected(format!("a recording row has {row} values for this model"));
+                }
+                if let Some(old) = std::mem::replace(&mut self.recording, ring) {
+                    self.trash(Trash::Ring(old));
+                }
+            }
+            Operation::Playback(rows) => {
+                let model = self.data.model();
+                let (nq, nv) = (model.ffi().nq as usize, model.ffi().nv as usize);
+                let fits = !rows.times.is_empty()
+                    && rows.qpos_index.iter().all(|i| *i < nq)
+                    && rows.qvel_index.iter().all(|i| *i < nv)
+                    && rows.qpos.len() == rows.times.len() * rows.qpos_index.len()
+                    && rows.qvel.len() == rows.times.len() * rows.qvel_index.len();
+                if !fits {
+                    self.trash(Trash::Playback(rows));
+                    return rejected("the playback rows do not fit this model");
+                }
+                let start_time = self.data.time();
+                if let Some(old) = self.playback.replace(ActivePlayback { rows, start_time }) {
+                    self.trash(Trash::Playback(old.rows));
+                }
+            }
+            Operation::StopPlayback => {
+                if let Some(old) = self.playback.take() {
+                    self.trash(Trash::Playback(old.rows));
+                }
+            }
+        }
+        Ok(self.done())
+    }
+
+    fn restore(&mut self, snapshot: &super::snapshot::Snapshot) -> Result<(), OperationError> {
+        if snapshot.fingerprint != self.shared.fingerprint {
+            return rejected(format!(
+                "the snapshot was taken from another model (fingerprint {:016x}, this model {:016x})",
+                snapshot.fingerprint, self.shared.fingerprint
+            ));
+        }
+        let nv = self.data.model().ffi().nv as usize;
+        if snapshot.physics.len() != self.data.model().state_size(STATE_SPEC)
+            || snapshot.controllers.len() != nv + self.controllers.state_len()
+        {
+            return rejected("the snapshot's sizes do not fit this model");
+        }
+        if let Err(e) = self.data.set_state(&snapshot.physics, STATE_SPEC) {
+            return rejected(e.to_string());
+        }
+        let mut at = nv;
+        for r in 0..self.controllers.robots.len() {
+            let len = self.controllers.robots[r].state_len();
+            let old = self.controllers.robots[r].load_state(&snapshot.controllers[at..at + len]);
+            self.trash_trajectory(old);
+            at += len;
+        }
+        self.clear_transients();
+        self.republish();
+        self.data
+            .qfrc_bias_mut()
+            .copy_from_slice(&snapshot.controllers[..nv]);
+        Ok(())
+    }
+
+    /// Drops what does not survive a reset or restore: wrenches, playback, pending commands.
+    fn clear_transients(&mut self) {
+        self.wrenches = [None; super::physics::MAX_WRENCHES];
+        self.data
+            .xfrc_applied_mut()
+            .iter_mut()
+            .for_each(|row| *row = [0.0; 6]);
+        if let Some(old) = self.playback.take() {
+            self.trash(Trash::Playback(old.rows));
+        }
+        self.pending.clear();
+    }
+}

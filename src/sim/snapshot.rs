@@ -1,0 +1,209 @@
+//! Snapshots: MuJoCo's full integration state (`mj_getState` with mjSTATE_INTEGRATION) plus
+//! the controllers' state, so that restoring reproduces what follows bit for bit. Files use a
+//! small versioned binary format carrying the model fingerprint, written atomically (a
+//! temporary file in the same folder, fsync, rename).
+use mujoco_rs::prelude::*;
+use std::io::Write;
+use std::path::Path;
+
+/// The MuJoCo state elements a snapshot holds.
+pub const STATE_SPEC: u32 = mujoco_rs::mujoco_c::mjtState::mjSTATE_INTEGRATION as u32;
+const MAGIC: &[u8; 8] = b"MJBSNAP\0";
+const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// Fingerprint of the model it was taken from.
+    pub fingerprint: u64,
+    /// Physics steps counted when it was taken.
+    pub step: u64,
+    pub physics: Box<[f64]>,
+    pub controllers: Box<[f64]>,
+}
+
+/// A hash of the model's structure: MuJoCo's compilation signature and the sizes that
+/// decide the state layout.
+pub fn model_fingerprint(model: &MjModel) -> u64 {
+    let f = model.ffi();
+    let mut hash = Fnv::new();
+    hash.write(&model.signature().to_le_bytes());
+    for size in [
+        f.nq,
+        f.nv,
+        f.na,
+        f.nu,
+        f.nbody,
+        f.njnt,
+        f.nmocap,
+        f.neq,
+        f.nuserdata,
+        f.nhistory,
+    ] {
+        hash.write(&size.to_le_bytes());
+    }
+    hash.finish()
+}
+
+/// FNV-1a, for the fingerprint and the file checksum.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Snapshot {
+    pub fn sized(fingerprint: u64, physics: usize, controllers: usize) -> Self {
+        Self {
+            fingerprint,
+            step: 0,
+            physics: vec![0.0; physics].into_boxed_slice(),
+            controllers: vec![0.0; controllers].into_boxed_slice(),
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(48 + 8 * (self.physics.len() + self.controllers.len()));
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&STATE_SPEC.to_le_bytes());
+        out.extend_from_slice(&self.fingerprint.to_le_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&(self.physics.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(self.controllers.len() as u64).to_le_bytes());
+        for v in self.physics.iter().chain(self.controllers.iter()) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut hash = Fnv::new();
+        hash.write(&out);
+        out.extend_from_slice(&hash.finish().to_le_bytes());
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+        let header = 8 + 4 + 4 + 8 + 8 + 8 + 8;
+        if bytes.len() < header + 8 || &bytes[..8] != MAGIC {
+            return Err("not a mujoco_bridge snapshot".into());
+        }
+        let u32_at =
+            |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
+        let u64_at =
+            |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(format!(
+                "snapshot format version {version}; this build reads version {VERSION}"
+            ));
+        }
+        let spec = u32_at(12);
+        if spec != STATE_SPEC {
+            return Err(format!(
+                "snapshot holds state elements {spec:#x}, expected {STATE_SPEC:#x}"
+            ));
+        }
+        let (physics_len, controllers_len) = (u64_at(32) as usize, u64_at(40) as usize);
+        let values = physics_len
+            .checked_add(controllers_len)
+            .and_then(|n| n.checked_mul(8));
+        if values.and_then(|v| v.checked_add(header + 8)) != Some(bytes.len()) {
+            return Err("snapshot file is truncated or has trailing bytes".into());
+        }
+        let body = bytes.len() - 8;
+        let mut hash = Fnv::new();
+        hash.write(&bytes[..body]);
+        if hash.finish() != u64_at(body) {
+            return Err("snapshot checksum mismatch: the file is corrupt".into());
+        }
+        let read = |from: usize, n: usize| -> Box<[f64]> {
+            (0..n)
+                .map(|i| {
+                    f64::from_le_bytes(
+                        bytes[from + 8 * i..from + 8 * i + 8]
+                            .try_into()
+                            .unwrap_or_default(),
+                    )
+                })
+                .collect()
+        };
+        Ok(Self {
+            fingerprint: u64_at(16),
+            step: u64_at(24),
+            physics: read(header, physics_len),
+            controllers: read(header + 8 * physics_len, controllers_len),
+        })
+    }
+
+    /// Writes the snapshot atomically: readers see the old file or the new one, never half.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+        let result = (|| {
+            let mut file = std::fs::File::create(&temp)?;
+            file.write_all(&self.encode())?;
+            file.sync_all()?;
+            std::fs::rename(&temp, path)?;
+            std::fs::File::open(dir)?.sync_all()
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::decode(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_corruption() {
+        let snap = Snapshot {
+            fingerprint: 42,
+            step: 7,
+            physics: vec![1.0, -2.5].into(),
+            controllers: vec![f64::MAX].into(),
+        };
+        let bytes = snap.encode();
+        assert_eq!(Snapshot::decode(&bytes).unwrap(), snap);
+        let mut bad = bytes.clone();
+        bad[50] ^= 1;
+        assert!(Snapshot::decode(&bad).unwrap_err().contains("checksum"));
+        assert!(
+            Snapshot::decode(&bytes[..bytes.len() - 1])
+                .unwrap_err()
+                .contains("truncated")
+        );
+        assert!(Snapshot::decode(b"hello").is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.snap");
+        snap.save(&path).unwrap();
+        assert_eq!(Snapshot::load(&path).unwrap(), snap);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+    }
+}
