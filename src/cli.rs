@@ -45,6 +45,21 @@ pub struct Cli {
     /// Print the model summary and exit.
     #[arg(long)]
     pub summary: bool,
+    /// Start from this keyframe (a robot's own name such as `ready`, or a full name).
+    #[arg(long, value_name = "NAME")]
+    pub keyframe: Option<String>,
+    /// Start from a snapshot file (refused if it was taken from another model).
+    #[arg(long, value_name = "FILE")]
+    pub load_snapshot: Option<PathBuf>,
+    /// Write a snapshot file when the run ends.
+    #[arg(long, value_name = "FILE")]
+    pub save_snapshot: Option<PathBuf>,
+    /// Record qpos and qvel of every step to a CSV file.
+    #[arg(long, value_name = "FILE.csv")]
+    pub record: Option<PathBuf>,
+    /// Play a CSV trajectory back kinematically (the run pauses at its end).
+    #[arg(long, value_name = "FILE.csv")]
+    pub replay: Option<PathBuf>,
 }
 
 impl Cli {

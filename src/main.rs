@@ -97,6 +97,7 @@ fn run(cli: &Cli) -> Result<(), InputError> {
         InputError::new("<system>", format!("cannot start the physics thread: {e}"))
     })?;
     let handle = sim.handle();
+    prepare(&handle, cli)?;
     let started = now_ns();
     if let Some(step) = last_step {
         handle.pause_at_step(step);
@@ -108,6 +109,7 @@ fn run(cli: &Cli) -> Result<(), InputError> {
     }
     monitor(&handle, last_step, config.sim.stats_period);
     let wall = (now_ns() - started) as f64 * 1e-9;
+    finish(&handle, cli)?;
     let stats = handle.stats();
     sim.shutdown();
     println!(
@@ -127,6 +129,47 @@ fn run(cli: &Cli) -> Result<(), InputError> {
         stats.rejected_commands,
         stats.instabilities
     );
+    Ok(())
+}
+
+fn operation_error(e: mujoco_bridge::sim::OperationError) -> InputError {
+    InputError::new("<command line>", e.to_string())
+}
+
+/// Start state and recording the command line asks for, before the first step.
+fn prepare(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
+    let robot = (handle.robots().len() == 1).then_some(0);
+    if let Some(name) = &cli.keyframe {
+        handle
+            .reset_to_keyframe(robot, name)
+            .map_err(|e| InputError::new("<command line>", e.to_string()).at("--keyframe"))?;
+    }
+    if let Some(path) = &cli.load_snapshot {
+        handle.load_snapshot_file(path).map_err(operation_error)?;
+    }
+    if let Some(path) = &cli.replay {
+        handle.play_csv(path).map_err(operation_error)?;
+    }
+    if let Some(path) = &cli.record {
+        handle.start_recording(path).map_err(operation_error)?;
+    }
+    Ok(())
+}
+
+/// Closes the recording and writes the final snapshot the command line asks for.
+fn finish(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
+    if cli.record.is_some() {
+        let summary = handle.stop_recording().map_err(operation_error)?;
+        log::info!(
+            "recorded {} rows ({} dropped)",
+            summary.rows,
+            summary.dropped
+        );
+    }
+    if let Some(path) = &cli.save_snapshot {
+        handle.save_snapshot_file(path).map_err(operation_error)?;
+        log::info!("snapshot written to {}", path.display());
+    }
     Ok(())
 }
 

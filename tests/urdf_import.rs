@@ -92,10 +92,10 @@ fn default_robot_structure() {
     let shoulder = actuator_id(&world, 0, "arm_shoulder_pitch");
     assert_eq!(
         m.actuator_gainprm()[shoulder][0],
-        100.0,
-        "position servo: kp"
+        400.0,
+        "position servo: kp from the config's urdf_gains"
     );
-    assert_eq!(m.actuator_biasprm()[shoulder][1], -100.0);
+    assert_eq!(m.actuator_biasprm()[shoulder][1], -400.0);
     assert_eq!(
         m.actuator_ctrlrange()[shoulder],
         [-1.8, 1.8],

@@ -310,6 +310,27 @@ impl RobotController {
         Ok(self.trajectory.take().map(|a| a.trajectory))
     }
 
+    /// Stops the sequencer; the robot holds the pose it had reached.
+    pub fn stop_sequencer(&mut self) {
+        if self.sequencer.is_playing() {
+            self.sequencer.stop();
+            self.keep_sequencer_targets();
+        }
+    }
+
+    /// The sequencer's targets become the sticky commands of the actuators it drives.
+    fn keep_sequencer_targets(&mut self) {
+        let (targets, driven) = self.sequencer.targets();
+        let pd = self.mode == ControlMode::Pd;
+        let driven_actuators = self.actuators.iter().zip(targets).take(driven);
+        for (value, (info, target)) in self.values.iter_mut().zip(driven_actuators) {
+            if info.kind == ActuatorKind::PositionServo || (pd && info.kind == ActuatorKind::Force)
+            {
+                *value = *target;
+            }
+        }
+    }
+
     /// Starts following `trajectory` at sim time `now` from the current joint positions.
     /// Returns the replaced trajectory, if any.
     pub fn follow(
@@ -379,6 +400,10 @@ impl RobotController {
             self.setpoints[..n].copy_from_slice(targets);
             self.setpoint_velocities.fill(0.0);
             generated = true;
+            if !self.sequencer.is_playing() {
+                // A preset without loop has ended: its last pose stays commanded.
+                self.keep_sequencer_targets();
+            }
         }
         for i in 0..n {
             let info = &self.actuators[i];
@@ -429,7 +454,13 @@ impl RobotController {
 
     /// Number of f64 values `save_state` writes.
     pub fn state_len(&self) -> usize {
-        4 * self.actuators.len() + 3 + TwistCommand::LEN
+        Self::state_len_for(self.actuators.len())
+    }
+
+    /// Number of f64 values `save_state` writes for a robot with `actuators` actuators:
+    /// values, gains (3 each), mode, source, gravity compensation, twist.
+    pub fn state_len_for(actuators: usize) -> usize {
+        4 * actuators + 3 + TwistCommand::LEN
     }
 
     /// Writes the controller state a snapshot needs to reproduce what follows.
@@ -448,6 +479,7 @@ impl RobotController {
 
     /// Restores what `save_state` wrote; stops trajectory and sequencer.
     pub fn load_state(&mut self, state: &[f64]) -> Option<Box<Trajectory>> {
+        // Runs on the physics thread: read in place, without building a ControlStatus.
         let n = self.actuators.len();
         self.values.copy_from_slice(&state[..n]);
         for (i, g) in self.gains.iter_mut().enumerate() {
@@ -459,20 +491,64 @@ impl RobotController {
             };
         }
         let at = 4 * n;
-        self.mode = if state[at] == ControlMode::Pd as u8 as f64 {
-            ControlMode::Pd
-        } else {
-            ControlMode::Passthrough
-        };
-        self.source = match state[at + 1] as u8 {
-            x if x == ControlSource::Zmq as u8 => ControlSource::Zmq,
-            x if x == ControlSource::Player as u8 => ControlSource::Player,
-            _ => ControlSource::Ros,
-        };
+        self.mode = mode_from(state[at]);
+        self.source = source_from(state[at + 1]);
         self.gravity_compensation = state[at + 2] != 0.0;
         self.twist = TwistCommand::read(&state[at + 3..]);
         self.sequencer.stop();
         self.cancel_trajectory()
+    }
+}
+
+fn mode_from(value: f64) -> ControlMode {
+    if value == ControlMode::Pd as u8 as f64 {
+        ControlMode::Pd
+    } else {
+        ControlMode::Passthrough
+    }
+}
+
+fn source_from(value: f64) -> ControlSource {
+    match value as u8 {
+        x if x == ControlSource::Zmq as u8 => ControlSource::Zmq,
+        x if x == ControlSource::Player as u8 => ControlSource::Player,
+        _ => ControlSource::Ros,
+    }
+}
+
+/// A robot controller's settings and commands, as a snapshot holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControlStatus {
+    pub mode: ControlMode,
+    pub source: ControlSource,
+    pub gravity_compensation: bool,
+    /// Sticky command per actuator, in the robot's actuator order.
+    pub values: Vec<f64>,
+    pub gains: Vec<PdGains>,
+    pub twist: TwistCommand,
+}
+
+impl ControlStatus {
+    /// Reads what `RobotController::save_state` wrote for a robot with `n` actuators.
+    pub fn decode(n: usize, state: &[f64]) -> Self {
+        let at = 4 * n;
+        Self {
+            values: state[..n].to_vec(),
+            gains: (0..n)
+                .map(|i| {
+                    let g = &state[n + 3 * i..n + 3 * i + 3];
+                    PdGains {
+                        kp: g[0],
+                        kv: g[1],
+                        torque_limit: g[2],
+                    }
+                })
+                .collect(),
+            mode: mode_from(state[at]),
+            source: source_from(state[at + 1]),
+            gravity_compensation: state[at + 2] != 0.0,
+            twist: TwistCommand::read(&state[at + 3..]),
+        }
     }
 }
 

@@ -71,6 +71,17 @@ impl Sequencer {
         self.playing = false;
     }
 
+    /// The targets last produced, and how many actuators the preset drives.
+    pub fn targets(&self) -> (&[f64], usize) {
+        let driven = self
+            .preset
+            .as_deref()
+            .and_then(|p| p.poses.first())
+            .map(|pose| pose.targets.len().min(self.targets.len()))
+            .unwrap_or(0);
+        (&self.targets, driven)
+    }
+
     /// Advances to sim time `now` and returns the targets.
     pub fn update(&mut self, now: f64) -> &[f64] {
         if !self.playing {

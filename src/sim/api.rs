@@ -5,7 +5,7 @@ use super::SimHandle;
 use super::commands::{Command, Operation, OperationDone, OperationError, OperationResult};
 use super::snapshot::Snapshot;
 use crate::config::{ControlMode, ControlSource};
-use crate::control::{PdGains, Trajectory, find_preset};
+use crate::control::{ControlStatus, PdGains, Trajectory, find_preset};
 use crate::model::RobotMap;
 use crate::record::{self, Recording, RecordingSummary};
 use std::collections::HashMap;
@@ -394,6 +394,25 @@ impl SimHandle {
         self.request(Operation::StopPreset { robot })
     }
 
+    /// The controller settings and sticky commands of a robot, read from a snapshot.
+    pub fn control_status(&self, robot: usize) -> Result<ControlStatus, OperationError> {
+        self.robot(robot)?;
+        let snapshot = self.capture()?;
+        let mut at = self.shared.model.ffi().nv as usize;
+        for r in 0..robot {
+            at += self.controller_state_len(r);
+        }
+        let n = self.shared.robots[robot].actuators.len();
+        Ok(ControlStatus::decode(
+            n,
+            &snapshot.controllers[at..at + self.controller_state_len(robot)],
+        ))
+    }
+
+    fn controller_state_len(&self, robot: usize) -> usize {
+        crate::control::RobotController::state_len_for(self.shared.robots[robot].actuators.len())
+    }
+
     /// Keeps a snapshot of the current state in memory under `name`.
     pub fn save_named_snapshot(&self, name: &str) -> Result<u64, OperationError> {
         let snapshot = self.capture()?;
@@ -439,7 +458,10 @@ impl SimHandle {
     /// Loads a snapshot file and restores it; a file from another model is refused.
     pub fn load_snapshot_file(&self, path: &Path) -> OperationResult {
         let snapshot = Snapshot::load(path).map_err(rejected)?;
-        self.restore(Box::new(snapshot))
+        self.restore(Box::new(snapshot)).map_err(|e| match e {
+            OperationError::Rejected(m) => rejected(format!("{}: {m}", path.display())),
+            other => other,
+        })
     }
 
     /// Starts recording qpos and qvel of every step to a CSV file.

@@ -10,6 +10,7 @@ mod snapshot;
 mod state;
 mod stats;
 
+pub use api::GainsUpdate;
 pub use clock::now_ns;
 pub use commands::{Command, Operation, OperationDone, OperationError, OperationResult, Stamped};
 pub use snapshot::{STATE_SPEC, Snapshot, model_fingerprint};

@@ -326,7 +326,7 @@ impl Physics {
             }
             Operation::StopPreset { robot } => {
                 let r = self.robot_index(robot)?;
-                self.controllers.robots[r].sequencer.stop();
+                self.controllers.robots[r].stop_sequencer();
             }
             Operation::Record(ring) => {
                 let row =

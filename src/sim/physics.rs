@@ -356,7 +356,8 @@ impl Physics {
         let dt = self.data.model().opt().timestep;
         let t = self.data.time() + dt;
         let rows = &active.rows;
-        let row_time = rows.times[0] + (t - active.start_time);
+        // The first playback step shows the first row; rows are timed relative to it.
+        let row_time = rows.times[0] + (t - active.start_time - dt);
         let last = rows.times.len() - 1;
         let k = rows.times.partition_point(|r| *r <= row_time + 1e-12);
         let (a, b, w) = match k {
