@@ -154,4 +154,5 @@ pub enum Trash {
     Snapshot(Box<Snapshot>),
     Playback(Box<Playback>),
     Ring(Arc<RecordRing>),
+    Reply(crossbeam_channel::Sender<OperationResult>),
 }

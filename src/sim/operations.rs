@@ -63,6 +63,8 @@ impl Physics {
         let result = self.carry_out(request.operation);
         if let Some(reply) = request.reply {
             let _ = reply.send(result);
+            // The requester may drop its receiver first; the channel must not be freed here.
+            self.trash(Trash::Reply(reply));
         }
         Flow::Continue
     }
