@@ -4,24 +4,11 @@
 mod common;
 
 use common::*;
-use mujoco_bridge::config::{ControlMode, ControlSource, SimConfig, SimMode};
+use mujoco_bridge::config::{ControlMode, ControlSource};
 use mujoco_bridge::control::PdGains;
 use mujoco_bridge::model::World;
-use mujoco_bridge::sim::{GainsUpdate, SimHandle, Simulation, StateSnapshot};
+use mujoco_bridge::sim::{GainsUpdate, Simulation, StateSnapshot};
 use std::path::Path;
-
-fn paused() -> SimConfig {
-    SimConfig {
-        mode: SimMode::Paused,
-        ..Default::default()
-    }
-}
-
-fn state(handle: &SimHandle) -> StateSnapshot {
-    let mut s = handle.new_snapshot();
-    assert!(handle.latest_state(&mut s));
-    s
-}
 
 fn joint_q(world: &World, s: &StateSnapshot, robot: usize, joint: &str) -> f64 {
     s.qpos[world.model.jnt_qposadr()[world.robots[robot].joint(joint).unwrap().id] as usize]

@@ -4,23 +4,10 @@
 mod common;
 
 use common::*;
-use mujoco_bridge::config::{ControlSource, SimConfig, SimMode};
+use mujoco_bridge::config::{ControlSource, SimMode};
 use mujoco_bridge::model::World;
-use mujoco_bridge::sim::{Command, SimHandle, Simulation, StateSnapshot};
+use mujoco_bridge::sim::{Command, SimHandle, Simulation};
 use std::path::Path;
-
-fn paused() -> SimConfig {
-    SimConfig {
-        mode: SimMode::Paused,
-        ..Default::default()
-    }
-}
-
-fn state(handle: &SimHandle) -> StateSnapshot {
-    let mut s = handle.new_snapshot();
-    assert!(handle.latest_state(&mut s));
-    s
-}
 
 fn bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|v| v.to_bits()).collect()

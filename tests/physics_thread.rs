@@ -19,13 +19,6 @@ const SHIPPED_CONFIGS: [&str; 6] = [
     "g1.yaml",
 ];
 
-fn paused() -> SimConfig {
-    SimConfig {
-        mode: SimMode::Paused,
-        ..Default::default()
-    }
-}
-
 fn base_height(world: &World, handle: &SimHandle) -> f64 {
     let mut state = handle.new_snapshot();
     assert!(handle.latest_state(&mut state));

@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
-use mujoco_bridge::config::Config;
+use mujoco_bridge::config::{Config, SimConfig, SimMode};
 use mujoco_bridge::model::{World, build_world};
+use mujoco_bridge::sim::{SimHandle, StateSnapshot};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -12,6 +13,21 @@ pub fn repo() -> PathBuf {
 /// The registry models unpacked by scripts/fetch-models.sh.
 pub fn models() -> PathBuf {
     mujoco_bridge::config::models_dir()
+}
+
+/// Simulation options that start paused (tests step explicitly).
+pub fn paused() -> SimConfig {
+    SimConfig {
+        mode: SimMode::Paused,
+        ..Default::default()
+    }
+}
+
+/// The newest published state.
+pub fn state(handle: &SimHandle) -> StateSnapshot {
+    let mut s = handle.new_snapshot();
+    assert!(handle.latest_state(&mut s));
+    s
 }
 
 /// Loads a world from inline YAML; relative paths resolve against `base_dir`.
