@@ -60,6 +60,15 @@ pub struct Cli {
     /// Play a CSV trajectory back kinematically (the run pauses at its end).
     #[arg(long, value_name = "FILE.csv")]
     pub replay: Option<PathBuf>,
+    /// Serve the legacy ZMQ protocol on 127.0.0.1 ports BASE (state), BASE+1 (control) and
+    /// BASE+2 (info); URLab's are 5555..5557.
+    #[arg(long, value_name = "BASE")]
+    pub zmq_port: Option<u16>,
+    /// Read operations from standard input, one per line: reset, pause, realtime, fast,
+    /// step N, run N [fast], speed F, keyframe NAME, save NAME, restore NAME, twist ROBOT VX VY WZ,
+    /// actions ROBOT MASK, stats, quit.
+    #[arg(long)]
+    pub console: bool,
 }
 
 impl Cli {
@@ -77,6 +86,16 @@ impl Cli {
         }
         if let Some(n) = self.substeps {
             out.push(format!("sim.substeps={n}"));
+        }
+        if let Some(base) = self.zmq_port {
+            out.push("zmq.enabled=true".into());
+            for (key, port) in [
+                ("state", base as u32),
+                ("control", base as u32 + 1),
+                ("info", base as u32 + 2),
+            ] {
+                out.push(format!("zmq.{key}=tcp://127.0.0.1:{port}"));
+            }
         }
         out.extend(self.overrides.iter().cloned());
         out

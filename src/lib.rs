@@ -5,5 +5,7 @@ pub mod config;
 pub mod control;
 pub mod error;
 pub mod model;
+pub mod rate_limit;
 pub mod record;
 pub mod sim;
+pub mod zmq;

@@ -2,11 +2,13 @@
 //! stopped (or for a batch of steps), reporting live figures.
 use clap::Parser;
 use mujoco_bridge::cli::{Cli, split_ros_args};
-use mujoco_bridge::config::{Config, ModelKind, SimMode};
+use mujoco_bridge::config::{Config, ControlSource, ModelKind, SimMode};
 use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
 use mujoco_bridge::sim::{SimHandle, Simulation, now_ns};
+use mujoco_bridge::zmq::LegacyCounters;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -81,33 +83,50 @@ fn run(cli: &Cli) -> Result<(), InputError> {
         model.opt().timestep,
         config.sim.mode
     );
-    // A batch run ends on an exact step: the physics thread pauses itself there. It starts
-    // paused so that the limit is in place before the first step.
+    // The physics thread starts paused: the start state, the recorder, the legacy servers
+    // and a batch run's last step are all in place before the first step.
     let timestep = model.opt().timestep;
     let last_step = cli.steps.or_else(|| {
         cli.duration
             .map(|d| (d / timestep - 1e-9).ceil().max(1.0) as u64)
     });
     let run_mode = config.sim.mode;
-    if last_step.is_some() {
-        config.sim.mode = SimMode::Paused;
-    }
+    config.sim.mode = SimMode::Paused;
     install_signal_handlers();
     let sim = Simulation::start(&world, &config.sim).map_err(|e| {
         InputError::new("<system>", format!("cannot start the physics thread: {e}"))
     })?;
     let handle = sim.handle();
     prepare(&handle, cli)?;
-    let started = now_ns();
+    let servers = mujoco_bridge::zmq::start_servers(&config, &handle)
+        .map_err(|m| InputError::new(&config.origin, m).at("zmq"))?;
+    if cli.console {
+        let counters = servers.iter().map(|s| s.counters.clone()).collect();
+        spawn_console(handle.clone(), counters);
+    }
+    let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
         handle.pause_at_step(step);
-        if run_mode != SimMode::Paused {
-            handle
-                .set_mode(run_mode)
-                .map_err(|e| InputError::new("<system>", e.to_string()))?;
-        }
+    }
+    let started = now_ns();
+    if run_mode != SimMode::Paused {
+        handle
+            .set_mode(run_mode)
+            .map_err(|e| InputError::new("<system>", e.to_string()))?;
     }
     monitor(&handle, last_step, config.sim.stats_period);
+    for server in servers {
+        let c = &server.counters;
+        log::info!(
+            "legacy ZMQ on {}: {} row sets published, {} messages received, {} dropped, {} commands",
+            server.endpoints.state,
+            c.row_sets.load(Ordering::Relaxed),
+            c.messages_received.load(Ordering::Relaxed),
+            c.messages_dropped.load(Ordering::Relaxed),
+            c.commands_sent.load(Ordering::Relaxed)
+        );
+        server.stop();
+    }
     let wall = (now_ns() - started) as f64 * 1e-9;
     finish(&handle, cli)?;
     let stats = handle.stats();
@@ -171,6 +190,135 @@ fn finish(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
         log::info!("snapshot written to {}", path.display());
     }
     Ok(())
+}
+
+/// Carries out one console line; returns the reply to print.
+fn console_line(
+    handle: &SimHandle,
+    legacy: &[Arc<LegacyCounters>],
+    line: &str,
+) -> Result<String, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let robot = (handle.robots().len() == 1).then_some(0);
+    let arg = |i: usize| {
+        words
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("'{}' needs an argument", words[0]))
+    };
+    let done =
+        |r: Result<mujoco_bridge::sim::OperationDone, mujoco_bridge::sim::OperationError>| {
+            r.map(|d| format!("ok step {} time {:.6}", d.step, d.time))
+                .map_err(|e| e.to_string())
+        };
+    match words.first().copied() {
+        None => Ok(String::new()),
+        Some("reset") => done(handle.reset()),
+        Some("pause") => done(handle.pause()),
+        Some("realtime") => done(handle.set_mode(SimMode::Realtime)),
+        Some("fast") => done(handle.set_mode(SimMode::Fast)),
+        Some("step") => done(
+            handle.step(
+                arg(1)?
+                    .parse()
+                    .map_err(|_| "step N needs a number".to_string())?,
+            ),
+        ),
+        Some("run") => {
+            // run N [fast]: N steps paced in realtime (or as fast as possible), then pause.
+            let n: u64 = arg(1)?
+                .parse()
+                .map_err(|_| "run N needs a number".to_string())?;
+            let mode = if words.get(2) == Some(&"fast") {
+                SimMode::Fast
+            } else {
+                SimMode::Realtime
+            };
+            handle.pause_at_step(handle.stats().steps + n);
+            done(handle.set_mode(mode))
+        }
+        Some("speed") => done(
+            handle.set_speed(
+                arg(1)?
+                    .parse()
+                    .map_err(|_| "speed F needs a number".to_string())?,
+            ),
+        ),
+        Some("keyframe") => done(handle.reset_to_keyframe(robot, arg(1)?)),
+        Some("save") => handle
+            .save_named_snapshot(arg(1)?)
+            .map(|s| format!("ok step {s}"))
+            .map_err(|e| e.to_string()),
+        Some("restore") => done(handle.restore_named_snapshot(arg(1)?)),
+        Some("actions") => {
+            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let mask = arg(2)?
+                .parse()
+                .map_err(|_| "actions ROBOT MASK needs a number".to_string())?;
+            handle
+                .set_actions(r, mask)
+                .map(|_| "ok".to_string())
+                .map_err(|e| e.to_string())
+        }
+        Some("twist") => {
+            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let mut v = [0.0; 3];
+            for (k, slot) in v.iter_mut().enumerate() {
+                *slot = arg(2 + k)?
+                    .parse()
+                    .map_err(|_| "twist ROBOT VX VY WZ needs numbers".to_string())?;
+            }
+            handle
+                .command_twist(ControlSource::Ros, r, v[0], v[1], v[2])
+                .map(|_| "ok".to_string())
+                .map_err(|e| e.to_string())
+        }
+        Some("stats") => {
+            let s = handle.stats();
+            let mut reply = format!(
+                "ok steps {} time {:.6} rejected {} ignored {} late {}",
+                s.steps, s.sim_time, s.rejected_commands, s.ignored_commands, s.late_commands
+            );
+            for c in legacy {
+                let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+                reply += &format!(
+                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {}",
+                    load(&c.row_sets),
+                    load(&c.messages_received),
+                    load(&c.messages_dropped),
+                    load(&c.commands_sent)
+                );
+            }
+            Ok(reply)
+        }
+        Some("quit") => {
+            STOP_REQUESTED.store(true, Ordering::Relaxed);
+            Ok("ok".into())
+        }
+        Some(other) => Err(format!("unknown console command '{other}'")),
+    }
+}
+
+/// Reads operations from standard input until it closes.
+fn spawn_console(handle: SimHandle, legacy: Vec<Arc<LegacyCounters>>) {
+    let spawned = std::thread::Builder::new()
+        .name("console".into())
+        .spawn(move || {
+            use std::io::{BufRead, Write};
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                let reply = match console_line(&handle, &legacy, &line) {
+                    Ok(text) => text,
+                    Err(e) => format!("error: {e}"),
+                };
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{reply}");
+                let _ = out.flush();
+            }
+        });
+    if let Err(e) = spawned {
+        log::warn!("no console: {e}");
+    }
 }
 
 /// Waits for the end of the run (its last step, or a signal), logging live figures.

@@ -147,6 +147,45 @@ impl Config {
         if self.sim.substeps == 0 {
             return err("sim.substeps".into(), "must be at least 1".into());
         }
+        if self.zmq.divider == 0 {
+            return err("zmq.divider".into(), "must be at least 1".into());
+        }
+        let mut endpoints = vec![
+            ("zmq.state".to_string(), &self.zmq.state),
+            ("zmq.control".to_string(), &self.zmq.control),
+            ("zmq.info".to_string(), &self.zmq.info),
+        ];
+        for (i, robot) in self.robots.iter().enumerate() {
+            for (key, value) in [
+                ("state", &robot.zmq.state),
+                ("control", &robot.zmq.control),
+                ("info", &robot.zmq.info),
+            ] {
+                if let Some(v) = value {
+                    endpoints.push((format!("robots[{i}].zmq.{key}"), v));
+                }
+            }
+        }
+        for (field, endpoint) in endpoints {
+            if !["tcp://", "ipc://", "inproc://"]
+                .iter()
+                .any(|s| endpoint.starts_with(s))
+            {
+                return err(
+                    field,
+                    format!("'{endpoint}' must start with tcp://, ipc:// or inproc://"),
+                );
+            }
+            let all = endpoint.starts_with("tcp://*") || endpoint.starts_with("tcp://0.0.0.0");
+            if all && !self.zmq.allow_all_interfaces {
+                return err(
+                    field,
+                    format!(
+                        "'{endpoint}' binds every interface; use tcp://127.0.0.1:PORT, or set zmq.allow_all_interfaces: true"
+                    ),
+                );
+            }
+        }
         let mut names = std::collections::BTreeSet::new();
         for (i, robot) in self.robots.iter().enumerate() {
             let at = |f: &str| format!("robots[{i}].{f}");

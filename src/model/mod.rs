@@ -150,7 +150,10 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         .zip(urdf_texts)
         .zip(origins)
         .map(|((robot, urdf), origin)| {
-            RobotMap::build(&model, &robot.name, &prefix_of(&robot.name), origin, urdf)
+            let mut map =
+                RobotMap::build(&model, &robot.name, &prefix_of(&robot.name), origin, urdf);
+            map.actions = robot.zmq.actions;
+            map
         })
         .collect();
     let model = Arc::new(model);

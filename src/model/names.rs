@@ -31,6 +31,8 @@ pub struct RobotMap {
     pub sites: Vec<NamedId>,
     pub cameras: Vec<NamedId>,
     pub keyframes: Vec<NamedId>,
+    /// The legacy action-key bitmask the robot starts with (config `zmq.actions`).
+    pub actions: i32,
 }
 
 fn named(model: &MjModel, kind: MjtObjBase, count: usize, prefix: &str) -> Vec<NamedId> {
@@ -77,6 +79,7 @@ impl RobotMap {
             sites: named(model, MjtObjBase::mjOBJ_SITE, n(ffi.nsite), prefix),
             cameras: named(model, MjtObjBase::mjOBJ_CAMERA, n(ffi.ncam), prefix),
             keyframes: named(model, MjtObjBase::mjOBJ_KEY, n(ffi.nkey), prefix),
+            actions: 0,
         }
     }
 

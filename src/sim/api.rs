@@ -2,45 +2,16 @@
 //! robot, joint, actuator, body and keyframe names, check lengths and values, and turn
 //! mistakes into errors that name what was wrong (counted, and logged at a limited rate).
 use super::SimHandle;
-use super::commands::{Command, Operation, OperationDone, OperationError, OperationResult};
+use super::commands::{
+    Command, Operation, OperationDone, OperationError, OperationResult, TapLayout,
+};
 use super::snapshot::Snapshot;
 use crate::config::{ControlMode, ControlSource};
 use crate::control::{ControlStatus, PdGains, Trajectory, find_preset};
 use crate::model::RobotMap;
 use crate::record::{self, Recording, RecordingSummary};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
-
-/// Logs a message per key at most once a second, with the count of those held back.
-#[derive(Default)]
-pub(crate) struct RateLimiter {
-    last: Mutex<HashMap<String, (Instant, u64)>>,
-}
-
-impl RateLimiter {
-    pub fn warn(&self, key: &str, message: &str) {
-        let Ok(mut last) = self.last.lock() else {
-            return;
-        };
-        let now = Instant::now();
-        let entry = last
-            .entry(key.to_string())
-            .or_insert((now - Duration::from_secs(2), 0));
-        if now.duration_since(entry.0) >= Duration::from_secs(1) {
-            if entry.1 > 0 {
-                log::warn!("{message} ({} more like it in the last second)", entry.1);
-            } else {
-                log::warn!("{message}");
-            }
-            *entry = (now, 0);
-        } else {
-            entry.1 += 1;
-        }
-    }
-}
 
 /// Partial gains of one actuator, as the legacy `set_gains` message sends them.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -394,6 +365,26 @@ impl SimHandle {
         self.request(Operation::StopPreset { robot })
     }
 
+    /// The legacy action-key bitmask of a robot (bit i: action key i held).
+    pub fn actions(&self, robot: usize) -> i32 {
+        self.shared
+            .actions
+            .get(robot)
+            .map(|a| a.load(Ordering::Relaxed))
+            .unwrap_or(0)
+    }
+
+    /// Sets the legacy action-key bitmask (from ROS, a console, or any other source).
+    pub fn set_actions(&self, robot: usize, mask: i32) -> Result<(), OperationError> {
+        let slot = self
+            .shared
+            .actions
+            .get(robot)
+            .ok_or_else(|| rejected(format!("no robot with index {robot}")))?;
+        slot.store(mask, Ordering::Relaxed);
+        Ok(())
+    }
+
     /// The controller settings and sticky commands of a robot, read from a snapshot.
     pub fn control_status(&self, robot: usize) -> Result<ControlStatus, OperationError> {
         self.robot(robot)?;
@@ -479,7 +470,10 @@ impl SimHandle {
         if slot.is_some() {
             return Err(rejected("a recording is already running"));
         }
-        let done = self.request(Operation::Record(Some(ring)))?;
+        let done = self.request(Operation::Tap {
+            ring,
+            layout: TapLayout::Recording,
+        })?;
         *slot = Some(recording);
         Ok(done)
     }
@@ -493,7 +487,7 @@ impl SimHandle {
             .map_err(|_| rejected("recorder state poisoned"))?
             .take()
             .ok_or_else(|| rejected("no recording is running"))?;
-        self.request(Operation::Record(None))?;
+        self.request(Operation::Untap(recording.ring.clone()))?;
         let path = recording.path.display().to_string();
         recording
             .finish()

@@ -31,6 +31,24 @@ pub enum Command {
     },
 }
 
+/// What a tap row holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapLayout {
+    /// time, qpos, qvel (CSV recording).
+    Recording,
+    /// step, time, qpos, qvel, qacc, sensordata (legacy state rows).
+    Legacy,
+}
+
+impl TapLayout {
+    pub fn row_len(&self, nq: usize, nv: usize, nsensordata: usize) -> usize {
+        match self {
+            TapLayout::Recording => 1 + nq + nv,
+            TapLayout::Legacy => 2 + nq + 2 * nv + nsensordata,
+        }
+    }
+}
+
 /// A command and the step it applies to (0: the next step).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stamped {
@@ -102,8 +120,13 @@ pub enum Operation {
     StopPreset {
         robot: usize,
     },
-    /// Starts (Some) or stops (None) pushing qpos/qvel rows into a recording ring.
-    Record(Option<Arc<RecordRing>>),
+    /// Starts pushing a row per step into `ring` (a recorder or the legacy publisher).
+    Tap {
+        ring: Arc<RecordRing>,
+        layout: TapLayout,
+    },
+    /// Stops pushing rows into `ring`.
+    Untap(Arc<RecordRing>),
     /// Kinematic playback of recorded rows; pauses at the end.
     Playback(Box<Playback>),
     StopPlayback,

@@ -12,7 +12,9 @@ mod stats;
 
 pub use api::GainsUpdate;
 pub use clock::now_ns;
-pub use commands::{Command, Operation, OperationDone, OperationError, OperationResult, Stamped};
+pub use commands::{
+    Command, Operation, OperationDone, OperationError, OperationResult, Stamped, TapLayout,
+};
 pub use snapshot::{STATE_SPEC, Snapshot, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
@@ -61,6 +63,8 @@ pub(crate) struct Shared {
     inbox: ArrayQueue<Stamped>,
     trash: ArrayQueue<Trash>,
     twists: Vec<TwistSlot>,
+    /// Legacy action-key bitmask per robot.
+    actions: Vec<std::sync::atomic::AtomicI32>,
     /// Snapshot sizes: MuJoCo state, controllers' state.
     snapshot_sizes: (usize, usize),
     robots: Vec<crate::model::RobotMap>,
@@ -68,7 +72,7 @@ pub(crate) struct Shared {
     /// Snapshots kept in memory under a name.
     named_snapshots: std::sync::Mutex<std::collections::BTreeMap<String, Box<Snapshot>>>,
     recording: std::sync::Mutex<Option<crate::record::Recording>>,
-    log_limiter: api::RateLimiter,
+    log_limiter: crate::rate_limit::RateLimiter,
     mode: AtomicU8,
     speed_bits: AtomicU64,
     /// The physics thread pauses itself after this step (u64::MAX: never).
@@ -265,6 +269,11 @@ impl Simulation {
             trash: ArrayQueue::new(TRASH_CAPACITY),
             twists: (0..controllers.robots.len())
                 .map(|_| TwistSlot::default())
+                .collect(),
+            actions: world
+                .robots
+                .iter()
+                .map(|r| std::sync::atomic::AtomicI32::new(r.actions))
                 .collect(),
             snapshot_sizes,
             robots: world.robots.clone(),

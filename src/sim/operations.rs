@@ -7,6 +7,7 @@ use super::snapshot::STATE_SPEC;
 use crate::config::{ControlMode, SimMode};
 use crate::control::Trajectory;
 use mujoco_rs::prelude::*;
+use std::sync::Arc;
 
 fn rejected<T>(message: impl Into<String>) -> Result<T, OperationError> {
     Err(OperationError::Rejected(message.into()))
@@ -330,15 +331,27 @@ impl Physics {
                 let r = self.robot_index(robot)?;
                 self.controllers.robots[r].stop_sequencer();
             }
-            Operation::Record(ring) => {
-                let row =
-                    1 + self.data.model().ffi().nq as usize + self.data.model().ffi().nv as usize;
-                if ring.as_ref().is_some_and(|r| r.row_len() != row) {
-                    return rejected(format!("a recording row has {row} values for this model"));
+            Operation::Tap { ring, layout } => {
+                let f = self.data.model().ffi();
+                let row = layout.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+                if ring.row_len() != row {
+                    return rejected(format!("a {layout:?} row has {row} values for this model"));
                 }
-                if let Some(old) = std::mem::replace(&mut self.recording, ring) {
-                    self.trash(Trash::Ring(old));
+                let Some(slot) = self.taps.iter_mut().find(|t| t.is_none()) else {
+                    self.trash(Trash::Ring(ring));
+                    return rejected("every tap slot is in use");
+                };
+                *slot = Some((ring, layout));
+            }
+            Operation::Untap(ring) => {
+                for slot in &mut self.taps {
+                    if slot.as_ref().is_some_and(|(r, _)| Arc::ptr_eq(r, &ring))
+                        && let Some((old, _)) = slot.take()
+                    {
+                        let _ = self.shared.trash.push(Trash::Ring(old));
+                    }
                 }
+                self.trash(Trash::Ring(ring));
             }
             Operation::Playback(rows) => {
                 let model = self.data.model();

@@ -4,7 +4,7 @@
 //! allocates, frees, does I/O or takes a lock.
 use super::Shared;
 use super::clock::{now_ns, wait_until};
-use super::commands::{Command, Request, Stamped, Trash};
+use super::commands::{Command, Request, Stamped, TapLayout, Trash};
 use super::stats::StatsWindow;
 use crate::config::{ControlMode, SimMode};
 use crate::control::{ActuatorKind, Controllers, TwistCommand};
@@ -23,6 +23,8 @@ const MAX_LAG_PERIODS: u64 = 50;
 const PENDING_CAPACITY: usize = 1 << 16;
 /// External wrenches active at once.
 pub(super) const MAX_WRENCHES: usize = 16;
+/// Rings fed a row per step at once.
+pub(super) const MAX_TAPS: usize = 4;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ActiveWrench {
@@ -55,7 +57,8 @@ pub struct Physics {
     pub(super) pending: VecDeque<Stamped>,
     pub(super) wrenches: [Option<ActiveWrench>; MAX_WRENCHES],
     wrench_applied: bool,
-    pub(super) recording: Option<Arc<RecordRing>>,
+    /// Rings that get a row per step (recorder, legacy publishers).
+    pub(super) taps: [Option<(Arc<RecordRing>, TapLayout)>; MAX_TAPS],
     pub(super) playback: Option<ActivePlayback>,
 }
 
@@ -97,7 +100,7 @@ impl Physics {
             pending: VecDeque::with_capacity(PENDING_CAPACITY),
             wrenches: [None; MAX_WRENCHES],
             wrench_applied: false,
-            recording: None,
+            taps: [const { None }; MAX_TAPS],
             playback: None,
         }
     }
@@ -196,8 +199,15 @@ impl Physics {
                 slot.store(&controller.active_twist(self.data.time()));
             }
         }
-        if let Some(ring) = &self.recording {
-            ring.push(&[&[self.data.time()], self.data.qpos(), self.data.qvel()]);
+        let (step, time) = (self.step as f64, self.data.time());
+        for (ring, layout) in self.taps.iter().flatten() {
+            let d = &self.data;
+            match layout {
+                TapLayout::Recording => ring.push(&[&[time], d.qpos(), d.qvel()]),
+                TapLayout::Legacy => {
+                    ring.push(&[&[step, time], d.qpos(), d.qvel(), d.qacc(), d.sensordata()])
+                }
+            };
         }
     }
 
@@ -281,8 +291,10 @@ impl Physics {
                     }
                 };
             }
+            // A twist is not an actuator command: whoever drives the actuators, it reaches the
+            // base controller and the legacy twist row (a ROS teleop feeding a ZMQ policy).
             Command::Twist {
-                source,
+                source: _,
                 robot,
                 linear_x,
                 linear_y,
@@ -295,8 +307,6 @@ impl Physics {
                 };
                 if values.iter().any(|v| !v.is_finite()) {
                     stats.rejected_commands.fetch_add(1, Ordering::Relaxed);
-                } else if controller.source != source {
-                    stats.ignored_commands.fetch_add(1, Ordering::Relaxed);
                 } else {
                     controller.twist = TwistCommand {
                         linear_x,

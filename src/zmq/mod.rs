@@ -1,0 +1,32 @@
+//! The legacy URLab ZMQ protocol: a pure codec (`codec`), the row plan of each articulation
+//! (`rows`), and the server thread that binds the sockets (`server`). Robots that share
+//! endpoints share one server.
+pub mod codec;
+pub mod rows;
+mod server;
+
+pub use server::{LegacyCounters, LegacyServer};
+
+use crate::config::Config;
+use crate::sim::SimHandle;
+use std::collections::BTreeMap;
+
+/// Starts one server per distinct set of endpoints, when the config enables the protocol.
+pub fn start_servers(config: &Config, handle: &SimHandle) -> Result<Vec<LegacyServer>, String> {
+    if !config.zmq.enabled {
+        return Ok(Vec::new());
+    }
+    let mut groups: BTreeMap<_, Vec<usize>> = BTreeMap::new();
+    for index in 0..config.robots.len() {
+        groups
+            .entry(config.zmq_endpoints(index))
+            .or_default()
+            .push(index);
+    }
+    groups
+        .into_iter()
+        .map(|(endpoints, robots)| {
+            LegacyServer::start(handle.clone(), robots, endpoints, &config.zmq)
+        })
+        .collect()
+}

@@ -1,0 +1,348 @@
+//! The legacy server thread: publishes every physics step's rows (fed through a tap ring by
+//! the physics thread), keeps publishing at the step rate while paused, sends the discovery
+//! JSON on its schedule, and turns `control` / `set_gains` messages into commands. Every
+//! malformed message is dropped, counted and logged at a limited rate.
+use super::codec::{self, CommandKind, DecodeError};
+use super::rows::{ArticulationRows, TapOffsets};
+use crate::config::{ControlSource, SimMode, ZmqConfig, ZmqEndpoints};
+use crate::rate_limit::RateLimiter;
+use crate::record::RecordRing;
+use crate::sim::{Command, GainsUpdate, Operation, SimHandle, TapLayout};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Steps the tap ring holds before the server must have published them.
+const RING_ROWS: usize = 4096;
+
+/// What a server did, for the live figures and the tests.
+#[derive(Debug, Default)]
+pub struct LegacyCounters {
+    /// Steps (or paused ticks) whose rows went out.
+    pub row_sets: AtomicU64,
+    pub messages_received: AtomicU64,
+    pub messages_dropped: AtomicU64,
+    pub commands_sent: AtomicU64,
+}
+
+pub struct LegacyServer {
+    thread: Option<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+    pub counters: Arc<LegacyCounters>,
+    pub endpoints: ZmqEndpoints,
+}
+
+struct Sockets {
+    // The context must outlive the sockets: it is dropped after them.
+    state: zmq::Socket,
+    control: zmq::Socket,
+    info: zmq::Socket,
+    _context: zmq::Context,
+}
+
+fn bind(
+    context: &zmq::Context,
+    kind: zmq::SocketType,
+    endpoint: &str,
+    role: &str,
+) -> Result<zmq::Socket, String> {
+    let socket = context
+        .socket(kind)
+        .map_err(|e| format!("zmq {role} socket: {e}"))?;
+    socket
+        .set_linger(0)
+        .map_err(|e| format!("zmq {role} socket: {e}"))?;
+    socket
+        .bind(endpoint)
+        .map_err(|e| format!("cannot bind the legacy {role} socket to {endpoint}: {e}"))?;
+    Ok(socket)
+}
+
+impl LegacyServer {
+    pub fn start(
+        handle: SimHandle,
+        robots: Vec<usize>,
+        endpoints: ZmqEndpoints,
+        options: &ZmqConfig,
+    ) -> Result<Self, String> {
+        let context = zmq::Context::new();
+        let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
+        let info = bind(&context, zmq::PUB, &endpoints.info, "info")?;
+        let control = bind(&context, zmq::SUB, &endpoints.control, "control")?;
+        let model = handle.model().clone();
+        let plans: Vec<ArticulationRows> = robots
+            .iter()
+            .map(|r| ArticulationRows::plan(&model, &handle.robots()[*r], *r))
+            .collect();
+        for plan in &plans {
+            for filter in [
+                format!("{}/control ", plan.name),
+                format!("{}/set_gains ", plan.name),
+            ] {
+                control
+                    .set_subscribe(filter.as_bytes())
+                    .map_err(|e| format!("zmq subscribe: {e}"))?;
+            }
+        }
+        let f = model.ffi();
+        let row_len =
+            TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+        let ring = Arc::new(RecordRing::new(row_len, RING_ROWS));
+        handle
+            .request(Operation::Tap {
+                ring: ring.clone(),
+                layout: TapLayout::Legacy,
+            })
+            .map_err(|e| format!("legacy server: {e}"))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let counters = Arc::new(LegacyCounters::default());
+        let mut worker = Worker {
+            sockets: Sockets {
+                state,
+                control,
+                info,
+                _context: context,
+            },
+            handle,
+            plans,
+            ring,
+            offsets: TapOffsets::of(&model),
+            row: vec![0.0; row_len],
+            scratch: Vec::new(),
+            pairs: Vec::new(),
+            divider: options.divider.max(1) as u64,
+            publish_while_paused: options.publish_while_paused,
+            period: Duration::from_secs_f64(model.opt().timestep * options.divider.max(1) as f64),
+            ticks: 0,
+            counters: counters.clone(),
+            limiter: RateLimiter::default(),
+            stop: stop.clone(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("legacy-zmq".into())
+            .spawn(move || worker.run())
+            .map_err(|e| format!("legacy server thread: {e}"))?;
+        log::info!(
+            "legacy ZMQ protocol: state {}, control {}, info {}",
+            endpoints.state,
+            endpoints.control,
+            endpoints.info
+        );
+        Ok(Self {
+            thread: Some(thread),
+            stop,
+            counters,
+            endpoints,
+        })
+    }
+
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for LegacyServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+struct Worker {
+    sockets: Sockets,
+    handle: SimHandle,
+    plans: Vec<ArticulationRows>,
+    ring: Arc<RecordRing>,
+    offsets: TapOffsets,
+    row: Vec<f64>,
+    scratch: Vec<u8>,
+    pairs: Vec<(u32, f32)>,
+    divider: u64,
+    publish_while_paused: bool,
+    period: Duration,
+    /// Row sets published, the clock of the discovery schedule.
+    ticks: u64,
+    counters: Arc<LegacyCounters>,
+    limiter: RateLimiter,
+    stop: Arc<AtomicBool>,
+}
+
+impl Worker {
+    fn run(&mut self) {
+        let mut next_paused_tick = Instant::now();
+        let mut snapshot = self.handle.new_snapshot();
+        while !self.stop.load(Ordering::Acquire) {
+            let mut items = [self.sockets.control.as_poll_item(zmq::POLLIN)];
+            let _ = zmq::poll(&mut items, 1);
+            self.take_commands();
+            let published = self.drain_ring();
+            if published {
+                next_paused_tick = Instant::now() + self.period;
+            } else if self.publish_while_paused
+                && self.handle.mode() == SimMode::Paused
+                && Instant::now() >= next_paused_tick
+                && self.handle.latest_state(&mut snapshot)
+            {
+                // Paused: the latest state again, at the step rate, as URLab does.
+                self.row[0] = snapshot.step as f64;
+                self.row[1] = snapshot.time;
+                let parts = [
+                    &snapshot.qpos,
+                    &snapshot.qvel,
+                    &snapshot.qacc,
+                    &snapshot.sensordata,
+                ];
+                let mut at = 2;
+                for part in parts {
+                    self.row[at..at + part.len()].copy_from_slice(part);
+                    at += part.len();
+                }
+                self.publish_row_set();
+                next_paused_tick += self.period;
+                if next_paused_tick < Instant::now() {
+                    next_paused_tick = Instant::now() + self.period;
+                }
+            }
+        }
+        // Rows of the last steps are still in the ring: publish them before leaving.
+        let _ = self.handle.request(Operation::Untap(self.ring.clone()));
+        self.drain_ring();
+    }
+
+    /// Publishes the rows of every step waiting in the ring (every `divider`th step);
+    /// returns whether any step arrived.
+    fn drain_ring(&mut self) -> bool {
+        let mut any = false;
+        while self.ring.pop(&mut self.row) {
+            any = true;
+            if (self.row[0] as u64).is_multiple_of(self.divider) {
+                self.publish_row_set();
+            }
+        }
+        any
+    }
+
+    fn publish_row_set(&mut self) {
+        let state = &self.sockets.state;
+        let mut send = |topic: &[u8], payload: &[u8]| {
+            // A PUB socket drops at its high-water mark instead of blocking.
+            let _ = state.send(topic, zmq::SNDMORE);
+            let _ = state.send(payload, 0);
+        };
+        for plan in &self.plans {
+            let twist = self.handle.twist(plan.robot);
+            let actions = self.handle.actions(plan.robot);
+            plan.encode(
+                &self.row,
+                &self.offsets,
+                twist,
+                actions,
+                &mut self.scratch,
+                &mut send,
+            );
+        }
+        self.ticks += 1;
+        self.counters.row_sets.fetch_add(1, Ordering::Relaxed);
+        if codec::info_due(self.ticks) {
+            for plan in &self.plans {
+                let _ = self.sockets.info.send(plan.discovery.as_bytes(), 0);
+            }
+        }
+    }
+
+    fn take_commands(&mut self) {
+        loop {
+            match self.sockets.control.recv_multipart(zmq::DONTWAIT) {
+                Ok(frames) => {
+                    self.counters
+                        .messages_received
+                        .fetch_add(1, Ordering::Relaxed);
+                    if let Err(e) = self.on_message(&frames) {
+                        self.counters
+                            .messages_dropped
+                            .fetch_add(1, Ordering::Relaxed);
+                        let key = format!("{:?}", std::mem::discriminant(&e));
+                        self.limiter
+                            .warn(&key, &format!("legacy ZMQ: dropped a message: {e}"));
+                    }
+                }
+                Err(zmq::Error::EAGAIN) => return,
+                Err(e) => {
+                    self.limiter
+                        .warn("recv", &format!("legacy ZMQ: receive failed: {e}"));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_message(&mut self, frames: &[Vec<u8>]) -> Result<(), DecodeError> {
+        if frames.len() != 2 {
+            return Err(DecodeError::FrameCount(frames.len()));
+        }
+        let (robot, kind) = codec::parse_command_topic(&frames[0])?;
+        let plan = self
+            .plans
+            .iter()
+            .find(|p| p.name == robot)
+            .ok_or_else(|| DecodeError::UnknownTopic(robot.to_string()))?;
+        let index = plan.robot;
+        match kind {
+            CommandKind::Control => {
+                let nu = self.handle.model().ffi().nu as usize;
+                codec::decode_control(&frames[1], nu, &mut self.pairs)?;
+                for (actuator, value) in &self.pairs {
+                    self.handle.send(Command::Actuator {
+                        source: ControlSource::Zmq,
+                        actuator: *actuator,
+                        value: *value as f64,
+                    });
+                }
+                self.counters
+                    .commands_sent
+                    .fetch_add(self.pairs.len() as u64, Ordering::Relaxed);
+            }
+            CommandKind::SetGains => {
+                let entries = codec::decode_set_gains(&frames[1])?;
+                let map = &self.handle.robots()[index];
+                let mut updates = Vec::with_capacity(entries.len());
+                for (name, gains) in entries {
+                    if map
+                        .actuators
+                        .iter()
+                        .any(|a| a.name == name || a.full_name == name)
+                    {
+                        updates.push((
+                            name,
+                            GainsUpdate {
+                                kp: gains.kp,
+                                kv: gains.kv,
+                                torque_limit: gains.torque_limit,
+                            },
+                        ));
+                    } else {
+                        self.limiter.warn(
+                            "gains-name",
+                            &format!(
+                                "legacy ZMQ: set_gains names no actuator '{name}' of '{}'",
+                                map.name
+                            ),
+                        );
+                    }
+                }
+                if let Err(e) = self.handle.set_gains(index, &updates) {
+                    self.limiter
+                        .warn("gains", &format!("legacy ZMQ: set_gains refused: {e}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,182 @@
+"""Shared fixtures of the end-to-end tests: the real mujoco_bridge binary, started with a
+robot config on free loopback ports and driven through its --console, and pyzmq clients
+that behave like the legacy URLab clients."""
+import os
+import pathlib
+import select
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+
+import pytest
+import zmq
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BINARY = os.environ.get("MUJOCO_BRIDGE_BIN", str(REPO / "target" / "debug" / "mujoco_bridge"))
+
+
+def free_ports(count):
+    """Distinct free TCP ports on 127.0.0.1."""
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+class Bridge:
+    """A running bridge: console commands, legacy sockets, and its final log."""
+
+    def __init__(self, config, extra_args=()):
+        self.state_port, self.control_port, self.info_port = free_ports(3)
+        self.ctx = zmq.Context()
+        args = [
+            BINARY, "--config", str(REPO / "config" / config), "--console", "--mode", "paused",
+            "--set", "zmq.enabled=true",
+            "--set", f"zmq.state=tcp://127.0.0.1:{self.state_port}",
+            "--set", f"zmq.control=tcp://127.0.0.1:{self.control_port}",
+            "--set", f"zmq.info=tcp://127.0.0.1:{self.info_port}",
+            *extra_args,
+        ]
+        env = dict(os.environ, RUST_LOG="info")
+        # The log goes to a file: a full pipe would block the bridge.
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+            text=True, env=env, cwd=REPO,
+        )
+        self.console("stats", timeout=60)  # the console answers once the sockets are bound
+
+    def console(self, line, timeout=30):
+        """Sends one console line and returns the reply; fails on 'error:' replies."""
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert ready, f"no console reply to {line!r}"
+        reply = self.proc.stdout.readline().strip()
+        assert reply.startswith("ok"), f"{line!r} -> {reply!r}"
+        return reply
+
+    def stats(self):
+        words = self.console("stats").split()
+        return {words[i]: float(words[i + 1]) for i in range(1, len(words) - 1, 2)}
+
+    def wait_for(self, counter, at_least, timeout=10):
+        """Waits until a `stats` counter reaches `at_least`."""
+        deadline = time.monotonic() + timeout
+        while (value := self.stats()[counter]) < at_least:
+            assert time.monotonic() < deadline, f"{counter} stayed at {value}, {at_least} expected"
+            time.sleep(0.002)
+
+    def state_socket(self, prefix=b""):
+        sub = self.ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.connect(f"tcp://127.0.0.1:{self.state_port}")
+        sub.setsockopt(zmq.SUBSCRIBE, prefix)
+        assert sub.poll(10000), "no state rows arrive"
+        return sub
+
+    def state_socket_lazy(self, prefix=b""):
+        """A state subscription that does not wait for a first row (nothing is published
+        while paused with zmq.publish_while_paused=false)."""
+        sub = self.ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.connect(f"tcp://127.0.0.1:{self.state_port}")
+        sub.setsockopt(zmq.SUBSCRIBE, prefix)
+        return sub
+
+    def info_socket(self):
+        sub = self.ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.connect(f"tcp://127.0.0.1:{self.info_port}")
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        return sub
+
+    def control_socket(self):
+        """A connected PUB socket, once the bridge receives from it (ZMQ drops what a PUB
+        sends before the subscription is in place, so legacy clients repeat)."""
+        pub = self.ctx.socket(zmq.PUB)
+        pub.setsockopt(zmq.LINGER, 0)
+        pub.connect(f"tcp://127.0.0.1:{self.control_port}")
+        before = self.stats()["zmq_received"]
+        deadline = time.monotonic() + 10
+        while self.stats()["zmq_received"] == before:
+            assert time.monotonic() < deadline, "the bridge never received the probe"
+            pub.send_multipart([b"g1/control ", b""])  # too short: dropped, but counted
+            time.sleep(0.01)
+        return pub
+
+    def close(self):
+        """Quits and returns the log (stderr) of the run; later calls return it again."""
+        if self.proc.stdin.closed:
+            return self.log
+        try:
+            self.console("quit")
+        except AssertionError:
+            pass
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.stderr.seek(0)
+        self.log = self.stderr.read()
+        self.ctx.destroy(linger=0)
+        return self.log
+
+
+def row_sets(sub, count, timeout=10):
+    """Reads `count` complete row sets of one articulation (joint, base and sensor rows,
+    the twist row, then the actions row when non-zero); returns lists of (topic, payload).
+    A set is complete when the first row of the next one arrives."""
+    def closes(topic):
+        return topic.endswith(b"/twist") or topic.endswith(b"/actions")
+
+    sets, current = [], None
+    previous_closed = False
+    deadline = time.monotonic() + timeout
+    while len(sets) < count:
+        assert time.monotonic() < deadline, f"only {len(sets)} row sets in {timeout} s"
+        if not sub.poll(100):
+            continue
+        topic, payload = sub.recv_multipart()
+        if previous_closed and not closes(topic):
+            if current is not None:
+                sets.append(current)
+            current = []  # the subscription may have started mid-set: skip that one
+        if current is not None:
+            current.append((topic, payload))
+        previous_closed = closes(topic)
+    return sets
+
+
+def settled_rows(sub, timeout=10):
+    """The rows of the current (paused) state: drops what is queued, then reads until two
+    consecutive row sets are byte-identical, which only paused ticks publish.
+    Returns {topic: payload}."""
+    while sub.poll(0):  # what was queued before the caller's last change
+        sub.recv_multipart()
+    deadline = time.monotonic() + timeout
+    previous = None
+    while True:
+        assert time.monotonic() < deadline, "the state never settled"
+        (current,) = row_sets(sub, 1, timeout)
+        if current == previous:
+            return dict(current)
+        previous = current
+
+
+def joint_row(payload):
+    assert len(payload) == 16
+    return struct.unpack("<ifff", payload)
+
+
+@pytest.fixture
+def g1():
+    bridge = Bridge("g1.yaml")
+    yield bridge
+    bridge.close()

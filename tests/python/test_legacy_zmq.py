@@ -1,0 +1,222 @@
+"""The legacy URLab ZMQ protocol, checked by a client that behaves like the existing Python
+policies and dashboards: exact row layouts and lengths, ordering, prefix, joint and
+actuator discovery, control batches and single-actuator messages moving the real Unitree
+G1, set_gains semantics, reset clearing sticky values, the twist and actions rows, and
+malformed input that is dropped while the server keeps going."""
+import json
+import math
+import random
+import struct
+
+from conftest import joint_row, row_sets, settled_rows
+
+G1_JOINTS = [
+    "left_hip_pitch_joint", "left_hip_roll_joint", "left_hip_yaw_joint", "left_knee_joint",
+    "left_ankle_pitch_joint", "left_ankle_roll_joint", "right_hip_pitch_joint",
+    "right_hip_roll_joint", "right_hip_yaw_joint", "right_knee_joint", "right_ankle_pitch_joint",
+    "right_ankle_roll_joint", "waist_yaw_joint", "waist_roll_joint", "waist_pitch_joint",
+    "left_shoulder_pitch_joint", "left_shoulder_roll_joint", "left_shoulder_yaw_joint",
+    "left_elbow_joint", "left_wrist_roll_joint", "left_wrist_pitch_joint", "left_wrist_yaw_joint",
+    "right_shoulder_pitch_joint", "right_shoulder_roll_joint", "right_shoulder_yaw_joint",
+    "right_elbow_joint", "right_wrist_roll_joint", "right_wrist_pitch_joint",
+    "right_wrist_yaw_joint",
+]
+G1_SENSORS = {"imu_ang_vel": 3, "imu_lin_vel": 3, "imu_lin_acc": 3, "imu_upvector": 3, "root_angmom": 3}
+
+
+def discovery(bridge):
+    info = bridge.info_socket()
+    assert info.poll(10000), "no discovery message"
+    return json.loads(info.recv())
+
+
+def test_state_rows_have_the_exact_layouts_and_order(g1):
+    sub = g1.state_socket(b"g1/")
+    g1.console("realtime")
+    sets = row_sets(sub, 50)
+    expected = (
+        [b"g1/base_state/floating_base_joint"]
+        + [f"g1/joint/{j}".encode() for j in G1_JOINTS]
+        + [f"g1/sensor/{s}".encode() for s in G1_SENSORS]
+        + [b"g1/twist"]
+    )
+    joint_ids = {}
+    for row_set in sets:
+        assert [t for t, _ in row_set] == expected, "model order, then twist; no actions while zero"
+        for topic, payload in row_set:
+            kind, name = topic.decode().split("/", 1)[1].split("/")[0], topic.decode().split("/")[-1]
+            if kind == "joint":
+                jid, pos, vel, acc = joint_row(payload)
+                assert joint_ids.setdefault(name, jid) == jid, "joint ids are stable"
+                assert all(math.isfinite(v) for v in (pos, vel, acc))
+            elif kind == "base_state":
+                assert len(payload) == 52
+                values = struct.unpack("<13f", payload)
+                quat_xyzw = values[3:7]
+                assert abs(math.sqrt(sum(q * q for q in quat_xyzw)) - 1) < 1e-5
+            elif kind == "sensor":
+                sid, dim = struct.unpack("<ii", payload[:8])
+                assert dim == G1_SENSORS[name] and len(payload) == 8 + 4 * dim
+                assert sid >= 0
+            elif kind == "twist":
+                assert len(payload) == 12
+                assert struct.unpack("<3f", payload) == (0.0, 0.0, 0.0), "zeros when nobody drives"
+    # Joint ids are MuJoCo's global indices: the free joint is 0, then the hinges in order.
+    assert [joint_ids[j] for j in G1_JOINTS] == list(range(1, 30))
+
+
+def test_the_floating_base_row_is_position_quaternion_xyzw_and_velocities(g1):
+    sub = g1.state_socket(b"g1/base_state/")
+    g1.console("keyframe home")  # pelvis at (0, 0, 0.783675), identity orientation
+    rows = settled_rows(g1.state_socket(b"g1/"))
+    x, y, z, qx, qy, qz, qw = struct.unpack("<13f", rows[b"g1/base_state/floating_base_joint"])[:7]
+    assert (round(x, 5), round(y, 5), round(z, 5)) == (0.0, 0.0, round(0.783675, 5))
+    assert (qx, qy, qz, qw) == (0.0, 0.0, 0.0, 1.0), "x, y, z, w order"
+    sub.close()
+
+
+def test_discovery_json_lists_every_actuator(g1):
+    message = discovery(g1)
+    assert list(message) == ["type", "robot", "names", "ids", "mins", "maxs", "camera_list"]
+    assert message["type"] == "actuator_list" and message["robot"] == "g1"
+    assert message["names"] == [f"g1_{j}" for j in G1_JOINTS], "full names, in model order"
+    assert message["ids"] == list(range(29))
+    knee = message["names"].index("g1_left_knee_joint")
+    assert (message["mins"][knee], message["maxs"][knee]) == (-139.0, 139.0), "ctrlrange when limited"
+    assert message["camera_list"] == []
+    # A legacy client strips the prefix to find its actuator ids.
+    by_short = {n[len("g1_"):]: i for n, i in zip(message["names"], message["ids"])}
+    assert by_short["left_elbow_joint"] == 18
+
+
+def test_prefix_and_joint_discovery_from_the_rows(g1):
+    sub = g1.state_socket(b"")
+    (row_set,) = row_sets(sub, 1)
+    assert all(topic.startswith(b"g1/") for topic, _ in row_set)
+    names = [t.decode().split("/")[-1] for t, _ in row_set if b"/joint/" in t]
+    assert names == G1_JOINTS, "names without the articulation prefix"
+
+
+def elbow_position(bridge, sub):
+    return joint_row(settled_rows(sub)[b"g1/joint/left_elbow_joint"])[1]
+
+
+def test_batch_and_single_actuator_control_move_the_robot(g1):
+    ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
+    sub = g1.state_socket(b"g1/")
+    pub = g1.control_socket()
+    g1.console("keyframe home")  # elbows at 1.28, PD targets held there
+    assert abs(elbow_position(g1, sub) - 1.28) < 1e-4
+    # One batch: both elbows to 0.3 (the policy style: int32 N, then (id, value) pairs).
+    batch = struct.pack("<i", 2) + struct.pack("<if", ids["g1_left_elbow_joint"], 0.3)
+    batch += struct.pack("<if", ids["g1_right_elbow_joint"], 0.3)
+    received = g1.stats()["zmq_commands"]
+    pub.send_multipart([b"g1/control ", batch])
+    g1.wait_for("zmq_commands", received + 2)
+    g1.console("step 500")
+    assert abs(elbow_position(g1, sub) - 0.3) < 0.1
+    # One actuator per message (12 bytes).
+    pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.5)])
+    g1.wait_for("zmq_commands", received + 3)
+    g1.console("step 500")
+    assert abs(elbow_position(g1, sub) - 1.5) < 0.1
+    # Values are sticky: nothing more is sent, the target holds.
+    g1.console("step 250")
+    assert abs(elbow_position(g1, sub) - 1.5) < 0.1
+
+
+def test_set_gains_semantics(g1):
+    ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
+    sub = g1.state_socket(b"g1/")
+    pub = g1.control_socket()
+    g1.console("keyframe home")
+    # A torque limit of 0 on the left elbow (short name): its PD output is clamped to 0.
+    gains = json.dumps({"left_elbow_joint": {"torque_limit": 0.0}}).encode()
+    for _ in range(3):  # legacy clients repeat set_gains
+        pub.send_multipart([b"g1/set_gains ", gains])
+    target = struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 0.0)
+    pub.send_multipart([b"g1/control ", target])
+    g1.console("step 20")
+    g1.console("step 400")
+    weak = elbow_position(g1, sub)
+    assert weak > 0.8, f"no torque: the elbow does not go to 0 ({weak})"
+    # New gains naming another actuator (full name): the elbow is reset to the defaults.
+    gains = json.dumps({"g1_right_elbow_joint": {"kp": 80.0}}).encode()
+    for _ in range(3):
+        pub.send_multipart([b"g1/set_gains ", gains])
+    g1.console("step 20")
+    g1.console("step 500")
+    assert abs(elbow_position(g1, sub)) < 0.15, "unnamed actuators get kp 100, kv 5, torque 200"
+
+
+def test_reset_clears_sticky_values(g1):
+    ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
+    sub = g1.state_socket(b"g1/")
+    pub = g1.control_socket()
+    pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)])
+    g1.console("step 20")
+    g1.console("step 480")
+    assert abs(elbow_position(g1, sub) - 1.0) < 0.1
+    g1.console("reset")  # sticky values zeroed: the PD target is now 0
+    g1.console("step 500")
+    assert abs(elbow_position(g1, sub)) < 0.15
+
+
+def test_twist_and_actions_rows(g1):
+    sub = g1.state_socket(b"g1/")
+    g1.console("twist g1 0.4 -0.2 0.8")  # what a ROS teleop publishes on cmd_vel
+    g1.console("step 1")  # commands, the twist among them, are taken at the next step
+    g1.console("actions g1 5")
+    rows = settled_rows(sub)
+    assert struct.unpack("<3f", rows[b"g1/twist"]) == (
+        struct.unpack("<f", struct.pack("<f", 0.4))[0],
+        struct.unpack("<f", struct.pack("<f", -0.2))[0],
+        struct.unpack("<f", struct.pack("<f", 0.8))[0],
+    )
+    assert struct.unpack("<i", rows[b"g1/actions"]) == (5,)
+    # The actions row comes last, after the twist row that closes a row set.
+    while sub.poll(0):
+        sub.recv_multipart()
+    topics = [sub.recv_multipart()[0] for _ in range(80)]
+    after_twist = [topics[i + 1] for i in range(len(topics) - 1) if topics[i] == b"g1/twist"]
+    assert after_twist and all(t == b"g1/actions" for t in after_twist)
+    g1.console("actions g1 0")
+    rows = settled_rows(sub)
+    assert b"g1/actions" not in rows, "sent only when non-zero"
+
+
+def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
+    ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
+    sub = g1.state_socket(b"g1/")
+    pub = g1.control_socket()
+    before = g1.stats()
+    bad = [
+        [b"g1/control "],                                              # a single frame
+        [b"g1/control ", b"\x01\x00"],                                 # shorter than N
+        [b"g1/control ", struct.pack("<i", 2) + struct.pack("<if", 0, 0.1)],  # N = 2, one pair
+        [b"g1/control ", struct.pack("<i", -1)],                       # negative count
+        [b"g1/control ", struct.pack("<iif", 1, 999, 0.5)],            # unknown actuator id
+        [b"g1/control ", struct.pack("<iif", 1, 0, float("nan"))],     # NaN
+        [b"g1/control ", struct.pack("<iif", 1, 0, float("inf"))],     # infinity
+        [b"g1/set_gains ", b"{not json"],                               # bad JSON
+        [b"g1/set_gains ", b"[1, 2, 3]"],                               # not an object
+        [b"g1/control ", b"a", b"b"],                                   # three frames
+        [b"g1/control extra", b"\x00\x00\x00\x00"],                     # passes the filter, wrong topic
+    ]
+    rng = random.Random(7)
+    for _ in range(200):
+        bad.append([b"g1/control ", bytes(rng.randrange(256) for _ in range(rng.randrange(40)))])
+    for message in bad:
+        pub.send_multipart(message)
+    expected = before["zmq_received"] + len(bad)
+    g1.wait_for("zmq_received", expected)
+    after = g1.stats()
+    assert after["zmq_dropped"] - before["zmq_dropped"] >= 11, after
+    # Still serving: rows flow, and a valid command still works.
+    pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)])
+    g1.console("step 20")
+    g1.console("step 480")
+    assert abs(elbow_position(g1, sub) - 1.0) < 0.1
+    log = g1.close()
+    assert "dropped a message" in log, "dropped messages are logged"
+    assert log.count("dropped a message") < 50, "at a limited rate"
