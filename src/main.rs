@@ -282,11 +282,12 @@ fn console_line(
             for c in legacy {
                 let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
                 reply += &format!(
-                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {}",
+                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_last_control_step {}",
                     load(&c.row_sets),
                     load(&c.messages_received),
                     load(&c.messages_dropped),
-                    load(&c.commands_sent)
+                    load(&c.commands_sent),
+                    load(&c.last_control_step)
                 );
             }
             Ok(reply)

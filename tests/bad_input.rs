@@ -238,6 +238,16 @@ fn missing_config_file_and_bad_flags() {
     assert!(e.contains("field.path=value"), "{e}");
     let e = expect_error(&["--mode", "warp", "--summary"], &[]);
     assert!(e.contains("sim.mode") && e.contains("warp"), "{e}");
+    let e = expect_error(&["--set", "zmq.state=tcp://*:5555", "--summary"], &[]);
+    assert!(
+        e.contains("zmq.state") && e.contains("allow_all_interfaces"),
+        "{e}"
+    );
+    let e = expect_error(
+        &["--set", "zmq.control=udp://127.0.0.1:1", "--summary"],
+        &[],
+    );
+    assert!(e.contains("zmq.control") && e.contains("tcp://"), "{e}");
     // clap's own usage errors also exit with 2.
     let out = run_bridge(&["--no-such-flag"], &[]);
     assert_eq!(out.status.code(), Some(2));

@@ -4,6 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub struct RecordRing {
+    /// An eventfd written after each push, so the consumer can sleep in poll(2) and wake at
+    /// once (the legacy publisher); None: the consumer polls on its own schedule.
+    wake_fd: Option<std::os::fd::OwnedFd>,
     row_len: usize,
     capacity: u64,
     cells: Box<[AtomicU64]>,
@@ -17,12 +20,42 @@ pub struct RecordRing {
 impl RecordRing {
     pub fn new(row_len: usize, capacity: usize) -> Self {
         Self {
+            wake_fd: None,
             row_len,
             capacity: capacity as u64,
             cells: (0..row_len * capacity).map(|_| AtomicU64::new(0)).collect(),
             head: AtomicU64::new(0),
             tail: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+        }
+    }
+
+    /// A ring whose pushes also signal an eventfd (non-blocking: a push never waits).
+    pub fn with_wakeup(row_len: usize, capacity: usize) -> std::io::Result<Self> {
+        // SAFETY: eventfd has no preconditions; the result is checked before use.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: fd is a fresh descriptor that nothing else owns.
+        let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        Ok(Self {
+            wake_fd: Some(owned),
+            ..Self::new(row_len, capacity)
+        })
+    }
+
+    /// The eventfd to poll for new rows, if the ring has one.
+    pub fn wake_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.wake_fd.as_ref().map(std::os::fd::AsRawFd::as_raw_fd)
+    }
+
+    /// Consumer: clears the eventfd before draining.
+    pub fn clear_wakeup(&self) {
+        if let Some(fd) = self.wake_fd() {
+            let mut count = 0u64;
+            // SAFETY: reads 8 bytes into a u64 from our non-blocking eventfd.
+            unsafe { libc::read(fd, (&mut count as *mut u64).cast(), 8) };
         }
     }
 
@@ -50,6 +83,12 @@ impl RecordRing {
             }
         }
         self.head.store(head + 1, Ordering::Release);
+        if let Some(fd) = self.wake_fd() {
+            let one = 1u64;
+            // SAFETY: writes 8 bytes to our non-blocking eventfd; it never waits (a full
+            // counter only fails the write, and the consumer is awake then anyway).
+            unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+        }
         true
     }
 

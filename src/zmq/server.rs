@@ -24,6 +24,8 @@ pub struct LegacyCounters {
     pub messages_received: AtomicU64,
     pub messages_dropped: AtomicU64,
     pub commands_sent: AtomicU64,
+    /// Physics steps done when the last control batch arrived (it applies in the next).
+    pub last_control_step: AtomicU64,
 }
 
 pub struct LegacyServer {
@@ -88,7 +90,10 @@ impl LegacyServer {
         let f = model.ffi();
         let row_len =
             TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
-        let ring = Arc::new(RecordRing::new(row_len, RING_ROWS));
+        let ring = Arc::new(
+            RecordRing::with_wakeup(row_len, RING_ROWS)
+                .map_err(|e| format!("legacy server: eventfd: {e}"))?,
+        );
         handle
             .request(Operation::Tap {
                 ring: ring.clone(),
@@ -179,8 +184,14 @@ impl Worker {
         let mut next_paused_tick = Instant::now();
         let mut snapshot = self.handle.new_snapshot();
         while !self.stop.load(Ordering::Acquire) {
-            let mut items = [self.sockets.control.as_poll_item(zmq::POLLIN)];
+            // Wake on a control message or on a new step (the ring's eventfd), whichever first.
+            let wake = self.ring.wake_fd().unwrap_or(-1);
+            let mut items = [
+                self.sockets.control.as_poll_item(zmq::POLLIN),
+                zmq::PollItem::from_fd(wake, zmq::POLLIN),
+            ];
             let _ = zmq::poll(&mut items, 1);
+            self.ring.clear_wakeup();
             self.take_commands();
             let published = self.drain_ring();
             if published {
@@ -298,6 +309,9 @@ impl Worker {
             CommandKind::Control => {
                 let nu = self.handle.model().ffi().nu as usize;
                 codec::decode_control(&frames[1], nu, &mut self.pairs)?;
+                self.counters
+                    .last_control_step
+                    .store(self.handle.stats().steps, Ordering::Relaxed);
                 for (actuator, value) in &self.pairs {
                     self.handle.send(Command::Actuator {
                         source: ControlSource::Zmq,

@@ -34,8 +34,9 @@ class Bridge:
     def __init__(self, config, extra_args=()):
         self.state_port, self.control_port, self.info_port = free_ports(3)
         self.ctx = zmq.Context()
+        config_path = config if os.path.isabs(str(config)) else REPO / "config" / config
         args = [
-            BINARY, "--config", str(REPO / "config" / config), "--console", "--mode", "paused",
+            BINARY, "--config", str(config_path), "--console", "--mode", "paused",
             "--set", "zmq.enabled=true",
             "--set", f"zmq.state=tcp://127.0.0.1:{self.state_port}",
             "--set", f"zmq.control=tcp://127.0.0.1:{self.control_port}",

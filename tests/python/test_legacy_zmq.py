@@ -5,10 +5,15 @@ G1, set_gains semantics, reset clearing sticky values, the twist and actions row
 malformed input that is dropped while the server keeps going."""
 import json
 import math
+import os
+import pathlib
 import random
 import struct
 
-from conftest import joint_row, row_sets, settled_rows
+import zmq
+from conftest import REPO, Bridge, free_ports, joint_row, row_sets, settled_rows
+
+REPO_MODELS = pathlib.Path(os.environ.get("MUJOCO_BRIDGE_MODELS", REPO / ".deps" / "models"))
 
 G1_JOINTS = [
     "left_hip_pitch_joint", "left_hip_roll_joint", "left_hip_yaw_joint", "left_knee_joint",
@@ -220,3 +225,29 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     log = g1.close()
     assert "dropped a message" in log, "dropped messages are logged"
     assert log.count("dropped a message") < 50, "at a limited rate"
+
+
+def test_robots_with_their_own_endpoints_get_their_own_server(tmp_path):
+    go1 = REPO_MODELS / "menagerie" / "unitree_go1" / "go1.xml"
+    ports = free_ports(3)
+    config = tmp_path / "two.yaml"
+    config.write_text(
+        "world: {floor: true}\n"
+        "robots:\n"
+        f"  - name: left\n    mjcf: {go1}\n    pose: {{xyz: [0, 1, 0]}}\n"
+        f"  - name: right\n    mjcf: {go1}\n    pose: {{xyz: [0, -1, 0]}}\n"
+        f"    zmq: {{state: tcp://127.0.0.1:{ports[0]}, control: tcp://127.0.0.1:{ports[1]}, info: tcp://127.0.0.1:{ports[2]}}}\n"
+    )
+    bridge = Bridge(config)
+    try:
+        shared = bridge.state_socket(b"")
+        (row_set,) = row_sets(shared, 1)
+        assert {t.split(b"/")[0] for t, _ in row_set} == {b"left"}
+        own = bridge.ctx.socket(zmq.SUB)
+        own.connect(f"tcp://127.0.0.1:{ports[0]}")
+        own.setsockopt(zmq.SUBSCRIBE, b"")
+        assert own.poll(10000)
+        (row_set,) = row_sets(own, 1)
+        assert {t.split(b"/")[0] for t, _ in row_set} == {b"right"}
+    finally:
+        bridge.close()
