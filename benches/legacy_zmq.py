@@ -2,9 +2,9 @@
 
 Prints, from one run:
 - rows received per topic / physics steps (target 1.0) and the gaps (target 0);
-- for control batches a client sends right after it has the rows of step j: the step in
-  which the bridge applies them (target: step j + 1, the first step that starts after the
-  batch reaches the bridge).
+- for control batches: in which step the bridge applies them, against the step count when
+  each reached the bridge (target: the next step), and as the client sees it (sent right
+  after the rows of step j arrived: applied in step j + 1 unless the client lagged).
 
 Run: bash scripts/bench-zmq.sh   (builds the release binary first)
 """
@@ -78,6 +78,8 @@ def main():
                 pending = len(probes) - 1
                 pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, elbow, sign * TORQUE)])
     stats = bridge.stats()
+    # Steps done when each control batch reached the bridge: the probes are the last ones.
+    arrivals = [int(w) for w in bridge.console("arrivals").split()[1:]][-len(probes):]
     bridge.close()
     steps = int(stats["steps"]) - checks  # without the subscription check's steps
     per_topic = [c / steps for c in counts.values()]
@@ -86,9 +88,15 @@ def main():
     print(f"G1 legacy ZMQ, {RATE} Hz realtime, {SECONDS:.0f} s, draining pyzmq client")
     print(f"  physics steps {steps}, row sets published {int(stats['zmq_row_sets']) - checks}, topics {len(counts)}")
     print(f"  rows received per topic / physics steps: min {min(per_topic):.4f} max {max(per_topic):.4f} (target 1.0); gaps {gaps} (target 0)")
+    # Client steps count from the run's start; the bridge's from its own start.
+    offset = checks
+    after_arrival = [effects[i] + offset - arrivals[i] for i in range(len(probes)) if i in effects]
+    print(f"  control batch arriving at the bridge after step k-1: applied in step k for "
+          f"{sum(1 for d in after_arrival if d == 1)}/{len(probes)} batches "
+          f"(other: {sorted(d for d in after_arrival if d != 1)}, effect not seen: {len(probes) - len(after_arrival)})")
     in_next = sum(1 for d in delays if d == 1)
-    print(f"  control batch sent after the rows of step j: applied in step j+1 for {in_next}/{len(probes)} probes"
-          f" (later: {sorted(d for d in delays if d != 1)}, not seen: {len(probes) - len(delays)})")
+    print(f"  seen from the client, a batch sent on the rows of step j: applied in step j+1 for {in_next}/{len(probes)}"
+          f" (later: {sorted(d for d in delays if d != 1)}; a late one means the client read step j late)")
 
 
 if __name__ == "__main__":

@@ -282,15 +282,29 @@ fn console_line(
             for c in legacy {
                 let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
                 reply += &format!(
-                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_last_control_step {}",
+                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_skipped {}",
                     load(&c.row_sets),
                     load(&c.messages_received),
                     load(&c.messages_dropped),
                     load(&c.commands_sent),
-                    load(&c.last_control_step)
+                    load(&c.pairs_skipped)
                 );
             }
             Ok(reply)
+        }
+        Some("arrivals") => {
+            // Steps done when each recent legacy control batch arrived, oldest first.
+            let steps: Vec<String> = legacy
+                .iter()
+                .filter_map(|c| {
+                    c.control_arrivals
+                        .lock()
+                        .ok()
+                        .map(|a| a.iter().map(u64::to_string).collect::<Vec<_>>())
+                })
+                .flatten()
+                .collect();
+            Ok(format!("ok {}", steps.join(" ")))
         }
         Some("quit") => {
             STOP_REQUESTED.store(true, Ordering::Relaxed);

@@ -126,13 +126,14 @@ pub fn parse_command_topic(topic: &[u8]) -> Result<(&str, CommandKind), DecodeEr
 }
 
 /// Decodes a `control` payload: int32 N, then N pairs (int32 actuator id, float32 value).
-/// Extra trailing bytes are ignored. Every pair is checked before any is returned, so a bad
-/// batch is dropped whole.
+/// Extra trailing bytes are ignored. A payload shorter than 4 + 8 N bytes or a negative N
+/// drops the message; a pair with an unknown id or a NaN / infinite value is skipped and
+/// returned, the others are kept (as a legacy server loops over the pairs).
 pub fn decode_control(
     payload: &[u8],
     actuator_count: usize,
     out: &mut Vec<(u32, f32)>,
-) -> Result<(), DecodeError> {
+) -> Result<Vec<DecodeError>, DecodeError> {
     out.clear();
     if payload.len() < 4 {
         return Err(DecodeError::TooShort {
@@ -151,20 +152,19 @@ pub fn decode_control(
             got: payload.len(),
         });
     }
+    let mut skipped = Vec::new();
     for pair in payload[4..needed].chunks_exact(8) {
         let id = i32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]);
         let value = f32::from_le_bytes([pair[4], pair[5], pair[6], pair[7]]);
         if id < 0 || id as usize >= actuator_count {
-            out.clear();
-            return Err(DecodeError::UnknownActuator(id));
+            skipped.push(DecodeError::UnknownActuator(id));
+        } else if !value.is_finite() {
+            skipped.push(DecodeError::NotFinite { actuator: id });
+        } else {
+            out.push((id as u32, value));
         }
-        if !value.is_finite() {
-            out.clear();
-            return Err(DecodeError::NotFinite { actuator: id });
-        }
-        out.push((id as u32, value));
     }
-    Ok(())
+    Ok(skipped)
 }
 
 /// Encodes a `control` payload (what a legacy client sends).
@@ -306,15 +306,17 @@ mod tests {
             decode_control(&(-1i32).to_le_bytes(), 5, &mut out),
             Err(DecodeError::NegativeCount(-1))
         ));
-        assert!(matches!(
-            decode_control(&encode_control(&[(5, 1.0)]), 5, &mut out),
-            Err(DecodeError::UnknownActuator(5))
-        ));
-        assert!(matches!(
-            decode_control(&encode_control(&[(1, f32::NAN)]), 5, &mut out),
-            Err(DecodeError::NotFinite { .. })
-        ));
-        assert!(out.is_empty(), "a bad batch is dropped whole");
+        let mixed = encode_control(&[(5, 1.0), (2, 0.5), (1, f32::NAN), (-3, 0.0)]);
+        let skipped = decode_control(&mixed, 5, &mut out).unwrap();
+        assert_eq!(out, [(2, 0.5)], "the valid pair is kept");
+        assert_eq!(
+            skipped,
+            [
+                DecodeError::UnknownActuator(5),
+                DecodeError::NotFinite { actuator: 1 },
+                DecodeError::UnknownActuator(-3)
+            ]
+        );
         let huge = i32::MAX.to_le_bytes();
         assert!(decode_control(&huge, 5, &mut out).is_err());
     }

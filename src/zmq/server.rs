@@ -24,9 +24,15 @@ pub struct LegacyCounters {
     pub messages_received: AtomicU64,
     pub messages_dropped: AtomicU64,
     pub commands_sent: AtomicU64,
-    /// Physics steps done when the last control batch arrived (it applies in the next).
-    pub last_control_step: AtomicU64,
+    /// Control pairs skipped (unknown actuator id, NaN or infinite value).
+    pub pairs_skipped: AtomicU64,
+    /// Physics steps done when each recent control batch arrived (the batch applies in the
+    /// next step); the last `ARRIVALS_KEPT`, oldest first.
+    pub control_arrivals: std::sync::Mutex<std::collections::VecDeque<u64>>,
 }
+
+/// Control-batch arrival steps kept for diagnostics and the benchmark.
+pub const ARRIVALS_KEPT: usize = 4096;
 
 pub struct LegacyServer {
     thread: Option<JoinHandle<()>>,
@@ -308,10 +314,25 @@ impl Worker {
         match kind {
             CommandKind::Control => {
                 let nu = self.handle.model().ffi().nu as usize;
-                codec::decode_control(&frames[1], nu, &mut self.pairs)?;
-                self.counters
-                    .last_control_step
-                    .store(self.handle.stats().steps, Ordering::Relaxed);
+                let skipped = codec::decode_control(&frames[1], nu, &mut self.pairs)?;
+                if let Some(first) = skipped.first() {
+                    self.counters
+                        .pairs_skipped
+                        .fetch_add(skipped.len() as u64, Ordering::Relaxed);
+                    self.limiter.warn(
+                        "pair",
+                        &format!(
+                            "legacy ZMQ: skipped {} control pair(s): {first}",
+                            skipped.len()
+                        ),
+                    );
+                }
+                if let Ok(mut arrivals) = self.counters.control_arrivals.lock() {
+                    if arrivals.len() == ARRIVALS_KEPT {
+                        arrivals.pop_front();
+                    }
+                    arrivals.push_back(self.handle.stats().steps);
+                }
                 for (actuator, value) in &self.pairs {
                     self.handle.send(Command::Actuator {
                         source: ControlSource::Zmq,
