@@ -61,7 +61,9 @@ fn thread_loop(world: &World, steps: u64) -> f64 {
 const ROUNDS: usize = 10;
 
 fn throughput(name: &str, config: &str) -> f64 {
-    let world = world(config, &[]);
+    // Passthrough with zero commands: the physics thread computes the same trajectory as the
+    // raw loop (G1's config would otherwise hold its joints with PD, a different motion).
+    let world = world(config, &["robots.0.control.mode=passthrough".to_string()]);
     // Size each run to about half a second of raw stepping.
     let probe = raw_loop(&world, 2000);
     let steps = ((1000.0 / probe) as u64).max(2000);

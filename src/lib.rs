@@ -7,5 +7,7 @@ pub mod error;
 pub mod model;
 pub mod rate_limit;
 pub mod record;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod sim;
 pub mod zmq;

@@ -47,9 +47,9 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER))
         .format_target(false)
         .init();
-    let (args, _ros_args) = split_ros_args(std::env::args().collect());
+    let (args, ros_args) = split_ros_args(std::env::args().collect());
     let cli = Cli::parse_from(args);
-    match run(&cli) {
+    match run(&cli, ros_args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> Result<(), InputError> {
+fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     if let Some(d) = cli.duration
         && !(d.is_finite() && d > 0.0)
     {
@@ -100,6 +100,11 @@ fn run(cli: &Cli) -> Result<(), InputError> {
     prepare(&handle, cli)?;
     let servers = mujoco_bridge::zmq::start_servers(&config, &handle)
         .map_err(|m| InputError::new(&config.origin, m).at("zmq"))?;
+    #[cfg(feature = "ros")]
+    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone(), ros_args)
+        .map_err(|m| InputError::new("<ros>", m))?;
+    #[cfg(not(feature = "ros"))]
+    let _ = ros_args;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();
         spawn_console(handle.clone(), counters);

