@@ -21,6 +21,7 @@ const RING_ROWS: usize = 4096;
 pub struct LegacyCounters {
     /// Steps (or paused ticks) whose rows went out.
     pub row_sets: AtomicU64,
+    /// Messages handled (applied or dropped).
     pub messages_received: AtomicU64,
     pub messages_dropped: AtomicU64,
     pub commands_sent: AtomicU64,
@@ -278,9 +279,6 @@ impl Worker {
         loop {
             match self.sockets.control.recv_multipart(zmq::DONTWAIT) {
                 Ok(frames) => {
-                    self.counters
-                        .messages_received
-                        .fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = self.on_message(&frames) {
                         self.counters
                             .messages_dropped
@@ -289,6 +287,11 @@ impl Worker {
                         self.limiter
                             .warn(&key, &format!("legacy ZMQ: dropped a message: {e}"));
                     }
+                    // Counted once handled: a client that sees the count knows its message
+                    // (a set_gains included) has taken effect or been dropped.
+                    self.counters
+                        .messages_received
+                        .fetch_add(1, Ordering::Relaxed);
                 }
                 Err(zmq::Error::EAGAIN) => return,
                 Err(e) => {

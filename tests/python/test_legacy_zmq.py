@@ -137,20 +137,22 @@ def test_set_gains_semantics(g1):
     g1.console("keyframe home")
     # A torque limit of 0 on the left elbow (short name): its PD output is clamped to 0.
     gains = json.dumps({"left_elbow_joint": {"torque_limit": 0.0}}).encode()
+    handled = g1.stats()["zmq_received"]
     for _ in range(3):  # legacy clients repeat set_gains
         pub.send_multipart([b"g1/set_gains ", gains])
     target = struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 0.0)
     pub.send_multipart([b"g1/control ", target])
-    g1.console("step 20")
-    g1.console("step 400")
+    g1.wait_for("zmq_received", handled + 4)
+    g1.console("step 420")
     weak = elbow_position(g1, sub)
     assert weak > 0.8, f"no torque: the elbow does not go to 0 ({weak})"
     # New gains naming another actuator (full name): the elbow is reset to the defaults.
     gains = json.dumps({"g1_right_elbow_joint": {"kp": 80.0}}).encode()
+    handled = g1.stats()["zmq_received"]
     for _ in range(3):
         pub.send_multipart([b"g1/set_gains ", gains])
-    g1.console("step 20")
-    g1.console("step 500")
+    g1.wait_for("zmq_received", handled + 3)
+    g1.console("step 520")
     assert abs(elbow_position(g1, sub)) < 0.15, "unnamed actuators get kp 100, kv 5, torque 200"
 
 
@@ -158,9 +160,10 @@ def test_reset_clears_sticky_values(g1):
     ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
     sub = g1.state_socket(b"g1/")
     pub = g1.control_socket()
+    handled = g1.stats()["zmq_received"]
     pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)])
-    g1.console("step 20")
-    g1.console("step 480")
+    g1.wait_for("zmq_received", handled + 1)
+    g1.console("step 500")
     assert abs(elbow_position(g1, sub) - 1.0) < 0.1
     g1.console("reset")  # sticky values zeroed: the PD target is now 0
     g1.console("step 500")
@@ -223,9 +226,10 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     # Still serving: rows flow, and the valid pair of a batch with a bad one still works.
     mixed = struct.pack("<i", 2) + struct.pack("<if", 999, 0.5)
     mixed += struct.pack("<if", ids["g1_left_elbow_joint"], 1.0)
+    handled = g1.stats()["zmq_received"]
     pub.send_multipart([b"g1/control ", mixed])
-    g1.console("step 20")
-    g1.console("step 480")
+    g1.wait_for("zmq_received", handled + 1)
+    g1.console("step 500")
     assert abs(elbow_position(g1, sub) - 1.0) < 0.1
     log = g1.close()
     assert "dropped a message" in log, "dropped messages are logged"
