@@ -100,11 +100,11 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     prepare(&handle, cli)?;
     let servers = mujoco_bridge::zmq::start_servers(&config, &handle)
         .map_err(|m| InputError::new(&config.origin, m).at("zmq"))?;
-    #[cfg(feature = "ros")]
-    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone(), ros_args)
-        .map_err(|m| InputError::new("<ros>", m))?;
-    #[cfg(not(feature = "ros"))]
+    // --ros-args reach rcl through the process arguments (r2r passes them to rcl_init).
     let _ = ros_args;
+    #[cfg(feature = "ros")]
+    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone())
+        .map_err(|m| InputError::new("<ros>", m))?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();
         spawn_console(handle.clone(), counters);
