@@ -3,6 +3,7 @@
 //! simulation handle, so nothing it does can stall the physics thread. `--ros-args`
 //! (remaps, namespace, parameters) reach rcl through r2r's context.
 mod convert;
+mod services;
 
 use crate::config::ControlSource;
 use crate::sim::SimHandle;
@@ -142,6 +143,7 @@ impl Node {
                 })
                 .map_err(|e| format!("ROS 2 executor: {e}"))?;
         }
+        services::start(&mut node, &spawner, &handle).map_err(|e| err("services", e))?;
         Ok(Self {
             node,
             pool,

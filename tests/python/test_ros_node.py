@@ -123,3 +123,42 @@ def settled_rows_base(sub):
         if payload == previous:
             return payload
         previous = payload
+
+
+def call(node, service_type, name, request, timeout=20):
+    client = node.create_client(service_type, name)
+    assert client.wait_for_service(timeout_sec=timeout), f"{name} is not served"
+    future = client.call_async(request)
+    spin_until(node, future.done, timeout, what=name)
+    return future.result()
+
+
+def test_services_pause_keyframe_snapshot_and_reset(ros, bridge):
+    from std_srvs.srv import SetBool, Trigger
+
+    assert call(ros, SetBool, "/mujoco_bridge/pause", SetBool.Request(data=False)).success  # run
+    deadline = time.monotonic() + 20
+    while bridge.stats()["time"] < 0.2:
+        assert time.monotonic() < deadline, "the simulation does not run"
+    response = call(ros, SetBool, "/mujoco_bridge/pause", SetBool.Request(data=True))
+    assert response.success and response.message == "paused"
+    held = bridge.stats()["time"]
+    assert bridge.stats()["time"] == held, "paused"
+
+    response = call(ros, Trigger, "/mujoco_bridge/keyframes/mobile_ready", Trigger.Request())
+    assert response.success, response.message
+    messages = []
+    ros.create_subscription(JointState, "joint_states", messages.append, 10)
+    spin_until(ros, lambda: messages, what="joint_states")
+    messages.clear()
+    spin_until(ros, lambda: messages, what="a fresh joint_states")
+    assert dict(zip(messages[-1].name, messages[-1].position))["arm_elbow"] == pytest.approx(1.2, abs=1e-9)
+
+    assert call(ros, Trigger, "/mujoco_bridge/save_snapshot", Trigger.Request()).success
+    bridge.console("step 200")
+    saved_time = bridge.stats()["time"] - 0.4
+    assert call(ros, Trigger, "/mujoco_bridge/restore_snapshot", Trigger.Request()).success
+    assert bridge.stats()["time"] == pytest.approx(saved_time, abs=1e-9)
+
+    assert call(ros, Trigger, "/mujoco_bridge/reset", Trigger.Request()).success
+    assert bridge.stats()["time"] == 0.0
