@@ -2,8 +2,12 @@
 use crate::model::RobotMap;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
+use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
 use r2r::builtin_interfaces::msg::Time;
+use r2r::geometry_msgs::msg::{Quaternion as RosQuaternion, Transform, TransformStamped, Vector3};
 use r2r::sensor_msgs::msg::JointState;
+use r2r::std_msgs::msg::Header;
+use r2r::tf2_msgs::msg::TFMessage;
 
 /// Sim time in seconds as a ROS time stamp.
 pub fn time(seconds: f64) -> Time {
@@ -57,5 +61,111 @@ impl JointStateMsg {
             self.message.effort[k] = state.qfrc_actuator[*dof];
         }
         &self.message
+    }
+}
+
+/// The transforms a robot publishes: MJCF robots every body relative to its parent body
+/// (the world for the root), URDF robots only the root (robot_state_publisher does the
+/// rest from joint_states and robot_description). Bodies that a joint moves relative to
+/// their parent go to /tf every cycle; the others to /tf_static once.
+pub struct Transforms {
+    /// (parent body, body, parent frame, child frame)
+    moving: Vec<(usize, usize, String, String)>,
+    fixed: Vec<(usize, usize, String, String)>,
+}
+
+fn frame_name(world_frame: &str, robot: &RobotMap, body: usize, prefixed: bool) -> String {
+    if body == 0 {
+        return world_frame.to_string();
+    }
+    let name = robot
+        .bodies
+        .iter()
+        .find(|b| b.id == body)
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| format!("body_{body}"));
+    if prefixed {
+        format!("{}/{name}", robot.name)
+    } else {
+        name
+    }
+}
+
+impl Transforms {
+    /// `prefixed`: several robots share the world, so frames carry the robot's name.
+    pub fn new(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Self {
+        let mut moving = Vec::new();
+        let mut fixed = Vec::new();
+        let bodies: Vec<usize> = match robot.urdf {
+            Some(_) => robot.root_body.into_iter().collect(),
+            None => robot.bodies.iter().map(|b| b.id).collect(),
+        };
+        for body in bodies {
+            let parent = model.body_parentid()[body] as usize;
+            let entry = (
+                parent,
+                body,
+                frame_name("world", robot, parent, prefixed),
+                frame_name("world", robot, body, prefixed),
+            );
+            if model.body_jntnum()[body] > 0 {
+                moving.push(entry);
+            } else {
+                fixed.push(entry);
+            }
+        }
+        Self { moving, fixed }
+    }
+
+    fn message(
+        entries: &[(usize, usize, String, String)],
+        state: &StateSnapshot,
+        stamp: &Time,
+    ) -> TFMessage {
+        let pose = |b: usize| {
+            let p = &state.xpos[3 * b..3 * b + 3];
+            let q = &state.xquat_wxyz[4 * b..4 * b + 4];
+            Isometry3::from_parts(
+                Translation3::new(p[0], p[1], p[2]),
+                UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3])),
+            )
+        };
+        let transforms = entries
+            .iter()
+            .map(|(parent, body, parent_frame, child_frame)| {
+                let relative = pose(*parent).inverse() * pose(*body);
+                let (t, q) = (relative.translation.vector, relative.rotation);
+                TransformStamped {
+                    header: Header {
+                        stamp: stamp.clone(),
+                        frame_id: parent_frame.clone(),
+                    },
+                    child_frame_id: child_frame.clone(),
+                    transform: Transform {
+                        translation: Vector3 {
+                            x: t.x,
+                            y: t.y,
+                            z: t.z,
+                        },
+                        // ROS order x, y, z, w.
+                        rotation: RosQuaternion {
+                            x: q.i,
+                            y: q.j,
+                            z: q.k,
+                            w: q.w,
+                        },
+                    },
+                }
+            })
+            .collect();
+        TFMessage { transforms }
+    }
+
+    pub fn moving(&self, state: &StateSnapshot, stamp: &Time) -> Option<TFMessage> {
+        (!self.moving.is_empty()).then(|| Self::message(&self.moving, state, stamp))
+    }
+
+    pub fn fixed(&self, state: &StateSnapshot, stamp: &Time) -> Option<TFMessage> {
+        (!self.fixed.is_empty()).then(|| Self::message(&self.fixed, state, stamp))
     }
 }

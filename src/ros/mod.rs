@@ -78,6 +78,9 @@ struct Node {
     )>,
     /// Kept alive for late subscribers (transient local).
     _descriptions: Vec<r2r::Publisher<r2r::std_msgs::msg::String>>,
+    tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    tf_static: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    transforms: Vec<convert::Transforms>,
 }
 
 impl Node {
@@ -92,6 +95,25 @@ impl Node {
         let count = robots.len();
         let mut joint_states = Vec::new();
         let mut descriptions = Vec::new();
+        let tf = node
+            .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(
+                "/tf",
+                QosProfile::default().reliable(),
+            )
+            .map_err(|e| err("/tf", e))?;
+        let tf_static = node
+            .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(
+                "/tf_static",
+                QosProfile::default()
+                    .reliable()
+                    .transient_local()
+                    .keep_last(1),
+            )
+            .map_err(|e| err("/tf_static", e))?;
+        let transforms: Vec<_> = robots
+            .iter()
+            .map(|r| convert::Transforms::new(handle.model(), r, count > 1))
+            .collect();
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         for (index, robot) in robots.iter().enumerate() {
@@ -151,12 +173,16 @@ impl Node {
             clock,
             joint_states,
             _descriptions: descriptions,
+            tf,
+            tf_static,
+            transforms,
         })
     }
 
     fn run(mut self, stop: &AtomicBool) {
         let mut state = self.handle.new_snapshot();
         let mut last_step = u64::MAX;
+        let mut static_sent = false;
         let mut next_state = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             self.node.spin_once(Duration::from_millis(1));
@@ -177,6 +203,25 @@ impl Node {
                 next_state = now + STATE_PERIOD;
                 for (publisher, message) in self.joint_states.iter_mut() {
                     let _ = publisher.publish(message.fill(&state, &stamp));
+                }
+                let mut moving = r2r::tf2_msgs::msg::TFMessage::default();
+                for transforms in &self.transforms {
+                    if let Some(message) = transforms.moving(&state, &stamp) {
+                        moving.transforms.extend(message.transforms);
+                    }
+                }
+                if !moving.transforms.is_empty() {
+                    let _ = self.tf.publish(&moving);
+                }
+                if !static_sent {
+                    // One latched message with every fixed frame (transient local).
+                    let mut fixed = r2r::tf2_msgs::msg::TFMessage::default();
+                    for transforms in &self.transforms {
+                        if let Some(message) = transforms.fixed(&state, &stamp) {
+                            fixed.transforms.extend(message.transforms);
+                        }
+                    }
+                    static_sent = self.tf_static.publish(&fixed).is_ok();
                 }
             }
         }

@@ -162,3 +162,33 @@ def test_services_pause_keyframe_snapshot_and_reset(ros, bridge):
 
     assert call(ros, Trigger, "/mujoco_bridge/reset", Trigger.Request()).success
     assert bridge.stats()["time"] == 0.0
+
+
+def test_tf_of_a_floating_urdf_robot_and_of_an_mjcf_robot(ros):
+    from tf2_msgs.msg import TFMessage
+
+    static_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    # URDF with a floating base: world -> base_link on /tf (robot_state_publisher does the rest).
+    bridge = Bridge("default.yaml")
+    try:
+        bridge.console("keyframe ready")
+        frames = {}
+        ros.create_subscription(TFMessage, "/tf", lambda m: frames.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), 10)
+        spin_until(ros, lambda: ("world", "base_link") in frames, what="world -> base_link")
+        t = frames[("world", "base_link")].transform
+        assert (t.translation.x, t.translation.y) == (0.0, 0.0)
+        assert t.translation.z == pytest.approx(0.0805, abs=1e-6), "the configured placement"
+        assert (t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w) == pytest.approx((0, 0, 0, 1))
+    finally:
+        bridge.close()
+    # MJCF: every body; link0 is welded to the world (tf_static), link1 turns on joint1 (tf).
+    bridge = Bridge("panda.yaml")
+    try:
+        moving, fixed = {}, {}
+        ros.create_subscription(TFMessage, "/tf", lambda m: moving.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), 10)
+        ros.create_subscription(TFMessage, "/tf_static", lambda m: fixed.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), static_qos)
+        spin_until(ros, lambda: ("link0", "link1") in moving and ("world", "link0") in fixed, what="panda frames")
+        assert moving[("link0", "link1")].transform.translation.z == pytest.approx(0.333, abs=1e-9)
+        assert ("link6", "link7") in moving and ("link7", "hand") in fixed, sorted(moving) + sorted(fixed)
+    finally:
+        bridge.close()
