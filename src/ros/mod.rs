@@ -2,6 +2,7 @@
 //! its own thread and only reads the latest-state snapshot and sends commands through the
 //! simulation handle, so nothing it does can stall the physics thread. `--ros-args`
 //! (remaps, namespace, parameters) reach rcl through r2r's context.
+mod commands;
 mod convert;
 mod services;
 
@@ -143,6 +144,9 @@ impl Node {
                     .map_err(|e| err("robot_description", e))?;
                 descriptions.push(description);
             }
+            let robot_topic = |name: &str| topic(count, &robot.name, name);
+            commands::start(&mut node, &spawner, &handle, index, &robot_topic)
+                .map_err(|e| err("commands", e))?;
             let mut twists = node
                 .subscribe::<r2r::geometry_msgs::msg::Twist>(
                     &topic(count, &robot.name, "cmd_vel"),

@@ -26,12 +26,18 @@ fn rejected(message: impl Into<String>) -> OperationError {
 }
 
 impl SimHandle {
+    /// The control settings a robot was configured with.
+    pub fn configured_control(&self, robot: usize) -> Option<&crate::config::ControlConfig> {
+        self.shared.controls.get(robot)
+    }
+
     pub fn robots(&self) -> &[RobotMap] {
         &self.shared.robots
     }
 
-    /// Counts and logs (rate-limited) a bad command, and returns it as an error.
-    fn bad_command(&self, key: &str, message: String) -> OperationError {
+    /// Counts and logs (rate-limited) a bad command, and returns it as an error. Adapters
+    /// call it for what they refuse before anything reaches the handle.
+    pub fn bad_command(&self, key: &str, message: String) -> OperationError {
         self.shared
             .stats
             .rejected_commands

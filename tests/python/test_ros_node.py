@@ -192,3 +192,52 @@ def test_tf_of_a_floating_urdf_robot_and_of_an_mjcf_robot(ros):
         assert ("link6", "link7") in moving and ("link7", "hand") in fixed, sorted(moving) + sorted(fixed)
     finally:
         bridge.close()
+
+
+def latest_positions(ros, timeout=20):
+    messages = []
+    subscription = ros.create_subscription(JointState, "joint_states", messages.append, 10)
+    spin_until(ros, lambda: len(messages) >= 2, timeout, what="joint_states")
+    ros.destroy_subscription(subscription)
+    return dict(zip(messages[-1].name, messages[-1].position))
+
+
+def test_joint_commands_reach_their_targets(ros, bridge):
+    from std_msgs.msg import Float64MultiArray
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    commands = ros.create_publisher(JointState, "joint_commands", 10)
+    spin_until(ros, lambda: commands.get_subscription_count() > 0, what="joint_commands subscription")
+    target = JointState(name=["arm_elbow", "arm_shoulder_yaw"], position=[0.9, -0.4])
+    # Publish until the bridge has it (its reader may match a little later), then settle.
+    deadline = time.monotonic() + 20
+    while abs(latest_positions(ros)["arm_elbow"] - 0.9) > 0.02:
+        assert time.monotonic() < deadline, "the joint command never arrived"
+        commands.publish(target)
+        bridge.console("step 250")
+    bridge.console("step 500")
+    positions = latest_positions(ros)
+    assert positions["arm_elbow"] == pytest.approx(0.9, abs=0.02)
+    assert positions["arm_shoulder_yaw"] == pytest.approx(-0.4, abs=0.02)
+
+    # ros2_control-style forward command: every actuator of the robot, in its order
+    # (wheels, then the arm and the gripper).
+    forward = ros.create_publisher(Float64MultiArray, "forward_command_controller/commands", 10)
+    spin_until(ros, lambda: forward.get_subscription_count() > 0, what="forward command subscription")
+    deadline = time.monotonic() + 20
+    while abs(latest_positions(ros)["arm_wrist"] - 0.5) > 0.02:
+        assert time.monotonic() < deadline, "the forward command never arrived"
+        forward.publish(Float64MultiArray(data=[0.0, 0.0, 0.3, 0.2, 0.7, 0.5, 0.02]))
+        bridge.console("step 250")
+    assert latest_positions(ros)["arm_elbow"] == pytest.approx(0.7, abs=0.02)
+
+    # A trajectory message: followed at physics rate.
+    trajectories = ros.create_publisher(JointTrajectory, "joint_trajectory", 10)
+    spin_until(ros, lambda: trajectories.get_subscription_count() > 0, what="joint_trajectory subscription")
+    point = JointTrajectoryPoint(positions=[1.3])
+    point.time_from_start.sec = 1
+    deadline = time.monotonic() + 20
+    while abs(latest_positions(ros)["arm_elbow"] - 1.3) > 0.02:
+        assert time.monotonic() < deadline, "the trajectory never arrived"
+        trajectories.publish(JointTrajectory(joint_names=["arm_elbow"], points=[point]))
+        bridge.console("step 750")

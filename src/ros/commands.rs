@@ -1,0 +1,123 @@
+//! Command topics of each robot, all sent through the handle (which validates them, counts
+//! refusals and logs them at a limited rate):
+//! - `joint_commands` (sensor_msgs/JointState): by joint name; a position servo takes the
+//!   position, a velocity servo the velocity, a motor the effort (or the position in PD mode);
+//! - `forward_command_controller/commands` (std_msgs/Float64MultiArray): every actuator in
+//!   the robot's order, as ros2_control's forward command controller;
+//! - `joint_trajectory` (trajectory_msgs/JointTrajectory): followed at physics rate.
+use crate::config::{ControlMode, ControlSource};
+use crate::control::{ActuatorInfo, ActuatorKind};
+use crate::sim::SimHandle;
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+use futures::task::LocalSpawnExt;
+use r2r::QosProfile;
+
+fn spawn(
+    spawner: &LocalSpawner,
+    task: impl std::future::Future<Output = ()> + 'static,
+) -> Result<(), r2r::Error> {
+    spawner
+        .spawn_local(task)
+        .map_err(|_| r2r::Error::RCL_RET_ERROR)
+}
+
+/// The value of `joint_commands` entry `k` for an actuator of `kind`: None when the message
+/// has no value of that kind.
+fn value_for(
+    message: &r2r::sensor_msgs::msg::JointState,
+    k: usize,
+    kind: ActuatorKind,
+    pd: bool,
+) -> Option<f64> {
+    let pick = |values: &Vec<f64>| values.get(k).copied();
+    match kind {
+        ActuatorKind::PositionServo => pick(&message.position),
+        ActuatorKind::VelocityServo => pick(&message.velocity),
+        ActuatorKind::Force if pd => pick(&message.position),
+        ActuatorKind::Force => pick(&message.effort),
+    }
+}
+
+pub fn start(
+    node: &mut r2r::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    robot: usize,
+    topic: &dyn Fn(&str) -> String,
+) -> Result<(), r2r::Error> {
+    let qos = QosProfile::default();
+    let mut joint_commands =
+        node.subscribe::<r2r::sensor_msgs::msg::JointState>(&topic("joint_commands"), qos.clone())?;
+    let commands = handle.clone();
+    // How each actuator reads a command; the mode is the configured one.
+    let kinds: Vec<ActuatorKind> = handle.robots()[robot]
+        .actuators
+        .iter()
+        .map(|a| ActuatorInfo::of(handle.model(), a.id).kind)
+        .collect();
+    let pd = handle.configured_control(robot).map(|c| c.mode) == Some(ControlMode::Pd);
+    spawn(spawner, async move {
+        while let Some(message) = joint_commands.next().await {
+            let lengths_ok = [&message.position, &message.velocity, &message.effort]
+                .iter()
+                .all(|v| v.is_empty() || v.len() == message.name.len());
+            if !lengths_ok {
+                let _ = commands.bad_command(
+                    "joint_commands",
+                    format!("joint_commands: {} names, but position / velocity / effort of another length", message.name.len()),
+                );
+                continue;
+            }
+            let mut names = Vec::with_capacity(message.name.len());
+            let mut values = Vec::with_capacity(message.name.len());
+            for (k, name) in message.name.iter().enumerate() {
+                let Ok(index) = commands.actuator_index(robot, name) else {
+                    continue;
+                };
+                if let Some(value) = value_for(&message, k, kinds[index], pd) {
+                    names.push(name.as_str());
+                    values.push(value);
+                }
+            }
+            let _ = commands.command_actuators(ControlSource::Ros, robot, &names, &values);
+        }
+    })?;
+    let mut forward = node.subscribe::<r2r::std_msgs::msg::Float64MultiArray>(
+        &topic("forward_command_controller/commands"),
+        qos.clone(),
+    )?;
+    let commands = handle.clone();
+    spawn(spawner, async move {
+        while let Some(message) = forward.next().await {
+            let _ = commands.command_all(ControlSource::Ros, robot, &message.data);
+        }
+    })?;
+    let mut trajectories = node
+        .subscribe::<r2r::trajectory_msgs::msg::JointTrajectory>(&topic("joint_trajectory"), qos)?;
+    let commands = handle.clone();
+    spawn(spawner, async move {
+        while let Some(message) = trajectories.next().await {
+            let joints: Vec<&str> = message.joint_names.iter().map(String::as_str).collect();
+            let mut times = Vec::new();
+            let mut positions = Vec::new();
+            let mut velocities = Vec::new();
+            let with_velocities = message
+                .points
+                .iter()
+                .all(|p| p.velocities.len() == joints.len());
+            for point in &message.points {
+                times.push(
+                    point.time_from_start.sec as f64 + point.time_from_start.nanosec as f64 * 1e-9,
+                );
+                positions.extend_from_slice(&point.positions);
+                if with_velocities {
+                    velocities.extend_from_slice(&point.velocities);
+                }
+            }
+            // The handle checks the shapes, NaN and the times, and names the problem.
+            let _ = commands.follow_trajectory(robot, &joints, &times, &positions, &velocities);
+        }
+    })?;
+    Ok(())
+}
