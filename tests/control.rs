@@ -22,16 +22,6 @@ fn base_pose(world: &World, s: &StateSnapshot) -> (f64, f64, f64) {
     (s.xpos[3 * b], s.xpos[3 * b + 1], yaw)
 }
 
-fn panda_with_motors(extra: &str) -> World {
-    let yaml = format!(
-        "world: {{floor: true}}\nrobots:\n  - name: panda\n    mjcf: {}\n    actuators:\n      - joints: \"joint[1-7]\"\n        type: motor\n        effort_limit: 87\n    control:\n{extra}",
-        models()
-            .join("menagerie/franka_emika_panda/panda.xml")
-            .display()
-    );
-    world_from_yaml(&yaml, Path::new("."))
-}
-
 #[test]
 fn pd_reaches_its_targets_with_gravity_compensation() {
     let world = panda_with_motors("      mode: pd\n      gravity_compensation: true\n");

@@ -7,7 +7,6 @@ use common::*;
 use mujoco_bridge::config::{ControlSource, SimMode};
 use mujoco_bridge::model::World;
 use mujoco_bridge::sim::{Command, SimHandle, Simulation};
-use std::path::Path;
 
 fn bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|v| v.to_bits()).collect()
@@ -134,13 +133,7 @@ fn snapshot_restore_reproduces_the_later_trajectory_exactly() {
 
 #[test]
 fn snapshot_with_pd_and_gravity_compensation_restores_exactly() {
-    let yaml = format!(
-        "robots:\n  - name: panda\n    mjcf: {}\n    actuators:\n      - joints: \"joint[1-7]\"\n        type: motor\n        effort_limit: 87\n    control: {{mode: pd, gravity_compensation: true}}\n",
-        models()
-            .join("menagerie/franka_emika_panda/panda.xml")
-            .display()
-    );
-    let world = world_from_yaml(&yaml, Path::new("."));
+    let world = panda_with_motors("      mode: pd\n      gravity_compensation: true\n");
     let sim = Simulation::start(&world, &paused()).unwrap();
     let h = sim.handle();
     h.command_actuators(ControlSource::Ros, 0, &["joint2", "joint4"], &[0.6, -1.2])

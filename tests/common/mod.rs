@@ -41,6 +41,18 @@ pub fn world_from_config_file(name: &str) -> World {
     build_world(&config).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Menagerie's Panda with torque motors on its seven arm joints (instead of its position
+/// servos), and `control` as the YAML lines of its control section.
+pub fn panda_with_motors(control: &str) -> World {
+    let yaml = format!(
+        "world: {{floor: true}}\nrobots:\n  - name: panda\n    mjcf: {}\n    actuators:\n      - joints: \"joint[1-7]\"\n        type: motor\n        effort_limit: 87\n    control:\n{control}",
+        models()
+            .join("menagerie/franka_emika_panda/panda.xml")
+            .display()
+    );
+    world_from_yaml(&yaml, Path::new("."))
+}
+
 /// Runs the real binary with `args` (and extra environment) and returns its output.
 pub fn run_bridge(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mujoco_bridge"));

@@ -102,6 +102,14 @@ def test_prefix_and_joint_discovery_from_the_rows(g1):
     assert names == G1_JOINTS, "names without the articulation prefix"
 
 
+def send_and_step(bridge, pub, frames, steps):
+    """Sends one control-socket message, waits until the bridge has handled it, then steps."""
+    handled = bridge.stats()["zmq_received"]
+    pub.send_multipart(frames)
+    bridge.wait_for("zmq_received", handled + 1)
+    bridge.console(f"step {steps}")
+
+
 def elbow_position(bridge, sub):
     return joint_row(settled_rows(sub)[b"g1/joint/left_elbow_joint"])[1]
 
@@ -160,10 +168,7 @@ def test_reset_clears_sticky_values(g1):
     ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
     sub = g1.state_socket(b"g1/")
     pub = g1.control_socket()
-    handled = g1.stats()["zmq_received"]
-    pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)])
-    g1.wait_for("zmq_received", handled + 1)
-    g1.console("step 500")
+    send_and_step(g1, pub, [b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)], 500)
     assert abs(elbow_position(g1, sub) - 1.0) < 0.1
     g1.console("reset")  # sticky values zeroed: the PD target is now 0
     g1.console("step 500")
@@ -226,10 +231,7 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     # Still serving: rows flow, and the valid pair of a batch with a bad one still works.
     mixed = struct.pack("<i", 2) + struct.pack("<if", 999, 0.5)
     mixed += struct.pack("<if", ids["g1_left_elbow_joint"], 1.0)
-    handled = g1.stats()["zmq_received"]
-    pub.send_multipart([b"g1/control ", mixed])
-    g1.wait_for("zmq_received", handled + 1)
-    g1.console("step 500")
+    send_and_step(g1, pub, [b"g1/control ", mixed], 500)
     assert abs(elbow_position(g1, sub) - 1.0) < 0.1
     log = g1.close()
     assert "dropped a message" in log, "dropped messages are logged"
