@@ -169,3 +169,51 @@ impl Transforms {
         (!self.fixed.is_empty()).then(|| Self::message(&self.fixed, state, stamp))
     }
 }
+
+/// The live figures as one diagnostic status: real-time factor, step time, overruns,
+/// refused / ignored / dropped commands, MuJoCo's instability resets.
+pub fn diagnostics(
+    stats: &crate::sim::SimStats,
+    stamp: &Time,
+) -> r2r::diagnostic_msgs::msg::DiagnosticArray {
+    use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
+    let value = |key: &str, value: String| KeyValue {
+        key: key.into(),
+        value,
+    };
+    let values = vec![
+        value("real_time_factor", format!("{:.4}", stats.real_time_factor)),
+        value("sim_time", format!("{:.6}", stats.sim_time)),
+        value("steps", stats.steps.to_string()),
+        value("mean_step_us", format!("{:.1}", stats.mean_step_time * 1e6)),
+        value("max_step_us", format!("{:.1}", stats.max_step_time * 1e6)),
+        value("overruns", stats.overruns.to_string()),
+        value("rejected_commands", stats.rejected_commands.to_string()),
+        value("ignored_commands", stats.ignored_commands.to_string()),
+        value("dropped_commands", stats.dropped_commands.to_string()),
+        value("instabilities", stats.instabilities.to_string()),
+    ];
+    let warn = stats.instabilities > 0;
+    let level = if warn {
+        DiagnosticStatus::WARN as u8
+    } else {
+        DiagnosticStatus::OK as u8
+    };
+    DiagnosticArray {
+        header: Header {
+            stamp: stamp.clone(),
+            frame_id: String::new(),
+        },
+        status: vec![DiagnosticStatus {
+            level,
+            name: "mujoco_bridge: physics".into(),
+            message: if warn {
+                "MuJoCo reset an unstable state".into()
+            } else {
+                "running".into()
+            },
+            hardware_id: "mujoco".into(),
+            values,
+        }],
+    }
+}

@@ -17,8 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How often the state publishers run (joint_states; /clock follows every new step).
+/// How often the state publishers run (joint_states, tf; /clock follows every new step).
 const STATE_PERIOD: Duration = Duration::from_millis(10);
+/// How often the live figures go out on /diagnostics.
+const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
 
 pub struct RosNode {
     thread: Option<JoinHandle<()>>,
@@ -79,6 +81,7 @@ struct Node {
     )>,
     /// Kept alive for late subscribers (transient local).
     _descriptions: Vec<r2r::Publisher<r2r::std_msgs::msg::String>>,
+    diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     tf_static: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     transforms: Vec<convert::Transforms>,
@@ -102,6 +105,12 @@ impl Node {
                 QosProfile::default().reliable(),
             )
             .map_err(|e| err("/tf", e))?;
+        let diagnostics = node
+            .create_publisher::<r2r::diagnostic_msgs::msg::DiagnosticArray>(
+                "/diagnostics",
+                QosProfile::default(),
+            )
+            .map_err(|e| err("/diagnostics", e))?;
         let tf_static = node
             .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(
                 "/tf_static",
@@ -177,6 +186,7 @@ impl Node {
             clock,
             joint_states,
             _descriptions: descriptions,
+            diagnostics,
             tf,
             tf_static,
             transforms,
@@ -187,6 +197,7 @@ impl Node {
         let mut state = self.handle.new_snapshot();
         let mut last_step = u64::MAX;
         let mut static_sent = false;
+        let mut next_diagnostics = Instant::now();
         let mut next_state = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             self.node.spin_once(Duration::from_millis(1));
@@ -202,6 +213,12 @@ impl Node {
                     clock: stamp.clone(),
                 });
                 last_step = state.step;
+            }
+            if now >= next_diagnostics {
+                next_diagnostics = now + DIAGNOSTICS_PERIOD;
+                let _ = self
+                    .diagnostics
+                    .publish(&convert::diagnostics(&self.handle.stats(), &stamp));
             }
             if now >= next_state {
                 next_state = now + STATE_PERIOD;

@@ -241,3 +241,17 @@ def test_joint_commands_reach_their_targets(ros, bridge):
         assert time.monotonic() < deadline, "the trajectory never arrived"
         trajectories.publish(JointTrajectory(joint_names=["arm_elbow"], points=[point]))
         bridge.console("step 750")
+
+
+def test_diagnostics_carry_the_live_figures(ros, bridge):
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+
+    arrays = []
+    ros.create_subscription(DiagnosticArray, "/diagnostics", arrays.append, 10)
+    bridge.console("run 250")
+    spin_until(ros, lambda: len(arrays) >= 2, what="diagnostics")
+    status = arrays[-1].status[0]
+    values = {kv.key: kv.value for kv in status.values}
+    assert status.name == "mujoco_bridge: physics" and status.level == DiagnosticStatus.OK
+    assert set(values) >= {"real_time_factor", "mean_step_us", "overruns", "rejected_commands", "dropped_commands"}
+    assert int(values["instabilities"]) == 0
