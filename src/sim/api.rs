@@ -71,13 +71,15 @@ impl SimHandle {
         if let Some(i) = map.actuators.iter().position(|a| a.name == name) {
             return Ok(i);
         }
+        // Else the actuator that drives the joint of that name (a joint transmission: a
+        // tendon's or site's id could equal the joint's).
         let joint = map.joint(name).map(|j| j.id);
         let model = &self.shared.model;
         map.actuators
             .iter()
             .position(|a| {
-                joint.is_some()
-                    && model.actuator_trnid()[a.id][0] as usize == joint.unwrap_or(usize::MAX)
+                model.actuator_trntype()[a.id] == mujoco_rs::prelude::MjtTrn::mjTRN_JOINT
+                    && Some(model.actuator_trnid()[a.id][0] as usize) == joint
             })
             .ok_or_else(|| {
                 self.bad_command(
