@@ -44,19 +44,23 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// The kernel thread id of the thread named `name` in this process.
+/// The kernel thread id of the thread named `name` in this process. A new thread names
+/// itself once it runs, so a thread just spawned may take a moment to show its name.
 fn thread_id(name: &str) -> i64 {
-    for entry in std::fs::read_dir("/proc/self/task").unwrap() {
-        let path = entry.unwrap().path();
-        if std::fs::read_to_string(path.join("comm"))
-            .unwrap_or_default()
-            .trim()
-            == name
-        {
-            return path.file_name().unwrap().to_string_lossy().parse().unwrap();
+    for _ in 0..500 {
+        for entry in std::fs::read_dir("/proc/self/task").unwrap() {
+            let path = entry.unwrap().path();
+            if std::fs::read_to_string(path.join("comm"))
+                .unwrap_or_default()
+                .trim()
+                == name
+            {
+                return path.file_name().unwrap().to_string_lossy().parse().unwrap();
+            }
         }
+        std::thread::sleep(Duration::from_millis(10));
     }
-    panic!("no thread named {name}");
+    panic!("no thread named {name} after 5 s");
 }
 
 fn main() {
