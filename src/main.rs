@@ -103,7 +103,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     // --ros-args reach rcl through the process arguments (r2r passes them to rcl_init).
     let _ = ros_args;
     #[cfg(feature = "ros")]
-    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone())
+    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode)
         .map_err(|m| InputError::new("<ros>", m))?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();

@@ -147,6 +147,52 @@ impl Config {
         if self.sim.substeps == 0 {
             return err("sim.substeps".into(), "must be at least 1".into());
         }
+        for (key, rate) in self.ros.rates.fields() {
+            if !(rate.is_finite() && (0.0..=100_000.0).contains(&rate)) {
+                return err(
+                    format!("ros.rates.{key}"),
+                    format!("must be 0 (off) or a rate up to 100000 Hz, got {rate}"),
+                );
+            }
+        }
+        if !(self.ros.wrench_duration.is_finite() && self.ros.wrench_duration > 0.0) {
+            return err(
+                "ros.wrench_duration".into(),
+                format!(
+                    "must be a positive number of seconds, got {}",
+                    self.ros.wrench_duration
+                ),
+            );
+        }
+        for (i, robot) in self.robots.iter().enumerate() {
+            let rates = robot
+                .ros
+                .imu
+                .iter()
+                .map(|t| ("imu", &t.topic, t.rate))
+                .chain(
+                    robot
+                        .ros
+                        .force_torque
+                        .iter()
+                        .map(|t| ("force_torque", &t.topic, t.rate)),
+                )
+                .chain(robot.ros.range.iter().map(|t| ("range", &t.topic, t.rate)));
+            for (kind, topic, rate) in rates {
+                let field = format!("robots[{i}].ros.{kind} (topic '{topic}')");
+                if topic.is_empty() {
+                    return err(field, "needs a topic".into());
+                }
+                if let Some(rate) = rate
+                    && !(rate.is_finite() && (0.0..=100_000.0).contains(&rate))
+                {
+                    return err(
+                        format!("{field}.rate"),
+                        format!("must be 0 (off) or a rate up to 100000 Hz, got {rate}"),
+                    );
+                }
+            }
+        }
         if self.zmq.divider == 0 {
             return err("zmq.divider".into(), "must be at least 1".into());
         }

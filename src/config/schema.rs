@@ -15,6 +15,9 @@ pub struct Config {
     /// The legacy URLab ZMQ protocol.
     #[serde(default)]
     pub zmq: ZmqConfig,
+    /// The ROS 2 node: publisher rates and the wrench topic.
+    #[serde(default)]
+    pub ros: RosConfig,
     /// Where the config came from (file path or `<embedded>/...`); set by the loader.
     #[serde(skip)]
     pub origin: String,
@@ -145,6 +148,135 @@ pub struct RobotConfig {
     /// action-key bitmask.
     #[serde(default)]
     pub zmq: RobotZmqConfig,
+    /// ROS 2 sensor topics of this robot; without any, every IMU, force-torque and
+    /// rangefinder site of the model is mapped automatically.
+    #[serde(default)]
+    pub ros: RobotRosConfig,
+}
+
+/// Publisher rates in Hz (0 turns a publisher off). Publishers run on the ROS thread from
+/// the latest state, so no rate can slow the physics thread.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RosRates {
+    /// `/clock`, sent when the sim time changed (and at 10 Hz while paused).
+    pub clock: f64,
+    pub joint_states: f64,
+    /// `/tf` (moving frames); `/tf_static` goes out once.
+    pub tf: f64,
+    pub imu: f64,
+    pub force_torque: f64,
+    pub range: f64,
+    pub diagnostics: f64,
+}
+
+impl Default for RosRates {
+    fn default() -> Self {
+        Self {
+            clock: 1000.0,
+            joint_states: 100.0,
+            tf: 100.0,
+            imu: 200.0,
+            force_torque: 200.0,
+            range: 20.0,
+            diagnostics: 1.0,
+        }
+    }
+}
+
+impl RosRates {
+    /// (field, value) pairs, for validation.
+    pub fn fields(&self) -> [(&'static str, f64); 7] {
+        [
+            ("clock", self.clock),
+            ("joint_states", self.joint_states),
+            ("tf", self.tf),
+            ("imu", self.imu),
+            ("force_torque", self.force_torque),
+            ("range", self.range),
+            ("diagnostics", self.diagnostics),
+        ]
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RosConfig {
+    pub rates: RosRates,
+    /// Seconds of sim time that one message on `~/wrench` acts for (publish again to hold it).
+    pub wrench_duration: f64,
+}
+
+impl Default for RosConfig {
+    fn default() -> Self {
+        Self {
+            rates: RosRates::default(),
+            wrench_duration: 0.1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RobotRosConfig {
+    /// sensor_msgs/Imu topics, each from MuJoCo sensors on one site.
+    pub imu: Vec<ImuTopic>,
+    /// geometry_msgs/WrenchStamped topics from a force and a torque sensor.
+    pub force_torque: Vec<ForceTorqueTopic>,
+    /// sensor_msgs/Range topics, one rangefinder each.
+    pub range: Vec<RangeTopic>,
+}
+
+impl RobotRosConfig {
+    pub fn is_empty(&self) -> bool {
+        self.imu.is_empty() && self.force_torque.is_empty() && self.range.is_empty()
+    }
+}
+
+/// One IMU: MuJoCo sensor names (without the robot prefix); at least one is required.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImuTopic {
+    pub topic: String,
+    /// A `framequat` sensor.
+    pub orientation: Option<String>,
+    /// A `gyro` sensor.
+    pub angular_velocity: Option<String>,
+    /// An `accelerometer` sensor.
+    pub linear_acceleration: Option<String>,
+    /// Default: the sensors' site frame.
+    pub frame_id: Option<String>,
+    /// Hz; default `ros.rates.imu`.
+    pub rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForceTorqueTopic {
+    pub topic: String,
+    /// A `force` sensor.
+    pub force: Option<String>,
+    /// A `torque` sensor.
+    pub torque: Option<String>,
+    pub frame_id: Option<String>,
+    pub rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RangeTopic {
+    pub topic: String,
+    /// A `rangefinder` sensor.
+    pub sensor: String,
+    /// Radians; MuJoCo's rangefinder is a single ray, so 0 unless told.
+    #[serde(default)]
+    pub field_of_view: f64,
+    #[serde(default)]
+    pub min_range: f64,
+    /// Default: the sensor's cutoff, else infinity.
+    pub max_range: Option<f64>,
+    pub frame_id: Option<String>,
+    pub rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -74,7 +74,12 @@ pub struct Transforms {
     fixed: Vec<(usize, usize, String, String)>,
 }
 
-fn frame_name(world_frame: &str, robot: &RobotMap, body: usize, prefixed: bool) -> String {
+pub(super) fn frame_name(
+    world_frame: &str,
+    robot: &RobotMap,
+    body: usize,
+    prefixed: bool,
+) -> String {
     if body == 0 {
         return world_frame.to_string();
     }

@@ -2,25 +2,33 @@
 //! its own thread and only reads the latest-state snapshot and sends commands through the
 //! simulation handle, so nothing it does can stall the physics thread. `--ros-args`
 //! (remaps, namespace, parameters) reach rcl through r2r's context.
+//!
+//! QoS follows REP-2003: state and sensor publishers are reliable with a small depth (a
+//! reliable writer serves best-effort readers too), `/tf_static` and `robot_description`
+//! are reliable and transient local, services use the services profile.
 mod commands;
 mod convert;
+mod sensors;
 mod services;
+mod simulation;
 
-use crate::config::ControlSource;
+use crate::config::{Config, ControlSource, SimMode};
 use crate::sim::SimHandle;
 use futures::StreamExt;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use r2r::QosProfile;
+use r2r::geometry_msgs::msg::WrenchStamped;
+use r2r::sensor_msgs::msg::{Imu, JointState, Range};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How often the state publishers run (joint_states, tf; /clock follows every new step).
-const STATE_PERIOD: Duration = Duration::from_millis(10);
-/// How often the live figures go out on /diagnostics.
-const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
+/// While the sim time stands still (paused), /clock repeats at this period.
+const CLOCK_WHILE_PAUSED: Duration = Duration::from_millis(100);
+/// The longest the node waits for ROS events before it looks at its publishers again.
+const LONGEST_WAIT: Duration = Duration::from_millis(5);
 
 pub struct RosNode {
     thread: Option<JoinHandle<()>>,
@@ -37,17 +45,54 @@ fn topic(robots: usize, robot: &str, name: &str) -> String {
     }
 }
 
+/// When a publisher is due: every `period`, keeping its phase when a cycle is a little late
+/// and skipping (not bursting) when the node fell behind by more than a period.
+struct Every {
+    period: Option<Duration>,
+    next: Instant,
+}
+
+impl Every {
+    /// `rate` in Hz; 0 never fires.
+    fn hz(rate: f64) -> Self {
+        Self {
+            period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
+            next: Instant::now(),
+        }
+    }
+
+    fn due(&mut self, now: Instant) -> bool {
+        let Some(period) = self.period else {
+            return false;
+        };
+        if now < self.next {
+            return false;
+        }
+        self.next += period;
+        if self.next <= now {
+            self.next = now + period;
+        }
+        true
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.period.map(|_| self.next)
+    }
+}
+
 impl RosNode {
     /// Starts the node on its own thread; returns once it is up (or why it is not).
-    pub fn start(handle: SimHandle) -> Result<Self, String> {
+    /// `play_mode` is what "play" means to the simulation services (realtime or fast).
+    pub fn start(handle: SimHandle, config: &Config, play_mode: SimMode) -> Result<Self, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
+        let config = config.clone();
         let (ready, started) = std::sync::mpsc::channel();
         // r2r's executor types are not Send: the node is made on the thread that spins it.
         let thread = std::thread::Builder::new()
             .name("ros".into())
             .spawn(move || {
-                let node = match Node::create(handle) {
+                let node = match Node::create(handle, &config, play_mode) {
                     Ok(node) => {
                         let _ = ready.send(Ok(()));
                         node
@@ -70,30 +115,54 @@ impl RosNode {
     }
 }
 
+enum SensorPublisher {
+    Imu(r2r::Publisher<Imu>),
+    Wrench(r2r::Publisher<WrenchStamped>),
+    Range(r2r::Publisher<Range>),
+}
+
+struct SensorOutput {
+    topic: sensors::SensorTopic,
+    publisher: SensorPublisher,
+    every: Every,
+}
+
 struct Node {
     node: r2r::Node,
     pool: LocalPool,
     handle: SimHandle,
     clock: r2r::Publisher<r2r::rosgraph_msgs::msg::Clock>,
-    joint_states: Vec<(
-        r2r::Publisher<r2r::sensor_msgs::msg::JointState>,
-        convert::JointStateMsg,
-    )>,
+    clock_every: Every,
+    joint_states: Vec<(r2r::Publisher<JointState>, convert::JointStateMsg)>,
+    joint_states_every: Every,
     /// Kept alive for late subscribers (transient local).
     _descriptions: Vec<r2r::Publisher<r2r::std_msgs::msg::String>>,
     diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
+    diagnostics_every: Every,
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    tf_every: Every,
     tf_static: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
     transforms: Vec<convert::Transforms>,
+    /// Frames of sensor sites, fixed to their bodies.
+    sensor_frames: Vec<r2r::geometry_msgs::msg::TransformStamped>,
+    sensors: Vec<SensorOutput>,
 }
 
 impl Node {
-    fn create(handle: SimHandle) -> Result<Self, String> {
+    fn create(handle: SimHandle, config: &Config, play_mode: SimMode) -> Result<Self, String> {
         let err = |what: &str, e: r2r::Error| format!("ROS 2 {what}: {e}");
+        let rates = &config.ros.rates;
         let ctx = r2r::Context::create().map_err(|e| err("context", e))?;
         let mut node = r2r::Node::create(ctx, "mujoco_bridge", "").map_err(|e| err("node", e))?;
+        let state_qos = || QosProfile::default().keep_last(10).reliable();
+        let latched = || {
+            QosProfile::default()
+                .reliable()
+                .transient_local()
+                .keep_last(1)
+        };
         let clock = node
-            .create_publisher::<r2r::rosgraph_msgs::msg::Clock>("/clock", QosProfile::default())
+            .create_publisher::<r2r::rosgraph_msgs::msg::Clock>("/clock", state_qos())
             .map_err(|e| err("/clock", e))?;
         let robots = handle.robots().to_vec();
         let count = robots.len();
@@ -102,23 +171,17 @@ impl Node {
         let tf = node
             .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(
                 "/tf",
-                QosProfile::default().reliable(),
+                QosProfile::default().keep_last(100).reliable(),
             )
             .map_err(|e| err("/tf", e))?;
         let diagnostics = node
             .create_publisher::<r2r::diagnostic_msgs::msg::DiagnosticArray>(
                 "/diagnostics",
-                QosProfile::default(),
+                state_qos(),
             )
             .map_err(|e| err("/diagnostics", e))?;
         let tf_static = node
-            .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(
-                "/tf_static",
-                QosProfile::default()
-                    .reliable()
-                    .transient_local()
-                    .keep_last(1),
-            )
+            .create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", latched())
             .map_err(|e| err("/tf_static", e))?;
         let transforms: Vec<_> = robots
             .iter()
@@ -126,12 +189,12 @@ impl Node {
             .collect();
         let pool = LocalPool::new();
         let spawner = pool.spawner();
+        let mut sensor_frames = Vec::new();
+        let mut sensor_outputs = Vec::new();
         for (index, robot) in robots.iter().enumerate() {
+            let robot_topic = |name: &str| topic(count, &robot.name, name);
             let publisher = node
-                .create_publisher::<r2r::sensor_msgs::msg::JointState>(
-                    &topic(count, &robot.name, "joint_states"),
-                    QosProfile::default(),
-                )
+                .create_publisher::<JointState>(&robot_topic("joint_states"), state_qos())
                 .map_err(|e| err("joint_states", e))?;
             joint_states.push((
                 publisher,
@@ -141,11 +204,8 @@ impl Node {
                 // Transient local: a late robot_state_publisher or RViz still gets it.
                 let description = node
                     .create_publisher::<r2r::std_msgs::msg::String>(
-                        &topic(count, &robot.name, "robot_description"),
-                        QosProfile::default()
-                            .reliable()
-                            .transient_local()
-                            .keep_last(1),
+                        &robot_topic("robot_description"),
+                        latched(),
                     )
                     .map_err(|e| err("robot_description", e))?;
                 description
@@ -153,12 +213,41 @@ impl Node {
                     .map_err(|e| err("robot_description", e))?;
                 descriptions.push(description);
             }
-            let robot_topic = |name: &str| topic(count, &robot.name, name);
+            let plan = sensors::plan(
+                handle.model(),
+                robot,
+                index,
+                &config.robots[index].ros,
+                rates,
+                count > 1,
+            )
+            .map_err(|e| format!("{}: {e}", config.origin))?;
+            sensor_frames.extend(plan.frames);
+            for sensor in plan.topics {
+                let name = robot_topic(&sensor.topic);
+                let publisher = match sensor.kind() {
+                    sensors::MessageKind::Imu => node
+                        .create_publisher::<Imu>(&name, state_qos())
+                        .map(SensorPublisher::Imu),
+                    sensors::MessageKind::Wrench => node
+                        .create_publisher::<WrenchStamped>(&name, state_qos())
+                        .map(SensorPublisher::Wrench),
+                    sensors::MessageKind::Range => node
+                        .create_publisher::<Range>(&name, state_qos())
+                        .map(SensorPublisher::Range),
+                }
+                .map_err(|e| err(&name, e))?;
+                sensor_outputs.push(SensorOutput {
+                    every: Every::hz(sensor.rate),
+                    topic: sensor,
+                    publisher,
+                });
+            }
             commands::start(&mut node, &spawner, &handle, index, &robot_topic)
                 .map_err(|e| err("commands", e))?;
             let mut twists = node
                 .subscribe::<r2r::geometry_msgs::msg::Twist>(
-                    &topic(count, &robot.name, "cmd_vel"),
+                    &robot_topic("cmd_vel"),
                     QosProfile::default(),
                 )
                 .map_err(|e| err("cmd_vel", e))?;
@@ -178,53 +267,87 @@ impl Node {
                 })
                 .map_err(|e| format!("ROS 2 executor: {e}"))?;
         }
-        services::start(&mut node, &spawner, &handle).map_err(|e| err("services", e))?;
+        services::start(&mut node, &spawner, &handle, config.ros.wrench_duration)
+            .map_err(|e| err("services", e))?;
+        simulation::start(&mut node, &spawner, &handle, play_mode)
+            .map_err(|e| err("simulation_interfaces services", e))?;
         Ok(Self {
             node,
             pool,
             handle,
             clock,
+            clock_every: Every::hz(rates.clock),
             joint_states,
+            joint_states_every: Every::hz(rates.joint_states),
             _descriptions: descriptions,
             diagnostics,
+            diagnostics_every: Every::hz(rates.diagnostics),
             tf,
+            tf_every: Every::hz(rates.tf),
             tf_static,
             transforms,
+            sensor_frames,
+            sensors: sensor_outputs,
         })
+    }
+
+    /// The earliest moment a publisher is due.
+    fn next_deadline(&self) -> Option<Instant> {
+        [
+            &self.clock_every,
+            &self.joint_states_every,
+            &self.diagnostics_every,
+            &self.tf_every,
+        ]
+        .into_iter()
+        .chain(self.sensors.iter().map(|s| &s.every))
+        .filter_map(Every::deadline)
+        .min()
     }
 
     fn run(mut self, stop: &AtomicBool) {
         let mut state = self.handle.new_snapshot();
-        let mut last_step = u64::MAX;
+        let mut clock_step = u64::MAX;
+        let mut clock_sent = Instant::now();
         let mut static_sent = false;
-        let mut next_diagnostics = Instant::now();
-        let mut next_state = Instant::now();
         while !stop.load(Ordering::Relaxed) {
-            self.node.spin_once(Duration::from_millis(1));
+            let wait = self
+                .next_deadline()
+                .map_or(LONGEST_WAIT, |d| {
+                    d.saturating_duration_since(Instant::now())
+                })
+                .min(LONGEST_WAIT);
+            self.node.spin_once(wait);
             self.pool.run_until_stalled();
             if !self.handle.latest_state(&mut state) {
                 continue;
             }
             let stamp = convert::time(state.time);
             let now = Instant::now();
-            // /clock goes out for every new step, and keeps going while paused.
-            if state.step != last_step || now >= next_state {
+            if !static_sent {
+                static_sent = self.send_static(&state, &stamp);
+            }
+            // /clock follows the sim time, and repeats while paused so late nodes start.
+            if self.clock_every.due(now)
+                && (state.step != clock_step || now - clock_sent >= CLOCK_WHILE_PAUSED)
+            {
                 let _ = self.clock.publish(&r2r::rosgraph_msgs::msg::Clock {
                     clock: stamp.clone(),
                 });
-                last_step = state.step;
+                clock_step = state.step;
+                clock_sent = now;
             }
-            if now >= next_diagnostics {
-                next_diagnostics = now + DIAGNOSTICS_PERIOD;
+            if self.diagnostics_every.due(now) {
                 let _ = self
                     .diagnostics
                     .publish(&convert::diagnostics(&self.handle.stats(), &stamp));
             }
-            if now >= next_state {
-                next_state = now + STATE_PERIOD;
+            if self.joint_states_every.due(now) {
                 for (publisher, message) in self.joint_states.iter_mut() {
                     let _ = publisher.publish(message.fill(&state, &stamp));
                 }
+            }
+            if self.tf_every.due(now) {
                 let mut moving = r2r::tf2_msgs::msg::TFMessage::default();
                 for transforms in &self.transforms {
                     if let Some(message) = transforms.moving(&state, &stamp) {
@@ -234,18 +357,40 @@ impl Node {
                 if !moving.transforms.is_empty() {
                     let _ = self.tf.publish(&moving);
                 }
-                if !static_sent {
-                    // One latched message with every fixed frame (transient local).
-                    let mut fixed = r2r::tf2_msgs::msg::TFMessage::default();
-                    for transforms in &self.transforms {
-                        if let Some(message) = transforms.fixed(&state, &stamp) {
-                            fixed.transforms.extend(message.transforms);
-                        }
-                    }
-                    static_sent = self.tf_static.publish(&fixed).is_ok();
+            }
+            for sensor in self.sensors.iter_mut() {
+                if !sensor.every.due(now) {
+                    continue;
                 }
+                let _ = match (sensor.topic.fill(&state, &stamp), &sensor.publisher) {
+                    (sensors::Filled::Imu(m), SensorPublisher::Imu(p)) => p.publish(m),
+                    (sensors::Filled::Wrench(m), SensorPublisher::Wrench(p)) => p.publish(m),
+                    (sensors::Filled::Range(m), SensorPublisher::Range(p)) => p.publish(m),
+                    _ => Ok(()),
+                };
             }
         }
+    }
+
+    /// One latched /tf_static message with every fixed frame: bodies without joints and
+    /// sensor sites.
+    fn send_static(
+        &self,
+        state: &crate::sim::StateSnapshot,
+        stamp: &r2r::builtin_interfaces::msg::Time,
+    ) -> bool {
+        let mut fixed = r2r::tf2_msgs::msg::TFMessage::default();
+        for transforms in &self.transforms {
+            if let Some(message) = transforms.fixed(state, stamp) {
+                fixed.transforms.extend(message.transforms);
+            }
+        }
+        for frame in &self.sensor_frames {
+            let mut frame = frame.clone();
+            frame.header.stamp = stamp.clone();
+            fixed.transforms.push(frame);
+        }
+        fixed.transforms.is_empty() || self.tf_static.publish(&fixed).is_ok()
     }
 }
 

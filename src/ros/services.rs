@@ -2,12 +2,20 @@
 //! `reset` (std_srvs/Trigger), `pause` (std_srvs/SetBool: true pauses, false runs in
 //! realtime), one `keyframes/<keyframe>` Trigger per MuJoCo keyframe, and
 //! `save_snapshot` / `restore_snapshot` (Trigger) for a named in-memory snapshot.
+//!
+//! An external wrench has no standard service type, so it is the topic `~/wrench`
+//! (geometry_msgs/WrenchStamped), as ros-interface users know it from other simulators: the
+//! header's frame names the body (`base_link`, or `robot/base_link` when several robots
+//! share the world), force and torque are in that body's frame, applied at its centre of
+//! mass for `ros.wrench_duration` seconds of sim time. Step N and body poses are the
+//! `simulation_interfaces` services (StepSimulation, SetEntityState).
 use crate::config::SimMode;
 use crate::sim::{OperationError, SimHandle};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use futures::task::LocalSpawnExt;
 use mujoco_rs::prelude::MjtObjBase;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use r2r::QosProfile;
 use r2r::std_srvs::srv::{SetBool, Trigger};
 
@@ -42,11 +50,61 @@ fn trigger(
         .map_err(|_| r2r::Error::RCL_RET_ERROR)
 }
 
+/// The model body a frame name refers to (see the module comment).
+fn body_of_frame(handle: &SimHandle, frame: &str) -> Result<usize, OperationError> {
+    if let Some((robot, body)) = frame.split_once('/') {
+        let robot = handle.robot_index(robot)?;
+        return handle.body_index(Some(robot), body);
+    }
+    let only = (handle.robots().len() == 1).then_some(0);
+    handle.body_index(only, frame)
+}
+
+/// Subscribes `~/wrench`.
+fn wrenches(
+    node: &mut r2r::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    duration: f64,
+) -> Result<(), r2r::Error> {
+    let mut messages = node
+        .subscribe::<r2r::geometry_msgs::msg::WrenchStamped>("~/wrench", QosProfile::default())?;
+    let handle = handle.clone();
+    let mut state = handle.new_snapshot();
+    spawner
+        .spawn_local(async move {
+            while let Some(message) = messages.next().await {
+                let (f, t) = (&message.wrench.force, &message.wrench.torque);
+                let result = body_of_frame(&handle, &message.header.frame_id).and_then(|body| {
+                    if !handle.latest_state(&mut state) {
+                        return Err(OperationError::Rejected("no state yet".into()));
+                    }
+                    // The body's frame to the world frame, which MuJoCo's applied forces use.
+                    let q = &state.xquat_wxyz[4 * body..4 * body + 4];
+                    let rotation =
+                        UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+                    let force = rotation * Vector3::new(f.x, f.y, f.z);
+                    let torque = rotation * Vector3::new(t.x, t.y, t.z);
+                    handle.apply_body_wrench(body, force.into(), torque.into(), duration)
+                });
+                if let Err(e) = result {
+                    let _ = handle.bad_command(
+                        "ros_wrench",
+                        format!("~/wrench for frame '{}': {e}", message.header.frame_id),
+                    );
+                }
+            }
+        })
+        .map_err(|_| r2r::Error::RCL_RET_ERROR)
+}
+
 pub fn start(
     node: &mut r2r::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
+    wrench_duration: f64,
 ) -> Result<(), r2r::Error> {
+    wrenches(node, spawner, handle, wrench_duration)?;
     trigger(node, spawner, handle, "~/reset", |h| {
         reply(h.reset(), "reset")
     })?;

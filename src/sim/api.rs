@@ -240,6 +240,18 @@ impl SimHandle {
         duration: f64,
     ) -> OperationResult {
         let body = self.body_index(robot, body)?;
+        self.apply_body_wrench(body, force, torque, duration)
+    }
+
+    /// A wrench in the world frame on body `body` (a model index), at its centre of mass,
+    /// for `duration` seconds of sim time.
+    pub fn apply_body_wrench(
+        &self,
+        body: usize,
+        force: [f64; 3],
+        torque: [f64; 3],
+        duration: f64,
+    ) -> OperationResult {
         let wrench = [
             force[0], force[1], force[2], torque[0], torque[1], torque[2],
         ];
@@ -258,10 +270,23 @@ impl SimHandle {
         quaternion_wxyz: [f64; 4],
     ) -> OperationResult {
         let body = self.body_index(robot, body)?;
+        self.set_body_state(body, position, quaternion_wxyz, [0.0; 6])
+    }
+
+    /// Places the free body `body` (a model index) and sets its velocity: linear then
+    /// angular, both in the world frame.
+    pub fn set_body_state(
+        &self,
+        body: usize,
+        position: [f64; 3],
+        quaternion_wxyz: [f64; 4],
+        velocity_world: [f64; 6],
+    ) -> OperationResult {
         self.request(Operation::SetBodyPose {
             body,
             position,
             quaternion_wxyz,
+            velocity_world,
         })
     }
 

@@ -76,11 +76,13 @@ pub enum Operation {
         wrench: [f64; 6],
         duration: f64,
     },
-    /// Pose of a body with a free joint: position and quaternion (w, x, y, z).
+    /// Pose of a body with a free joint: position and quaternion (w, x, y, z), and its
+    /// velocity: linear then angular, both in the world frame.
     SetBodyPose {
         body: usize,
         position: [f64; 3],
         quaternion_wxyz: [f64; 4],
+        velocity_world: [f64; 6],
     },
     SetSource {
         robot: usize,

@@ -194,6 +194,7 @@ impl Physics {
                 body,
                 position,
                 quaternion_wxyz,
+                velocity_world,
             } => {
                 let model = self.data.model();
                 if body == 0 || body >= model.ffi().nbody as usize {
@@ -209,10 +210,13 @@ impl Physics {
                 if position
                     .iter()
                     .chain(&quaternion_wxyz)
+                    .chain(&velocity_world)
                     .any(|v| !v.is_finite())
                     || norm < 1e-9
                 {
-                    return rejected("the pose must be finite with a non-zero quaternion");
+                    return rejected(
+                        "the pose and velocity must be finite, the quaternion non-zero",
+                    );
                 }
                 let (qadr, dadr) = (
                     model.jnt_qposadr()[joint as usize] as usize,
@@ -223,7 +227,18 @@ impl Physics {
                 for (k, q) in quaternion_wxyz.iter().enumerate() {
                     qpos[qadr + 3 + k] = q / norm;
                 }
-                self.data.qvel_mut()[dadr..dadr + 6].fill(0.0);
+                // A free joint's angular velocity is in the body frame: rotate it there.
+                let [w, x, y, z] = quaternion_wxyz.map(|q| q / norm);
+                let rotation =
+                    nalgebra::UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(w, x, y, z));
+                let angular = rotation.inverse_transform_vector(&nalgebra::Vector3::new(
+                    velocity_world[3],
+                    velocity_world[4],
+                    velocity_world[5],
+                ));
+                let qvel = &mut self.data.qvel_mut()[dadr..dadr + 6];
+                qvel[..3].copy_from_slice(&velocity_world[..3]);
+                qvel[3..].copy_from_slice(angular.as_slice());
                 self.republish();
             }
             Operation::SetSource { robot, source } => {

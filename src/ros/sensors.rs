@@ -1,0 +1,490 @@
+//! Sensor topics filled from MuJoCo sensors in the state snapshot: sensor_msgs/Imu
+//! (framequat + gyro + accelerometer), geometry_msgs/WrenchStamped (force + torque) and
+//! sensor_msgs/Range (rangefinder). The mapping comes from the robot's `ros` config, or,
+//! when that lists none, from the model: the sensors are grouped by the site they sit on.
+//! Each message's frame is the sensor's site; where that differs from its body's frame, a
+//! static transform body -> site goes to /tf_static.
+use super::convert::frame_name;
+use crate::config::{ImuTopic, RangeTopic, RobotRosConfig, RosRates};
+use crate::model::RobotMap;
+use crate::sim::StateSnapshot;
+use mujoco_rs::prelude::*;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use r2r::builtin_interfaces::msg::Time;
+use r2r::geometry_msgs::msg::{
+    Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3, WrenchStamped,
+};
+use r2r::sensor_msgs::msg::{Imu, Range};
+use r2r::std_msgs::msg::Header;
+
+/// A sensor's values in `sensordata`: (address, dimension).
+type Slice = (usize, usize);
+
+pub enum Reading {
+    Imu {
+        orientation: Option<usize>,
+        angular_velocity: Option<usize>,
+        linear_acceleration: Option<usize>,
+        message: Imu,
+    },
+    Wrench {
+        force: Option<usize>,
+        torque: Option<usize>,
+        message: WrenchStamped,
+    },
+    Range {
+        value: usize,
+        message: Range,
+    },
+}
+
+/// One sensor topic of one robot.
+pub struct SensorTopic {
+    /// Relative to the robot's namespace.
+    pub topic: String,
+    pub rate: f64,
+    pub reading: Reading,
+}
+
+/// Which message a topic carries, for creating its publisher.
+pub enum MessageKind {
+    Imu,
+    Wrench,
+    Range,
+}
+
+impl SensorTopic {
+    pub fn kind(&self) -> MessageKind {
+        match self.reading {
+            Reading::Imu { .. } => MessageKind::Imu,
+            Reading::Wrench { .. } => MessageKind::Wrench,
+            Reading::Range { .. } => MessageKind::Range,
+        }
+    }
+
+    /// Refreshes the message from `state`; the caller publishes the returned message.
+    pub fn fill(&mut self, state: &StateSnapshot, stamp: &Time) -> Filled<'_> {
+        let data = &state.sensordata;
+        let vector = |adr: usize| RosVector3 {
+            x: data[adr],
+            y: data[adr + 1],
+            z: data[adr + 2],
+        };
+        match &mut self.reading {
+            Reading::Imu {
+                orientation,
+                angular_velocity,
+                linear_acceleration,
+                message,
+            } => {
+                message.header.stamp = stamp.clone();
+                if let Some(adr) = *orientation {
+                    // MuJoCo w x y z -> ROS x y z w.
+                    message.orientation = RosQuaternion {
+                        x: data[adr + 1],
+                        y: data[adr + 2],
+                        z: data[adr + 3],
+                        w: data[adr],
+                    };
+                }
+                if let Some(adr) = *angular_velocity {
+                    message.angular_velocity = vector(adr);
+                }
+                if let Some(adr) = *linear_acceleration {
+                    message.linear_acceleration = vector(adr);
+                }
+                Filled::Imu(message)
+            }
+            Reading::Wrench {
+                force,
+                torque,
+                message,
+            } => {
+                message.header.stamp = stamp.clone();
+                if let Some(adr) = *force {
+                    message.wrench.force = vector(adr);
+                }
+                if let Some(adr) = *torque {
+                    message.wrench.torque = vector(adr);
+                }
+                Filled::Wrench(message)
+            }
+            Reading::Range { value, message } => {
+                message.header.stamp = stamp.clone();
+                // MuJoCo reports -1 when the ray hits nothing: REP-117 says +Inf.
+                let range = data[*value];
+                message.range = if range < 0.0 {
+                    f32::INFINITY
+                } else {
+                    range as f32
+                };
+                Filled::Range(message)
+            }
+        }
+    }
+}
+
+pub enum Filled<'a> {
+    Imu(&'a Imu),
+    Wrench(&'a WrenchStamped),
+    Range(&'a Range),
+}
+
+/// The sensor topics of one robot and the static transforms of their frames.
+pub struct Plan {
+    pub topics: Vec<SensorTopic>,
+    pub frames: Vec<TransformStamped>,
+}
+
+/// Finds the sensor `name` of `robot` and checks its type.
+fn sensor(
+    model: &MjModel,
+    robot: &RobotMap,
+    field: &str,
+    name: &str,
+    wanted: MjtSensor,
+    what: &str,
+) -> Result<(usize, Slice), String> {
+    let id = robot
+        .sensor(name)
+        .ok_or_else(|| format!("{field}: robot '{}' has no sensor '{name}'", robot.name))?
+        .id;
+    if model.sensor_type()[id] != wanted {
+        return Err(format!("{field}: sensor '{name}' is not a {what} sensor"));
+    }
+    Ok((
+        id,
+        (
+            model.sensor_adr()[id] as usize,
+            model.sensor_dim()[id] as usize,
+        ),
+    ))
+}
+
+/// The site a sensor is attached to, if any.
+fn sensor_site(model: &MjModel, sensor: usize) -> Option<usize> {
+    (model.sensor_objtype()[sensor] == MjtObjBase::mjOBJ_SITE)
+        .then(|| model.sensor_objid()[sensor] as usize)
+}
+
+struct Frames<'a> {
+    model: &'a MjModel,
+    robot: &'a RobotMap,
+    prefixed: bool,
+    transforms: Vec<TransformStamped>,
+}
+
+impl Frames<'_> {
+    /// The frame of a site: its body's frame when the site sits at the body's origin with the
+    /// same orientation (and `x_along_z` is off), else a frame of its own, published static.
+    /// `x_along_z` turns the frame so that x points along the site's z axis, the direction
+    /// a MuJoCo rangefinder measures in (sensor_msgs/Range measures along x).
+    fn of_site(&mut self, site: usize, x_along_z: bool) -> String {
+        let body = self.model.site_bodyid()[site] as usize;
+        let body_frame = frame_name("world", self.robot, body, self.prefixed);
+        let p = self.model.site_pos()[site];
+        let q = self.model.site_quat()[site];
+        let mut rotation = UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+        if x_along_z {
+            rotation *=
+                UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -std::f64::consts::FRAC_PI_2);
+        }
+        let at_origin = p.iter().all(|v| v.abs() < 1e-9) && rotation.angle() < 1e-9;
+        if at_origin {
+            return body_frame;
+        }
+        let name = self
+            .robot
+            .sites
+            .iter()
+            .find(|s| s.id == site)
+            .map(|s| s.name.clone())
+            .unwrap_or_else(|| format!("site_{site}"));
+        let frame = if self.prefixed {
+            format!("{}/{name}", self.robot.name)
+        } else {
+            name
+        };
+        if !self.transforms.iter().any(|t| t.child_frame_id == frame) {
+            self.transforms.push(TransformStamped {
+                header: Header {
+                    stamp: Time::default(),
+                    frame_id: body_frame,
+                },
+                child_frame_id: frame.clone(),
+                transform: Transform {
+                    translation: RosVector3 {
+                        x: p[0],
+                        y: p[1],
+                        z: p[2],
+                    },
+                    rotation: RosQuaternion {
+                        x: rotation.i,
+                        y: rotation.j,
+                        z: rotation.k,
+                        w: rotation.w,
+                    },
+                },
+            });
+        }
+        frame
+    }
+}
+
+/// The IMU, force-torque and range topics a robot's sensors map to when the config names
+/// none: sensors grouped by their site.
+fn automatic(model: &MjModel, robot: &RobotMap) -> RobotRosConfig {
+    use std::collections::BTreeMap;
+    let mut imus: BTreeMap<usize, ImuTopic> = BTreeMap::new();
+    let mut wrenches: BTreeMap<usize, crate::config::ForceTorqueTopic> = BTreeMap::new();
+    let mut ranges = Vec::new();
+    for s in &robot.sensors {
+        let Some(site) = sensor_site(model, s.id) else {
+            continue;
+        };
+        let name = Some(s.name.clone());
+        match model.sensor_type()[s.id] {
+            MjtSensor::mjSENS_FRAMEQUAT => imus.entry(site).or_default().orientation = name,
+            MjtSensor::mjSENS_GYRO => imus.entry(site).or_default().angular_velocity = name,
+            MjtSensor::mjSENS_ACCELEROMETER => {
+                imus.entry(site).or_default().linear_acceleration = name
+            }
+            MjtSensor::mjSENS_FORCE => wrenches.entry(site).or_default().force = name,
+            MjtSensor::mjSENS_TORQUE => wrenches.entry(site).or_default().torque = name,
+            MjtSensor::mjSENS_RANGEFINDER => ranges.push(RangeTopic {
+                topic: format!("range/{}", s.name),
+                sensor: s.name.clone(),
+                ..Default::default()
+            }),
+            _ => {}
+        }
+    }
+    // A frame orientation alone is not an IMU (it may track any body).
+    imus.retain(|_, imu| imu.angular_velocity.is_some() || imu.linear_acceleration.is_some());
+    let site_name = |site: usize| {
+        robot
+            .sites
+            .iter()
+            .find(|s| s.id == site)
+            .map_or_else(|| format!("site_{site}"), |s| s.name.clone())
+    };
+    let single_imu = imus.len() == 1;
+    let single_wrench = wrenches.len() == 1;
+    RobotRosConfig {
+        imu: imus
+            .into_iter()
+            .map(|(site, mut imu)| {
+                imu.topic = if single_imu {
+                    "imu".into()
+                } else {
+                    format!("imu/{}", site_name(site))
+                };
+                imu
+            })
+            .collect(),
+        force_torque: wrenches
+            .into_iter()
+            .map(|(site, mut ft)| {
+                ft.topic = if single_wrench {
+                    "force_torque".into()
+                } else {
+                    format!("force_torque/{}", site_name(site))
+                };
+                ft
+            })
+            .collect(),
+        range: ranges,
+    }
+}
+
+/// Resolves the sensor topics of robot `index`. Errors name the config field.
+pub fn plan(
+    model: &MjModel,
+    robot: &RobotMap,
+    index: usize,
+    config: &RobotRosConfig,
+    rates: &RosRates,
+    prefixed: bool,
+) -> Result<Plan, String> {
+    let found;
+    let config = if config.is_empty() {
+        found = automatic(model, robot);
+        &found
+    } else {
+        config
+    };
+    let mut frames = Frames {
+        model,
+        robot,
+        prefixed,
+        transforms: Vec::new(),
+    };
+    let mut topics = Vec::new();
+    for (k, imu) in config.imu.iter().enumerate() {
+        let field = format!("robots[{index}].ros.imu[{k}]");
+        let mut site = None;
+        let mut pick = |key: &str, name: &Option<String>, kind, what| {
+            name.as_ref()
+                .map(|n| {
+                    let (id, (adr, _)) =
+                        sensor(model, robot, &format!("{field}.{key}"), n, kind, what)?;
+                    site = site.or(sensor_site(model, id));
+                    Ok::<_, String>(adr)
+                })
+                .transpose()
+        };
+        let orientation = pick(
+            "orientation",
+            &imu.orientation,
+            MjtSensor::mjSENS_FRAMEQUAT,
+            "framequat",
+        )?;
+        let angular_velocity = pick(
+            "angular_velocity",
+            &imu.angular_velocity,
+            MjtSensor::mjSENS_GYRO,
+            "gyro",
+        )?;
+        let linear_acceleration = pick(
+            "linear_acceleration",
+            &imu.linear_acceleration,
+            MjtSensor::mjSENS_ACCELEROMETER,
+            "accelerometer",
+        )?;
+        if orientation.is_none() && angular_velocity.is_none() && linear_acceleration.is_none() {
+            return Err(format!(
+                "{field}: name at least one of orientation, angular_velocity, linear_acceleration"
+            ));
+        }
+        let frame_id = match (&imu.frame_id, site) {
+            (Some(f), _) => f.clone(),
+            (None, Some(site)) => frames.of_site(site, false),
+            (None, None) => frame_name("world", robot, robot.root_body.unwrap_or(0), prefixed),
+        };
+        let mut message = Imu {
+            header: Header {
+                stamp: Time::default(),
+                frame_id,
+            },
+            ..Default::default()
+        };
+        // sensor_msgs/Imu: -1 in a covariance's first element marks a quantity not given.
+        for (given, covariance) in [
+            (orientation.is_some(), &mut message.orientation_covariance),
+            (
+                angular_velocity.is_some(),
+                &mut message.angular_velocity_covariance,
+            ),
+            (
+                linear_acceleration.is_some(),
+                &mut message.linear_acceleration_covariance,
+            ),
+        ] {
+            *covariance = vec![0.0; 9];
+            if !given {
+                covariance[0] = -1.0;
+            }
+        }
+        message.orientation.w = 1.0;
+        topics.push(SensorTopic {
+            topic: imu.topic.clone(),
+            rate: imu.rate.unwrap_or(rates.imu),
+            reading: Reading::Imu {
+                orientation,
+                angular_velocity,
+                linear_acceleration,
+                message,
+            },
+        });
+    }
+    for (k, ft) in config.force_torque.iter().enumerate() {
+        let field = format!("robots[{index}].ros.force_torque[{k}]");
+        let mut site = None;
+        let mut pick = |key: &str, name: &Option<String>, kind, what| {
+            name.as_ref()
+                .map(|n| {
+                    let (id, (adr, _)) =
+                        sensor(model, robot, &format!("{field}.{key}"), n, kind, what)?;
+                    site = site.or(sensor_site(model, id));
+                    Ok::<_, String>(adr)
+                })
+                .transpose()
+        };
+        let force = pick("force", &ft.force, MjtSensor::mjSENS_FORCE, "force")?;
+        let torque = pick("torque", &ft.torque, MjtSensor::mjSENS_TORQUE, "torque")?;
+        if force.is_none() && torque.is_none() {
+            return Err(format!(
+                "{field}: name a force sensor, a torque sensor or both"
+            ));
+        }
+        let frame_id = match (&ft.frame_id, site) {
+            (Some(f), _) => f.clone(),
+            (None, Some(site)) => frames.of_site(site, false),
+            (None, None) => String::new(),
+        };
+        topics.push(SensorTopic {
+            topic: ft.topic.clone(),
+            rate: ft.rate.unwrap_or(rates.force_torque),
+            reading: Reading::Wrench {
+                force,
+                torque,
+                message: WrenchStamped {
+                    header: Header {
+                        stamp: Time::default(),
+                        frame_id,
+                    },
+                    ..Default::default()
+                },
+            },
+        });
+    }
+    for (k, range) in config.range.iter().enumerate() {
+        let field = format!("robots[{index}].ros.range[{k}]");
+        let (id, (adr, _)) = sensor(
+            model,
+            robot,
+            &format!("{field}.sensor"),
+            &range.sensor,
+            MjtSensor::mjSENS_RANGEFINDER,
+            "rangefinder",
+        )?;
+        let cutoff = model.sensor_cutoff()[id];
+        let max_range =
+            range
+                .max_range
+                .unwrap_or(if cutoff > 0.0 { cutoff } else { f64::INFINITY });
+        if !(range.min_range >= 0.0 && max_range > range.min_range && range.field_of_view >= 0.0) {
+            return Err(format!(
+                "{field}: needs 0 <= min_range < max_range and field_of_view >= 0"
+            ));
+        }
+        let frame_id = match (&range.frame_id, sensor_site(model, id)) {
+            (Some(f), _) => f.clone(),
+            (None, Some(site)) => frames.of_site(site, true),
+            (None, None) => String::new(),
+        };
+        topics.push(SensorTopic {
+            topic: range.topic.clone(),
+            rate: range.rate.unwrap_or(rates.range),
+            reading: Reading::Range {
+                value: adr,
+                message: Range {
+                    header: Header {
+                        stamp: Time::default(),
+                        frame_id,
+                    },
+                    radiation_type: Range::INFRARED as u8,
+                    field_of_view: range.field_of_view as f32,
+                    min_range: range.min_range as f32,
+                    max_range: max_range as f32,
+                    range: 0.0,
+                    ..Default::default()
+                },
+            },
+        });
+    }
+    Ok(Plan {
+        topics,
+        frames: frames.transforms,
+    })
+}

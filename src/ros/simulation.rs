@@ -1,0 +1,486 @@
+//! The core of `simulation_interfaces`, the ROS standard for simulators, in the node's
+//! private namespace: `get_simulator_features`, `reset_simulation`,
+//! `get_simulation_state`, `set_simulation_state`, `step_simulation`, `get_entities`,
+//! `get_entity_state` and `set_entity_state`.
+//!
+//! Entities are the robots (by name; their state is their root body's) and the bodies
+//! placed directly in the world that belong to no robot. Poses and velocities are in the
+//! `world` frame. Only free bodies (floating-base robots, loose objects) can be placed.
+use crate::config::SimMode;
+use crate::sim::{OperationError, SimHandle, StateSnapshot};
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+use futures::task::LocalSpawnExt;
+use mujoco_rs::prelude::*;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use r2r::QosProfile;
+use r2r::geometry_msgs::msg::Vector3 as RosVector3;
+use r2r::geometry_msgs::msg::{Accel, Point, Pose, Quaternion as RosQuaternion, Twist};
+use r2r::simulation_interfaces::msg::{
+    Bounds, EntityCategory, EntityState, Result as SimResult, SimulationState, SimulatorFeatures,
+};
+use r2r::simulation_interfaces::srv::{
+    GetEntities, GetEntityState, GetSimulationState, GetSimulatorFeatures, ResetSimulation,
+    SetEntityState, SetSimulationState, StepSimulation,
+};
+use r2r::std_msgs::msg::Header;
+use std::cell::Cell;
+use std::rc::Rc;
+
+fn outcome(code: u8, message: impl Into<String>) -> SimResult {
+    SimResult {
+        result: code,
+        error_message: message.into(),
+    }
+}
+
+fn ok() -> SimResult {
+    outcome(SimResult::RESULT_OK as u8, "")
+}
+
+fn failed(e: impl std::fmt::Display) -> SimResult {
+    outcome(SimResult::RESULT_OPERATION_FAILED as u8, e.to_string())
+}
+
+fn from(result: Result<impl Sized, OperationError>) -> SimResult {
+    result.map_or_else(failed, |_| ok())
+}
+
+/// One entity: a robot or a body of the world that no robot owns.
+struct Entity {
+    name: String,
+    body: usize,
+    category: u8,
+}
+
+fn entities(handle: &SimHandle) -> Vec<Entity> {
+    let model = handle.model();
+    let mut list: Vec<Entity> = handle
+        .robots()
+        .iter()
+        .filter_map(|r| {
+            Some(Entity {
+                name: r.name.clone(),
+                body: r.root_body?,
+                category: EntityCategory::CATEGORY_ROBOT as u8,
+            })
+        })
+        .collect();
+    let owned = |body: usize| {
+        handle
+            .robots()
+            .iter()
+            .any(|r| r.bodies.iter().any(|b| b.id == body))
+    };
+    for body in 1..model.ffi().nbody.max(0) as usize {
+        if model.body_parentid()[body] != 0 || owned(body) {
+            continue;
+        }
+        let Some(name) = model.id_to_name(MjtObjBase::mjOBJ_BODY, body) else {
+            continue;
+        };
+        let category = if model.body_jntnum()[body] > 0 {
+            EntityCategory::CATEGORY_DYNAMIC_OBJECT as u8
+        } else {
+            EntityCategory::CATEGORY_STATIC_OBJECT as u8
+        };
+        list.push(Entity {
+            name: name.to_string(),
+            body,
+            category,
+        });
+    }
+    list
+}
+
+fn find(handle: &SimHandle, name: &str) -> Result<Entity, SimResult> {
+    entities(handle)
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| {
+            outcome(
+                SimResult::RESULT_NOT_FOUND as u8,
+                format!("no entity '{name}'; get_entities lists them"),
+            )
+        })
+}
+
+/// The dof address of a body's free joint.
+fn free_dofs(model: &MjModel, body: usize) -> Option<usize> {
+    let joint = model.body_jntadr()[body];
+    (model.body_jntnum()[body] > 0 && model.jnt_type()[joint as usize] == MjtJoint::mjJNT_FREE)
+        .then(|| model.jnt_dofadr()[joint as usize] as usize)
+}
+
+fn vector(v: Vector3<f64>) -> RosVector3 {
+    RosVector3 {
+        x: v.x,
+        y: v.y,
+        z: v.z,
+    }
+}
+
+/// Ground truth of an entity's body from the latest state.
+fn entity_state(handle: &SimHandle, state: &StateSnapshot, body: usize) -> EntityState {
+    let p = &state.xpos[3 * body..3 * body + 3];
+    let q = &state.xquat_wxyz[4 * body..4 * body + 4];
+    let rotation = UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+    // A free joint's linear dofs are in the world frame, its angular ones in the body's.
+    let (twist, acceleration) = match free_dofs(handle.model(), body) {
+        Some(d) => {
+            let split = |v: &[f64]| {
+                (
+                    Vector3::new(v[d], v[d + 1], v[d + 2]),
+                    rotation * Vector3::new(v[d + 3], v[d + 4], v[d + 5]),
+                )
+            };
+            let (v, w) = split(&state.qvel);
+            let (a, alpha) = split(&state.qacc);
+            (
+                Twist {
+                    linear: vector(v),
+                    angular: vector(w),
+                },
+                Accel {
+                    linear: vector(a),
+                    angular: vector(alpha),
+                },
+            )
+        }
+        None => (Twist::default(), Accel::default()),
+    };
+    EntityState {
+        header: Header {
+            stamp: super::convert::time(state.time),
+            frame_id: "world".into(),
+        },
+        pose: Pose {
+            position: Point {
+                x: p[0],
+                y: p[1],
+                z: p[2],
+            },
+            orientation: RosQuaternion {
+                x: q[1],
+                y: q[2],
+                z: q[3],
+                w: q[0],
+            },
+        },
+        twist,
+        acceleration,
+    }
+}
+
+fn set_entity_state(handle: &SimHandle, request: &SetEntityState::Request) -> SimResult {
+    let entity = match find(handle, &request.entity) {
+        Ok(e) => e,
+        Err(r) => return r,
+    };
+    let state = &request.state;
+    if !["", "world"].contains(&state.header.frame_id.as_str()) {
+        return failed(format!(
+            "poses are in the 'world' frame, not '{}'",
+            state.header.frame_id
+        ));
+    }
+    let (p, q) = (&state.pose.position, &state.pose.orientation);
+    let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+    if ![p.x, p.y, p.z, q.x, q.y, q.z, q.w]
+        .iter()
+        .all(|v| v.is_finite())
+        || norm < 1e-9
+    {
+        return outcome(
+            SetEntityState::Response::INVALID_POSE as u8,
+            "the pose must be finite with a non-zero quaternion",
+        );
+    }
+    let (v, w) = (&state.twist.linear, &state.twist.angular);
+    let velocity = [v.x, v.y, v.z, w.x, w.y, w.z];
+    if free_dofs(handle.model(), entity.body).is_none() {
+        return failed(format!(
+            "entity '{}' is attached to the world (no free joint): it cannot be placed",
+            entity.name
+        ));
+    }
+    from(handle.set_body_state(entity.body, [p.x, p.y, p.z], [q.w, q.x, q.y, q.z], velocity))
+}
+
+fn get_entities(handle: &SimHandle, request: &GetEntities::Request) -> GetEntities::Response {
+    let filters = &request.filters;
+    let respond = |result, entities| GetEntities::Response { result, entities };
+    if !filters.tags.tags.is_empty() {
+        return respond(
+            outcome(
+                SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+                "entities have no tags here",
+            ),
+            vec![],
+        );
+    }
+    if filters.bounds.type_ != Bounds::TYPE_EMPTY as u8 {
+        return respond(
+            outcome(
+                SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+                "filtering by bounds is not supported",
+            ),
+            vec![],
+        );
+    }
+    let pattern = match regex::Regex::new(&filters.filter) {
+        Ok(p) => p,
+        Err(e) => return respond(failed(format!("filter: {e}")), vec![]),
+    };
+    let names = entities(handle)
+        .into_iter()
+        .filter(|e| pattern.is_match(&e.name))
+        .filter(|e| {
+            filters.categories.is_empty()
+                || filters.categories.iter().any(|c| c.category == e.category)
+        })
+        .map(|e| e.name)
+        .collect();
+    respond(ok(), names)
+}
+
+/// Whether the simulation counts as stopped: paused right after a stop (reset), time 0.
+fn stopped(handle: &SimHandle, flag: &Cell<bool>, state: &mut StateSnapshot) -> bool {
+    let still = flag.get()
+        && handle.mode() == SimMode::Paused
+        && handle.latest_state(state)
+        && state.time == 0.0;
+    flag.set(still);
+    still
+}
+
+fn set_simulation_state(
+    handle: &SimHandle,
+    play_mode: SimMode,
+    flag: &Cell<bool>,
+    snapshot: &mut StateSnapshot,
+    target: u8,
+) -> SimResult {
+    let already = || {
+        outcome(
+            SetSimulationState::Response::ALREADY_IN_TARGET_STATE as u8,
+            "already there",
+        )
+    };
+    let paused = handle.mode() == SimMode::Paused;
+    let is_stopped = stopped(handle, flag, snapshot);
+    match target {
+        t if t == SimulationState::STATE_PLAYING as u8 => {
+            if !paused {
+                return already();
+            }
+            flag.set(false);
+            from(handle.set_mode(play_mode))
+        }
+        t if t == SimulationState::STATE_PAUSED as u8 => {
+            if is_stopped {
+                return outcome(
+                    SetSimulationState::Response::INCORRECT_TRANSITION as u8,
+                    "the simulation is stopped: play it before pausing",
+                );
+            }
+            if paused {
+                return already();
+            }
+            from(handle.pause())
+        }
+        t if t == SimulationState::STATE_STOPPED as u8 => {
+            if is_stopped {
+                return already();
+            }
+            let result = handle.pause().and_then(|_| handle.reset());
+            flag.set(result.is_ok());
+            from(result)
+        }
+        other => outcome(
+            SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+            format!("state {other} cannot be set here (playing, paused and stopped can)"),
+        ),
+    }
+}
+
+fn features() -> SimulatorFeatures {
+    let features = vec![
+        SimulatorFeatures::ENTITY_CATEGORIES as u16,
+        SimulatorFeatures::ENTITY_STATE_GETTING as u16,
+        SimulatorFeatures::ENTITY_STATE_SETTING as u16,
+        SimulatorFeatures::SIMULATION_RESET as u16,
+        SimulatorFeatures::SIMULATION_STATE_GETTING as u16,
+        SimulatorFeatures::SIMULATION_STATE_SETTING as u16,
+        SimulatorFeatures::SIMULATION_STATE_PAUSE as u16,
+        SimulatorFeatures::STEP_SIMULATION_SINGLE as u16,
+        SimulatorFeatures::STEP_SIMULATION_MULTIPLE as u16,
+    ];
+    SimulatorFeatures {
+        features,
+        spawn_formats: vec![],
+        custom_info: "mujoco_bridge: MuJoCo 3.17. Reset covers time and state together \
+                      (SCOPE_ALL). Entities: robots and free or fixed world bodies."
+            .into(),
+    }
+}
+
+fn spawn(
+    spawner: &LocalSpawner,
+    task: impl std::future::Future<Output = ()> + 'static,
+) -> Result<(), r2r::Error> {
+    spawner
+        .spawn_local(task)
+        .map_err(|_| r2r::Error::RCL_RET_ERROR)
+}
+
+pub fn start(
+    node: &mut r2r::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    play_mode: SimMode,
+) -> Result<(), r2r::Error> {
+    let qos = QosProfile::services_default;
+    let stopped_flag = Rc::new(Cell::new(false));
+
+    let mut requests =
+        node.create_service::<GetSimulatorFeatures::Service>("~/get_simulator_features", qos())?;
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let _ = request.respond(GetSimulatorFeatures::Response {
+                features: features(),
+            });
+        }
+    })?;
+
+    let mut requests =
+        node.create_service::<ResetSimulation::Service>("~/reset_simulation", qos())?;
+    let h = handle.clone();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let scope = request.message.scope;
+            let both = ResetSimulation::Request::SCOPE_TIME as u8
+                | ResetSimulation::Request::SCOPE_STATE as u8;
+            let result =
+                if scope == ResetSimulation::Request::SCOPE_DEFAULT as u8 || scope & both == both {
+                    from(h.reset())
+                } else if scope == ResetSimulation::Request::SCOPE_SPAWNED as u8 {
+                    ok() // nothing is ever spawned
+                } else {
+                    outcome(
+                        SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+                        "time and state reset together: use SCOPE_ALL",
+                    )
+                };
+            let _ = request.respond(ResetSimulation::Response { result });
+        }
+    })?;
+
+    let mut requests =
+        node.create_service::<GetSimulationState::Service>("~/get_simulation_state", qos())?;
+    let (h, flag) = (handle.clone(), stopped_flag.clone());
+    let mut snapshot = handle.new_snapshot();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let state = if stopped(&h, &flag, &mut snapshot) {
+                SimulationState::STATE_STOPPED as u8
+            } else if h.mode() == SimMode::Paused {
+                SimulationState::STATE_PAUSED as u8
+            } else {
+                SimulationState::STATE_PLAYING as u8
+            };
+            let _ = request.respond(GetSimulationState::Response {
+                state: SimulationState { state },
+                result: ok(),
+            });
+        }
+    })?;
+
+    let mut requests =
+        node.create_service::<SetSimulationState::Service>("~/set_simulation_state", qos())?;
+    let (h, flag) = (handle.clone(), stopped_flag.clone());
+    let mut snapshot = handle.new_snapshot();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let target = request.message.state.state;
+            let result = set_simulation_state(&h, play_mode, &flag, &mut snapshot, target);
+            let _ = request.respond(SetSimulationState::Response { result });
+        }
+    })?;
+
+    let mut requests =
+        node.create_service::<StepSimulation::Service>("~/step_simulation", qos())?;
+    let (h, flag) = (handle.clone(), stopped_flag);
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let steps = request.message.steps;
+            if h.mode() != SimMode::Paused {
+                let result = failed("step_simulation works while paused");
+                let _ = request.respond(StepSimulation::Response { result });
+                continue;
+            }
+            flag.set(false);
+            // Many steps take a while: wait for them off the executor, so topics and other
+            // services go on meanwhile.
+            let (done, finished) = futures::channel::oneshot::channel();
+            let stepper = h.clone();
+            let started = std::thread::Builder::new()
+                .name("ros-step".into())
+                .spawn(move || {
+                    let _ = done.send(stepper.step(steps));
+                });
+            let result = match started {
+                Ok(_) => match finished.await {
+                    Ok(r) => from(r),
+                    Err(_) => failed("the step request was lost"),
+                },
+                Err(e) => failed(e),
+            };
+            let _ = request.respond(StepSimulation::Response { result });
+        }
+    })?;
+
+    let mut requests = node.create_service::<GetEntities::Service>("~/get_entities", qos())?;
+    let h = handle.clone();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let response = get_entities(&h, &request.message);
+            let _ = request.respond(response);
+        }
+    })?;
+
+    let mut requests =
+        node.create_service::<GetEntityState::Service>("~/get_entity_state", qos())?;
+    let h = handle.clone();
+    let mut snapshot = handle.new_snapshot();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let response = match find(&h, &request.message.entity) {
+                Err(result) => GetEntityState::Response {
+                    result,
+                    state: EntityState::default(),
+                },
+                Ok(_) if !h.latest_state(&mut snapshot) => GetEntityState::Response {
+                    result: failed("no state yet"),
+                    state: EntityState::default(),
+                },
+                Ok(entity) => GetEntityState::Response {
+                    result: ok(),
+                    state: entity_state(&h, &snapshot, entity.body),
+                },
+            };
+            let _ = request.respond(response);
+        }
+    })?;
+
+    let mut requests =
+        node.create_service::<SetEntityState::Service>("~/set_entity_state", qos())?;
+    let h = handle.clone();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let result = set_entity_state(&h, &request.message);
+            let _ = request.respond(SetEntityState::Response { result });
+        }
+    })?;
+    Ok(())
+}
