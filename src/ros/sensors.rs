@@ -111,12 +111,13 @@ impl SensorTopic {
             }
             Reading::Range { value, message } => {
                 message.header.stamp = stamp.clone();
-                // MuJoCo reports -1 when the ray hits nothing: REP-117 says +Inf.
-                let range = data[*value];
-                message.range = if range < 0.0 {
+                // MuJoCo reports -1 (or the cutoff) when the ray hits nothing within reach:
+                // REP-117 says +Inf.
+                let range = data[*value] as f32;
+                message.range = if range < 0.0 || range >= message.max_range {
                     f32::INFINITY
                 } else {
-                    range as f32
+                    range
                 };
                 Filled::Range(message)
             }
@@ -175,10 +176,11 @@ struct Frames<'a> {
 }
 
 impl Frames<'_> {
-    /// The frame of a site: its body's frame when the site sits at the body's origin with the
-    /// same orientation (and `x_along_z` is off), else a frame of its own, published static.
-    /// `x_along_z` turns the frame so that x points along the site's z axis, the direction
-    /// a MuJoCo rangefinder measures in (sensor_msgs/Range measures along x).
+    /// The frame of a site: its body's frame when the site has the body's name and sits at
+    /// its origin (the link sites of a URDF robot), else a frame of its own named after the
+    /// site, published static. `x_along_z` turns that frame so that x points along the
+    /// site's z axis, the direction a MuJoCo rangefinder measures in (sensor_msgs/Range
+    /// measures along x).
     fn of_site(&mut self, site: usize, x_along_z: bool) -> String {
         let body = self.model.site_bodyid()[site] as usize;
         let body_frame = frame_name("world", self.robot, body, self.prefixed);
@@ -186,12 +188,19 @@ impl Frames<'_> {
         let q = self.model.site_quat()[site];
         let mut rotation = UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
         if x_along_z {
-            rotation *=
-                UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -std::f64::consts::FRAC_PI_2);
-        }
-        let at_origin = p.iter().all(|v| v.abs() < 1e-9) && rotation.angle() < 1e-9;
-        if at_origin {
-            return body_frame;
+            // x along the ray; z as close to the body's z as the ray allows, so a planar fan
+            // of rays gives frames that differ by yaw alone.
+            let x = rotation * Vector3::z();
+            let up = if x.z.abs() > 0.999 {
+                rotation * Vector3::x()
+            } else {
+                Vector3::z()
+            };
+            let y = up.cross(&x).normalize();
+            let z = x.cross(&y);
+            rotation = UnitQuaternion::from_rotation_matrix(
+                &nalgebra::Rotation3::from_basis_unchecked(&[x, y, z]),
+            );
         }
         let name = self
             .robot
@@ -200,6 +209,11 @@ impl Frames<'_> {
             .find(|s| s.id == site)
             .map(|s| s.name.clone())
             .unwrap_or_else(|| format!("site_{site}"));
+        let body_name = self.robot.bodies.iter().find(|b| b.id == body);
+        let at_origin = p.iter().all(|v| v.abs() < 1e-9) && rotation.angle() < 1e-9;
+        if at_origin && body_name.is_some_and(|b| b.name == name) {
+            return body_frame;
+        }
         let frame = if self.prefixed {
             format!("{}/{name}", self.robot.name)
         } else {

@@ -275,7 +275,12 @@ fn set_simulation_state(
                 return already();
             }
             flag.set(false);
-            from(handle.set_mode(play_mode))
+            // A bridge started paused plays in realtime.
+            let mode = match play_mode {
+                SimMode::Paused => SimMode::Realtime,
+                other => other,
+            };
+            from(handle.set_mode(mode))
         }
         t if t == SimulationState::STATE_PAUSED as u8 => {
             if is_stopped {
