@@ -27,6 +27,8 @@ use std::time::{Duration, Instant};
 
 /// While the sim time stands still (paused), /clock repeats at this period.
 const CLOCK_WHILE_PAUSED: Duration = Duration::from_millis(100);
+/// How many missed publisher cycles are made up after a stall.
+const CATCH_UP: u32 = 20;
 /// The longest the node waits for ROS events before it looks at its publishers again.
 const LONGEST_WAIT: Duration = Duration::from_millis(5);
 
@@ -45,8 +47,9 @@ fn topic(robots: usize, robot: &str, name: &str) -> String {
     }
 }
 
-/// When a publisher is due: every `period`, keeping its phase when a cycle is a little late
-/// and skipping (not bursting) when the node fell behind by more than a period.
+/// When a publisher is due: every `period` on average. After a short stall (the node's thread
+/// was descheduled) the missed cycles follow at once, so the rate holds; after a long one
+/// (more than `CATCH_UP` periods) the schedule restarts from now instead of bursting.
 struct Every {
     period: Option<Duration>,
     next: Instant,
@@ -69,7 +72,7 @@ impl Every {
             return false;
         }
         self.next += period;
-        if self.next <= now {
+        if self.next + period * CATCH_UP <= now {
             self.next = now + period;
         }
         true
@@ -154,7 +157,9 @@ impl Node {
         let rates = &config.ros.rates;
         let ctx = r2r::Context::create().map_err(|e| err("context", e))?;
         let mut node = r2r::Node::create(ctx, "mujoco_bridge", "").map_err(|e| err("node", e))?;
-        let state_qos = || QosProfile::default().keep_last(10).reliable();
+        // A deep history, so that a subscriber that stalls for a moment (a Python garbage
+        // collection) still gets every message of a 1 kHz topic.
+        let state_qos = || QosProfile::default().keep_last(100).reliable();
         let latched = || {
             QosProfile::default()
                 .reliable()
