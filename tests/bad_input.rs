@@ -220,6 +220,27 @@ fn wrong_config_field_names_the_path() {
         "{e}"
     );
 
+    let c = write(
+        dir.path(),
+        "rates.yaml",
+        "ros:\n  rates:\n    joint_states: -5\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains(&c) && e.contains("ros.rates.joint_states") && e.contains("-5"),
+        "{e}"
+    );
+    let c = write(
+        dir.path(),
+        "sensors.yaml",
+        "robots:\n  - name: a\n    mjcf: x.xml\n    ros:\n      imu:\n        - {topic: imu, gyroscope: g}\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains("robots[0].ros.imu[0]") && e.contains("gyroscope"),
+        "{e}"
+    );
+
     let c = write(dir.path(), "syntax.yaml", "robots: [\n  - name: a\n");
     let e = expect_error(&["--config", &c], &[]);
     assert!(e.contains(&c) && e.contains("invalid YAML"), "{e}");
