@@ -11,6 +11,7 @@ bash scripts/setup-mujoco.sh
 bash scripts/fetch-models.sh
 bash scripts/setup-python.sh
 bash scripts/setup-ros.sh
+bash scripts/setup-colcon.sh
 cargo fmt --check
 # Without ROS (the core and the legacy ZMQ side), then with the ROS 2 node (the default).
 cargo clippy --all-targets --locked --no-default-features -- -D warnings
@@ -24,7 +25,7 @@ cargo test --locked --no-default-features 2>&1 | tee "$log" || status=$?
 # End-to-end tests in a network namespace that has only loopback: no packet leaves the
 # machine (ZMQ binds 127.0.0.1, DDS discovery stays on lo).
 mkdir -p .deps/ros-log
-unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/debug/mujoco_bridge" MUJOCO_BRIDGE_ROS=1 \
+unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/debug/mujoco_bridge" MUJOCO_BRIDGE_ROS=1 MUJOCO_BRIDGE_COLCON=1 \
   ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" HOME="${HOME:-$PWD/.deps}" \
   bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider tests/python -q' 2>&1 \
   | tee -a "$log" || status=$?
