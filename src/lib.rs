@@ -4,6 +4,7 @@ pub mod cli;
 pub mod config;
 pub mod control;
 pub mod error;
+pub mod logging;
 pub mod model;
 pub mod rate_limit;
 pub mod record;

@@ -44,9 +44,7 @@ fn load_config(cli: &Cli) -> Result<Config, InputError> {
 }
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER))
-        .format_target(false)
-        .init();
+    mujoco_bridge::logging::init(DEFAULT_LOG_FILTER);
     let (args, ros_args) = split_ros_args(std::env::args().collect());
     let cli = Cli::parse_from(args);
     match run(&cli, ros_args) {

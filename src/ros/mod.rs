@@ -149,6 +149,9 @@ struct Node {
     /// Frames of sensor sites, fixed to their bodies.
     sensor_frames: Vec<r2r::geometry_msgs::msg::TransformStamped>,
     sensors: Vec<SensorOutput>,
+    /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
+    rosout: r2r::Publisher<r2r::rcl_interfaces::msg::Log>,
+    logger_name: String,
 }
 
 impl Node {
@@ -166,6 +169,18 @@ impl Node {
                 .transient_local()
                 .keep_last(1)
         };
+        // The QoS rcl gives /rosout: reliable, transient local, a deep history.
+        let rosout = node
+            .create_publisher::<r2r::rcl_interfaces::msg::Log>(
+                "/rosout",
+                QosProfile::default()
+                    .reliable()
+                    .transient_local()
+                    .keep_last(1000),
+            )
+            .map_err(|e| err("/rosout", e))?;
+        let logger_name = node.logger().to_string();
+        crate::logging::start_rosout_queue();
         let clock = node
             .create_publisher::<r2r::rosgraph_msgs::msg::Clock>("/clock", state_qos())
             .map_err(|e| err("/clock", e))?;
@@ -293,6 +308,8 @@ impl Node {
             transforms,
             sensor_frames,
             sensors: sensor_outputs,
+            rosout,
+            logger_name,
         })
     }
 
@@ -310,6 +327,34 @@ impl Node {
         .min()
     }
 
+    /// Publishes what was logged since the last cycle on /rosout.
+    fn forward_logs(&self) {
+        use r2r::rcl_interfaces::msg::Log;
+        while let Some(line) = crate::logging::next_rosout_line() {
+            let since_epoch = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            let level = match line.level {
+                log::Level::Error => Log::ERROR as u8,
+                log::Level::Warn => Log::WARN as u8,
+                log::Level::Info => Log::INFO as u8,
+                log::Level::Debug | log::Level::Trace => Log::DEBUG as u8,
+            };
+            let _ = self.rosout.publish(&Log {
+                stamp: r2r::builtin_interfaces::msg::Time {
+                    sec: since_epoch.as_secs() as i32,
+                    nanosec: since_epoch.subsec_nanos(),
+                },
+                level,
+                name: self.logger_name.clone(),
+                msg: line.message,
+                file: line.file,
+                function: line.function,
+                line: line.line,
+            });
+        }
+    }
+
     fn run(mut self, stop: &AtomicBool) {
         let mut state = self.handle.new_snapshot();
         let mut clock_step = u64::MAX;
@@ -324,6 +369,7 @@ impl Node {
                 .min(LONGEST_WAIT);
             self.node.spin_once(wait);
             self.pool.run_until_stalled();
+            self.forward_logs();
             if !self.handle.latest_state(&mut state) {
                 continue;
             }

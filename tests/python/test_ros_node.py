@@ -255,3 +255,25 @@ def test_diagnostics_carry_the_live_figures(ros, bridge):
     assert status.name == "mujoco_bridge: physics" and status.level == DiagnosticStatus.OK
     assert set(values) >= {"real_time_factor", "mean_step_us", "overruns", "rejected_commands", "dropped_commands"}
     assert int(values["instabilities"]) == 0
+
+
+def test_log_records_reach_rosout(ros, bridge):
+    from rcl_interfaces.msg import Log
+
+    records = []
+    qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    ros.create_subscription(Log, "/rosout", records.append, qos)
+    commands = ros.create_publisher(JointState, "joint_commands", 10)
+    spin_until(ros, lambda: commands.get_subscription_count() > 0, what="joint_commands subscription")
+
+    def refused():
+        return [r for r in records if r.name == "mujoco_bridge" and "no_such_joint" in r.msg]
+
+    deadline = time.monotonic() + 20
+    while not refused():
+        assert time.monotonic() < deadline, "the refusal never reached /rosout"
+        commands.publish(JointState(name=["no_such_joint"], position=[0.1]))
+        spin_until(ros, lambda: True)
+        rclpy.spin_once(ros, timeout_sec=0.1)
+    assert refused()[0].level == Log.WARN
+    assert "no_such_joint" in bridge.close(), "stderr still has the log"
