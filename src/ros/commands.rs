@@ -10,17 +10,7 @@ use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::sim::SimHandle;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use futures::task::LocalSpawnExt;
 use r2r::QosProfile;
-
-fn spawn(
-    spawner: &LocalSpawner,
-    task: impl std::future::Future<Output = ()> + 'static,
-) -> Result<(), r2r::Error> {
-    spawner
-        .spawn_local(task)
-        .map_err(|_| r2r::Error::RCL_RET_ERROR)
-}
 
 /// The value of `joint_commands` entry `k` for an actuator of `kind`: None when the message
 /// has no value of that kind.
@@ -57,7 +47,7 @@ pub fn start(
         .map(|a| ActuatorInfo::of(handle.model(), a.id).kind)
         .collect();
     let pd = handle.configured_control(robot).map(|c| c.mode) == Some(ControlMode::Pd);
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(message) = joint_commands.next().await {
             let lengths_ok = [&message.position, &message.velocity, &message.effort]
                 .iter()
@@ -88,7 +78,7 @@ pub fn start(
         qos.clone(),
     )?;
     let commands = handle.clone();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(message) = forward.next().await {
             let _ = commands.command_all(ControlSource::Ros, robot, &message.data);
         }
@@ -96,7 +86,7 @@ pub fn start(
     let mut trajectories = node
         .subscribe::<r2r::trajectory_msgs::msg::JointTrajectory>(&topic("joint_trajectory"), qos)?;
     let commands = handle.clone();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(message) = trajectories.next().await {
             let joints: Vec<&str> = message.joint_names.iter().map(String::as_str).collect();
             let mut times = Vec::new();

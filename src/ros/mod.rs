@@ -15,7 +15,7 @@ mod simulation;
 use crate::config::{Config, ControlSource, SimMode};
 use crate::sim::SimHandle;
 use futures::StreamExt;
-use futures::executor::LocalPool;
+use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use r2r::QosProfile;
 use r2r::geometry_msgs::msg::WrenchStamped;
@@ -45,6 +45,16 @@ fn topic(robots: usize, robot: &str, name: &str) -> String {
     } else {
         format!("{robot}/{name}")
     }
+}
+
+/// Runs `task` on the node's executor.
+fn spawn(
+    spawner: &LocalSpawner,
+    task: impl std::future::Future<Output = ()> + 'static,
+) -> Result<(), r2r::Error> {
+    spawner
+        .spawn_local(task)
+        .map_err(|_| r2r::Error::RCL_RET_ERROR)
 }
 
 /// When a publisher is due: every `period` on average. After a short stall (the node's thread

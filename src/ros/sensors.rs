@@ -311,6 +311,43 @@ fn automatic(model: &MjModel, robot: &RobotMap) -> RobotRosConfig {
     }
 }
 
+/// The sensors of one IMU or force-torque topic: checks each named sensor's type and
+/// remembers the site of the first one (the message's frame).
+struct Group<'a> {
+    model: &'a MjModel,
+    robot: &'a RobotMap,
+    field: &'a str,
+    site: Option<usize>,
+}
+
+impl<'a> Group<'a> {
+    fn new(model: &'a MjModel, robot: &'a RobotMap, field: &'a str) -> Self {
+        Self {
+            model,
+            robot,
+            field,
+            site: None,
+        }
+    }
+
+    /// The `sensordata` address of the sensor named under `key`, if one is named.
+    fn pick(
+        &mut self,
+        key: &str,
+        name: &Option<String>,
+        kind: MjtSensor,
+        what: &str,
+    ) -> Result<Option<usize>, String> {
+        let Some(name) = name else {
+            return Ok(None);
+        };
+        let field = format!("{}.{key}", self.field);
+        let (id, (adr, _)) = sensor(self.model, self.robot, &field, name, kind, what)?;
+        self.site = self.site.or(sensor_site(self.model, id));
+        Ok(Some(adr))
+    }
+}
+
 /// Resolves the sensor topics of robot `index`. Errors name the config field.
 pub fn plan(
     model: &MjModel,
@@ -336,30 +373,20 @@ pub fn plan(
     let mut topics = Vec::new();
     for (k, imu) in config.imu.iter().enumerate() {
         let field = format!("robots[{index}].ros.imu[{k}]");
-        let mut site = None;
-        let mut pick = |key: &str, name: &Option<String>, kind, what| {
-            name.as_ref()
-                .map(|n| {
-                    let (id, (adr, _)) =
-                        sensor(model, robot, &format!("{field}.{key}"), n, kind, what)?;
-                    site = site.or(sensor_site(model, id));
-                    Ok::<_, String>(adr)
-                })
-                .transpose()
-        };
-        let orientation = pick(
+        let mut sensors = Group::new(model, robot, &field);
+        let orientation = sensors.pick(
             "orientation",
             &imu.orientation,
             MjtSensor::mjSENS_FRAMEQUAT,
             "framequat",
         )?;
-        let angular_velocity = pick(
+        let angular_velocity = sensors.pick(
             "angular_velocity",
             &imu.angular_velocity,
             MjtSensor::mjSENS_GYRO,
             "gyro",
         )?;
-        let linear_acceleration = pick(
+        let linear_acceleration = sensors.pick(
             "linear_acceleration",
             &imu.linear_acceleration,
             MjtSensor::mjSENS_ACCELEROMETER,
@@ -370,7 +397,7 @@ pub fn plan(
                 "{field}: name at least one of orientation, angular_velocity, linear_acceleration"
             ));
         }
-        let frame_id = match (&imu.frame_id, site) {
+        let frame_id = match (&imu.frame_id, sensors.site) {
             (Some(f), _) => f.clone(),
             (None, Some(site)) => frames.of_site(site, false),
             (None, None) => frame_name("world", robot, robot.root_body.unwrap_or(0), prefixed),
@@ -413,25 +440,15 @@ pub fn plan(
     }
     for (k, ft) in config.force_torque.iter().enumerate() {
         let field = format!("robots[{index}].ros.force_torque[{k}]");
-        let mut site = None;
-        let mut pick = |key: &str, name: &Option<String>, kind, what| {
-            name.as_ref()
-                .map(|n| {
-                    let (id, (adr, _)) =
-                        sensor(model, robot, &format!("{field}.{key}"), n, kind, what)?;
-                    site = site.or(sensor_site(model, id));
-                    Ok::<_, String>(adr)
-                })
-                .transpose()
-        };
-        let force = pick("force", &ft.force, MjtSensor::mjSENS_FORCE, "force")?;
-        let torque = pick("torque", &ft.torque, MjtSensor::mjSENS_TORQUE, "torque")?;
+        let mut sensors = Group::new(model, robot, &field);
+        let force = sensors.pick("force", &ft.force, MjtSensor::mjSENS_FORCE, "force")?;
+        let torque = sensors.pick("torque", &ft.torque, MjtSensor::mjSENS_TORQUE, "torque")?;
         if force.is_none() && torque.is_none() {
             return Err(format!(
                 "{field}: name a force sensor, a torque sensor or both"
             ));
         }
-        let frame_id = match (&ft.frame_id, site) {
+        let frame_id = match (&ft.frame_id, sensors.site) {
             (Some(f), _) => f.clone(),
             (None, Some(site)) => frames.of_site(site, false),
             (None, None) => String::new(),

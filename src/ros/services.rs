@@ -13,7 +13,6 @@ use crate::config::SimMode;
 use crate::sim::{OperationError, SimHandle};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use futures::task::LocalSpawnExt;
 use mujoco_rs::prelude::MjtObjBase;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use r2r::QosProfile;
@@ -40,14 +39,12 @@ fn trigger(
     let mut requests =
         node.create_service::<Trigger::Service>(name, QosProfile::services_default())?;
     let handle = handle.clone();
-    spawner
-        .spawn_local(async move {
-            while let Some(request) = requests.next().await {
-                let (success, message) = action(&handle);
-                let _ = request.respond(Trigger::Response { success, message });
-            }
-        })
-        .map_err(|_| r2r::Error::RCL_RET_ERROR)
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let (success, message) = action(&handle);
+            let _ = request.respond(Trigger::Response { success, message });
+        }
+    })
 }
 
 /// The model body a frame name refers to (see the module comment).
@@ -71,31 +68,29 @@ fn wrenches(
         .subscribe::<r2r::geometry_msgs::msg::WrenchStamped>("~/wrench", QosProfile::default())?;
     let handle = handle.clone();
     let mut state = handle.new_snapshot();
-    spawner
-        .spawn_local(async move {
-            while let Some(message) = messages.next().await {
-                let (f, t) = (&message.wrench.force, &message.wrench.torque);
-                let result = body_of_frame(&handle, &message.header.frame_id).and_then(|body| {
-                    if !handle.latest_state(&mut state) {
-                        return Err(OperationError::Rejected("no state yet".into()));
-                    }
-                    // The body's frame to the world frame, which MuJoCo's applied forces use.
-                    let q = &state.xquat_wxyz[4 * body..4 * body + 4];
-                    let rotation =
-                        UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
-                    let force = rotation * Vector3::new(f.x, f.y, f.z);
-                    let torque = rotation * Vector3::new(t.x, t.y, t.z);
-                    handle.apply_body_wrench(body, force.into(), torque.into(), duration)
-                });
-                if let Err(e) = result {
-                    let _ = handle.bad_command(
-                        "ros_wrench",
-                        format!("~/wrench for frame '{}': {e}", message.header.frame_id),
-                    );
+    super::spawn(spawner, async move {
+        while let Some(message) = messages.next().await {
+            let (f, t) = (&message.wrench.force, &message.wrench.torque);
+            let result = body_of_frame(&handle, &message.header.frame_id).and_then(|body| {
+                if !handle.latest_state(&mut state) {
+                    return Err(OperationError::Rejected("no state yet".into()));
                 }
+                // The body's frame to the world frame, which MuJoCo's applied forces use.
+                let q = &state.xquat_wxyz[4 * body..4 * body + 4];
+                let rotation =
+                    UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+                let force = rotation * Vector3::new(f.x, f.y, f.z);
+                let torque = rotation * Vector3::new(t.x, t.y, t.z);
+                handle.apply_body_wrench(body, force.into(), torque.into(), duration)
+            });
+            if let Err(e) = result {
+                let _ = handle.bad_command(
+                    "ros_wrench",
+                    format!("~/wrench for frame '{}': {e}", message.header.frame_id),
+                );
             }
-        })
-        .map_err(|_| r2r::Error::RCL_RET_ERROR)
+        }
+    })
 }
 
 pub fn start(
@@ -139,17 +134,15 @@ pub fn start(
     let mut pauses =
         node.create_service::<SetBool::Service>("~/pause", QosProfile::services_default())?;
     let pause_handle = handle.clone();
-    spawner
-        .spawn_local(async move {
-            while let Some(request) = pauses.next().await {
-                let (success, message) = if request.message.data {
-                    reply(pause_handle.pause(), "paused")
-                } else {
-                    reply(pause_handle.set_mode(SimMode::Realtime), "running")
-                };
-                let _ = request.respond(SetBool::Response { success, message });
-            }
-        })
-        .map_err(|_| r2r::Error::RCL_RET_ERROR)?;
+    super::spawn(spawner, async move {
+        while let Some(request) = pauses.next().await {
+            let (success, message) = if request.message.data {
+                reply(pause_handle.pause(), "paused")
+            } else {
+                reply(pause_handle.set_mode(SimMode::Realtime), "running")
+            };
+            let _ = request.respond(SetBool::Response { success, message });
+        }
+    })?;
     Ok(())
 }

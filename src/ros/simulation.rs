@@ -10,7 +10,6 @@ use crate::config::SimMode;
 use crate::sim::{OperationError, SimHandle, StateSnapshot};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use futures::task::LocalSpawnExt;
 use mujoco_rs::prelude::*;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use r2r::QosProfile;
@@ -330,15 +329,6 @@ fn features() -> SimulatorFeatures {
     }
 }
 
-fn spawn(
-    spawner: &LocalSpawner,
-    task: impl std::future::Future<Output = ()> + 'static,
-) -> Result<(), r2r::Error> {
-    spawner
-        .spawn_local(task)
-        .map_err(|_| r2r::Error::RCL_RET_ERROR)
-}
-
 pub fn start(
     node: &mut r2r::Node,
     spawner: &LocalSpawner,
@@ -350,7 +340,7 @@ pub fn start(
 
     let mut requests =
         node.create_service::<GetSimulatorFeatures::Service>("~/get_simulator_features", qos())?;
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let _ = request.respond(GetSimulatorFeatures::Response {
                 features: features(),
@@ -361,7 +351,7 @@ pub fn start(
     let mut requests =
         node.create_service::<ResetSimulation::Service>("~/reset_simulation", qos())?;
     let h = handle.clone();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let scope = request.message.scope;
             let both = ResetSimulation::Request::SCOPE_TIME as u8
@@ -385,7 +375,7 @@ pub fn start(
         node.create_service::<GetSimulationState::Service>("~/get_simulation_state", qos())?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
     let mut snapshot = handle.new_snapshot();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let state = if stopped(&h, &flag, &mut snapshot) {
                 SimulationState::STATE_STOPPED as u8
@@ -405,7 +395,7 @@ pub fn start(
         node.create_service::<SetSimulationState::Service>("~/set_simulation_state", qos())?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
     let mut snapshot = handle.new_snapshot();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let target = request.message.state.state;
             let result = set_simulation_state(&h, play_mode, &flag, &mut snapshot, target);
@@ -416,7 +406,7 @@ pub fn start(
     let mut requests =
         node.create_service::<StepSimulation::Service>("~/step_simulation", qos())?;
     let (h, flag) = (handle.clone(), stopped_flag);
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let steps = request.message.steps;
             if h.mode() != SimMode::Paused {
@@ -447,7 +437,7 @@ pub fn start(
 
     let mut requests = node.create_service::<GetEntities::Service>("~/get_entities", qos())?;
     let h = handle.clone();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let response = get_entities(&h, &request.message);
             let _ = request.respond(response);
@@ -458,7 +448,7 @@ pub fn start(
         node.create_service::<GetEntityState::Service>("~/get_entity_state", qos())?;
     let h = handle.clone();
     let mut snapshot = handle.new_snapshot();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let response = match find(&h, &request.message.entity) {
                 Err(result) => GetEntityState::Response {
@@ -481,7 +471,7 @@ pub fn start(
     let mut requests =
         node.create_service::<SetEntityState::Service>("~/set_entity_state", qos())?;
     let h = handle.clone();
-    spawn(spawner, async move {
+    super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let result = set_entity_state(&h, &request.message);
             let _ = request.respond(SetEntityState::Response { result });

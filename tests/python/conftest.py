@@ -1,6 +1,6 @@
 """Shared fixtures of the end-to-end tests: the real mujoco_bridge binary, started with a
-robot config on free loopback ports and driven through its --console, and pyzmq clients
-that behave like the legacy URLab clients."""
+robot config on free loopback ports and driven through its --console, pyzmq clients that
+behave like the legacy URLab clients, and an rclpy node with its spin and service helpers."""
 import os
 import pathlib
 import select
@@ -174,6 +174,37 @@ def settled_rows(sub, timeout=10):
 def joint_row(payload):
     assert len(payload) == 16
     return struct.unpack("<ifff", payload)
+
+
+@pytest.fixture
+def ros():
+    """An rclpy node with LOCALHOST discovery, for one test."""
+    rclpy = pytest.importorskip("rclpy")
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    rclpy.init()
+    node = rclpy.create_node("probe")
+    yield node
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+def spin_until(node, predicate, timeout=20, what="condition"):
+    """Spins `node` until `predicate()` holds; fails after `timeout` seconds."""
+    import rclpy
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        rclpy.spin_once(node, timeout_sec=0.05)
+
+
+def call(node, service_type, name, request, timeout=20):
+    """Calls a service and returns its response."""
+    client = node.create_client(service_type, name)
+    assert client.wait_for_service(timeout_sec=timeout), f"{name} is not served"
+    future = client.call_async(request)
+    spin_until(node, future.done, timeout, what=name)
+    return future.result()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from conftest import REPO, Bridge, settled_rows  # noqa: E402
+from conftest import REPO, Bridge, call, settled_rows, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -28,27 +28,10 @@ DEFAULT_JOINTS = [
 
 
 @pytest.fixture
-def ros():
-    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-    rclpy.init()
-    node = rclpy.create_node("probe")
-    yield node
-    node.destroy_node()
-    rclpy.shutdown()
-
-
-@pytest.fixture
 def bridge():
     b = Bridge("default.yaml")  # starts paused
     yield b
     b.close()
-
-
-def spin_until(node, predicate, timeout=20, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        rclpy.spin_once(node, timeout_sec=0.05)
 
 
 def test_clock_is_published_from_the_start_also_while_paused_and_follows_sim_time(ros, bridge):
@@ -123,14 +106,6 @@ def settled_rows_base(sub):
         if payload == previous:
             return payload
         previous = payload
-
-
-def call(node, service_type, name, request, timeout=20):
-    client = node.create_client(service_type, name)
-    assert client.wait_for_service(timeout_sec=timeout), f"{name} is not served"
-    future = client.call_async(request)
-    spin_until(node, future.done, timeout, what=name)
-    return future.result()
 
 
 def test_services_pause_keyframe_snapshot_and_reset(ros, bridge):
@@ -273,7 +248,6 @@ def test_log_records_reach_rosout(ros, bridge):
     while not refused():
         assert time.monotonic() < deadline, "the refusal never reached /rosout"
         commands.publish(JointState(name=["no_such_joint"], position=[0.1]))
-        spin_until(ros, lambda: True)
         rclpy.spin_once(ros, timeout_sec=0.1)
     assert refused()[0].level == Log.WARN
     assert "no_such_joint" in bridge.close(), "stderr still has the log"

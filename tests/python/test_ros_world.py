@@ -14,8 +14,7 @@ rclpy = pytest.importorskip("rclpy")
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import Imu, JointState, Range  # noqa: E402
 
-from conftest import BINARY, REPO, Bridge  # noqa: E402
-from test_ros_node import call, spin_until  # noqa: E402
+from conftest import BINARY, REPO, Bridge, call, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -56,16 +55,6 @@ robots:
       force_torque:
         - {{topic: wrist_ft, force: ft_force, torque: ft_torque}}
 """
-
-
-@pytest.fixture
-def ros():
-    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-    rclpy.init()
-    node = rclpy.create_node("probe")
-    yield node
-    node.destroy_node()
-    rclpy.shutdown()
 
 
 @pytest.fixture
