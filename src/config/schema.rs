@@ -225,12 +225,40 @@ pub struct RobotRosConfig {
     pub force_torque: Vec<ForceTorqueTopic>,
     /// sensor_msgs/Range topics, one rangefinder each.
     pub range: Vec<RangeTopic>,
+    /// control_msgs/FollowJointTrajectory servers `{name}/follow_joint_trajectory` (what
+    /// MoveIt drives); default: one `joint_trajectory_controller` with every joint that an
+    /// actuator holds at a position.
+    pub trajectory_controllers: Vec<TrajectoryController>,
 }
 
 impl RobotRosConfig {
-    pub fn is_empty(&self) -> bool {
+    /// No sensor topic is listed (so they are found in the model).
+    pub fn lists_no_sensors(&self) -> bool {
         self.imu.is_empty() && self.force_torque.is_empty() && self.range.is_empty()
     }
+}
+
+/// A joint group driven through one FollowJointTrajectory action.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrajectoryController {
+    pub name: String,
+    /// Joint-name patterns (full-match regular expressions).
+    pub joints: Patterns,
+    /// Position error allowed at the end when a goal sets none (radians or meters).
+    #[serde(default = "default_goal_tolerance")]
+    pub goal_tolerance: f64,
+    /// Seconds after the trajectory's end to get within the goal tolerance, when a goal sets
+    /// no goal_time_tolerance.
+    #[serde(default = "default_goal_time")]
+    pub goal_time: f64,
+}
+
+fn default_goal_tolerance() -> f64 {
+    0.02
+}
+fn default_goal_time() -> f64 {
+    1.0
 }
 
 /// One IMU: MuJoCo sensor names (without the robot prefix); at least one is required.

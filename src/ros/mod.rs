@@ -6,6 +6,7 @@
 //! QoS follows REP-2003: state and sensor publishers are reliable with a small depth (a
 //! reliable writer serves best-effort readers too), `/tf_static` and `robot_description`
 //! are reliable and transient local, services use the services profile.
+mod actions;
 mod commands;
 mod convert;
 mod sensors;
@@ -55,6 +56,47 @@ fn spawn(
     spawner
         .spawn_local(task)
         .map_err(|_| r2r::Error::RCL_RET_ERROR)
+}
+
+/// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
+/// watch the state).
+#[derive(Clone, Default)]
+struct Ticks(std::rc::Rc<std::cell::RefCell<Vec<std::task::Waker>>>);
+
+impl Ticks {
+    /// Resolves at the next cycle.
+    fn next(&self) -> NextTick {
+        NextTick {
+            ticks: self.clone(),
+            waiting: false,
+        }
+    }
+
+    fn wake_all(&self) {
+        for waker in self.0.borrow_mut().drain(..) {
+            waker.wake();
+        }
+    }
+}
+
+struct NextTick {
+    ticks: Ticks,
+    waiting: bool,
+}
+
+impl std::future::Future for NextTick {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.waiting {
+            return std::task::Poll::Ready(());
+        }
+        self.waiting = true;
+        self.ticks.0.borrow_mut().push(cx.waker().clone());
+        std::task::Poll::Pending
+    }
 }
 
 /// When a publisher is due: every `period` on average. After a short stall (the node's thread
@@ -162,6 +204,7 @@ struct Node {
     /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
     rosout: r2r::Publisher<r2r::rcl_interfaces::msg::Log>,
     logger_name: String,
+    ticks: Ticks,
 }
 
 impl Node {
@@ -219,6 +262,7 @@ impl Node {
             .collect();
         let pool = LocalPool::new();
         let spawner = pool.spawner();
+        let ticks = Ticks::default();
         let mut sensor_frames = Vec::new();
         let mut sensor_outputs = Vec::new();
         for (index, robot) in robots.iter().enumerate() {
@@ -275,6 +319,16 @@ impl Node {
             }
             commands::start(&mut node, &spawner, &handle, index, &robot_topic)
                 .map_err(|e| err("commands", e))?;
+            actions::start(
+                &mut node,
+                &spawner,
+                &handle,
+                &ticks,
+                index,
+                &config.robots[index].ros.trajectory_controllers,
+                &robot_topic,
+            )
+            .map_err(|e| format!("{}: {e}", config.origin))?;
             let mut twists = node
                 .subscribe::<r2r::geometry_msgs::msg::Twist>(
                     &robot_topic("cmd_vel"),
@@ -320,6 +374,7 @@ impl Node {
             sensors: sensor_outputs,
             rosout,
             logger_name,
+            ticks,
         })
     }
 
@@ -378,6 +433,7 @@ impl Node {
                 })
                 .min(LONGEST_WAIT);
             self.node.spin_once(wait);
+            self.ticks.wake_all();
             self.pool.run_until_stalled();
             self.forward_logs();
             if !self.handle.latest_state(&mut state) {

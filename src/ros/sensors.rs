@@ -308,6 +308,7 @@ fn automatic(model: &MjModel, robot: &RobotMap) -> RobotRosConfig {
             })
             .collect(),
         range: ranges,
+        trajectory_controllers: vec![],
     }
 }
 
@@ -358,7 +359,7 @@ pub fn plan(
     prefixed: bool,
 ) -> Result<Plan, String> {
     let found;
-    let config = if config.is_empty() {
+    let config = if config.lists_no_sensors() {
         found = automatic(model, robot);
         &found
     } else {

@@ -1,0 +1,421 @@
+//! control_msgs/FollowJointTrajectory action servers, one per joint group, as MoveIt's
+//! simple controller manager expects them: `{controller}/follow_joint_trajectory`.
+//!
+//! A goal runs on the physics-rate trajectory follower. Its task watches the latest state
+//! every cycle of the node's loop, against sim time (pausing the simulation pauses the
+//! goal): it publishes feedback, aborts with PATH_TOLERANCE_VIOLATED when a joint leaves
+//! its path tolerance, and ends SUCCESSFUL once the trajectory's time is over and every
+//! joint is within its goal tolerance, or GOAL_TOLERANCE_VIOLATED when that has not
+//! happened within the goal time tolerance. A cancel holds the joints where they are; a new
+//! goal on the same controller preempts the running one (which is aborted).
+use super::{Ticks, spawn};
+use crate::config::{ControlMode, TrajectoryController, full_match_regex};
+use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
+use crate::sim::{SimHandle, StateSnapshot};
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+use futures::future::{Either, select};
+use r2r::control_msgs::action::FollowJointTrajectory;
+use r2r::control_msgs::msg::JointTolerance;
+use r2r::trajectory_msgs::msg::JointTrajectoryPoint;
+use std::cell::Cell;
+use std::rc::Rc;
+
+type Action = FollowJointTrajectory::Action;
+type GoalResult = FollowJointTrajectory::Result;
+
+/// One joint of a group: its name and where the state holds it.
+#[derive(Clone)]
+struct Joint {
+    name: String,
+    qpos: usize,
+    dof: usize,
+}
+
+/// A configured (or the default) joint group of one robot.
+struct Group {
+    robot: usize,
+    joints: Vec<Joint>,
+    goal_tolerance: f64,
+    goal_time: f64,
+}
+
+/// The groups of robot `robot`: from its config, or one over every position-held joint.
+fn groups(
+    handle: &SimHandle,
+    robot: usize,
+    configured: &[TrajectoryController],
+    field: &str,
+) -> Result<Vec<(String, Group)>, String> {
+    let model = handle.model();
+    let map = &handle.robots()[robot];
+    let pd = handle.configured_control(robot).map(|c| c.mode) == Some(ControlMode::Pd);
+    // Joints an actuator holds at a position, in actuator order.
+    let held: Vec<Joint> = map
+        .actuators
+        .iter()
+        .filter_map(|a| {
+            let info = ActuatorInfo::of(model, a.id);
+            let (joint, qpos, dof) = info.joint?;
+            if info.kind != ActuatorKind::PositionServo && !pd {
+                return None;
+            }
+            Some(Joint {
+                name: map.joints.iter().find(|j| j.id == joint)?.name.clone(),
+                qpos,
+                dof,
+            })
+        })
+        .collect();
+    if configured.is_empty() {
+        if held.is_empty() {
+            return Ok(vec![]);
+        }
+        let group = Group {
+            robot,
+            joints: held,
+            goal_tolerance: 0.02,
+            goal_time: 1.0,
+        };
+        return Ok(vec![("joint_trajectory_controller".into(), group)]);
+    }
+    let mut out = Vec::new();
+    for (k, controller) in configured.iter().enumerate() {
+        let at = format!("{field}.trajectory_controllers[{k}]");
+        let mut joints = Vec::new();
+        for pattern in controller.joints.as_slice() {
+            let regex = full_match_regex(pattern).map_err(|e| format!("{at}.joints: {e}"))?;
+            let before = joints.len();
+            joints.extend(held.iter().filter(|j| regex.is_match(&j.name)).cloned());
+            if joints.len() == before {
+                return Err(format!(
+                    "{at}.joints: '{pattern}' matches no joint held by a position actuator"
+                ));
+            }
+        }
+        let tolerance_ok = controller.goal_tolerance.is_finite() && controller.goal_tolerance > 0.0;
+        let time_ok = controller.goal_time.is_finite() && controller.goal_time >= 0.0;
+        if !(tolerance_ok && time_ok) {
+            return Err(format!(
+                "{at}: goal_tolerance must be > 0 and goal_time >= 0"
+            ));
+        }
+        out.push((
+            controller.name.clone(),
+            Group {
+                robot,
+                joints,
+                goal_tolerance: controller.goal_tolerance,
+                goal_time: controller.goal_time,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+fn outcome(code: i32, text: impl Into<String>) -> GoalResult {
+    GoalResult {
+        error_code: code,
+        error_string: text.into(),
+    }
+}
+
+/// A tolerance per goal joint from a JointTolerance list: 0 (or unlisted) takes `default`,
+/// a negative value turns the check off (None).
+fn tolerances(list: &[JointTolerance], names: &[String], default: Option<f64>) -> Vec<Option<f64>> {
+    names
+        .iter()
+        .map(|name| match list.iter().find(|t| &t.name == name) {
+            Some(t) if t.position < 0.0 => None,
+            Some(t) if t.position > 0.0 => Some(t.position),
+            _ => default,
+        })
+        .collect()
+}
+
+/// What a goal asks, checked against its group.
+struct Plan {
+    /// Index into the group's joints per goal joint.
+    joints: Vec<Joint>,
+    trajectory: Trajectory,
+    path: Vec<Option<f64>>,
+    goal: Vec<Option<f64>>,
+    goal_time: f64,
+}
+
+fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalResult> {
+    let trajectory = &goal.trajectory;
+    let names = &trajectory.joint_names;
+    let mut joints = Vec::with_capacity(names.len());
+    for name in names {
+        match group.joints.iter().find(|j| &j.name == name) {
+            Some(j) if !joints.iter().any(|k: &Joint| &k.name == name) => joints.push(j.clone()),
+            Some(_) => {
+                return Err(outcome(
+                    GoalResult::INVALID_JOINTS as i32,
+                    format!("joint '{name}' is listed twice"),
+                ));
+            }
+            None => {
+                let known: Vec<&str> = group.joints.iter().map(|j| j.name.as_str()).collect();
+                return Err(outcome(
+                    GoalResult::INVALID_JOINTS as i32,
+                    format!("joint '{name}' is not in this controller; it has {known:?}"),
+                ));
+            }
+        }
+    }
+    if joints.is_empty() {
+        return Err(outcome(
+            GoalResult::INVALID_JOINTS as i32,
+            "the trajectory names no joint",
+        ));
+    }
+    let n = joints.len();
+    let mut times = Vec::with_capacity(trajectory.points.len());
+    let mut positions = Vec::with_capacity(n * trajectory.points.len());
+    let mut velocities = Vec::new();
+    let with_velocities = trajectory.points.iter().all(|p| p.velocities.len() == n);
+    for (k, point) in trajectory.points.iter().enumerate() {
+        if point.positions.len() != n {
+            return Err(outcome(
+                GoalResult::INVALID_GOAL as i32,
+                format!(
+                    "point {k} has {} positions for {n} joints",
+                    point.positions.len()
+                ),
+            ));
+        }
+        let t = &point.time_from_start;
+        times.push(t.sec as f64 + t.nanosec as f64 * 1e-9);
+        positions.extend_from_slice(&point.positions);
+        if with_velocities {
+            velocities.extend_from_slice(&point.velocities);
+        }
+    }
+    let trajectory = Trajectory {
+        actuators: (0..n).collect(),
+        times,
+        positions,
+        velocities,
+    };
+    trajectory
+        .validate()
+        .map_err(|m| outcome(GoalResult::INVALID_GOAL as i32, m))?;
+    let t = &goal.goal_time_tolerance;
+    let goal_time = t.sec as f64 + t.nanosec as f64 * 1e-9;
+    let goal_time = if goal_time > 0.0 {
+        goal_time
+    } else {
+        group.goal_time
+    };
+    Ok(Plan {
+        path: tolerances(&goal.path_tolerance, names, None),
+        goal: tolerances(&goal.goal_tolerance, names, Some(group.goal_tolerance)),
+        joints,
+        trajectory,
+        goal_time,
+    })
+}
+
+fn point(positions: Vec<f64>, velocities: Vec<f64>) -> JointTrajectoryPoint {
+    JointTrajectoryPoint {
+        positions,
+        velocities,
+        ..Default::default()
+    }
+}
+
+/// How a running goal ended.
+enum End {
+    Done(GoalResult),
+    Failed(GoalResult),
+}
+
+/// Follows a planned goal to its end, publishing feedback; `current` tells whether it is
+/// still this controller's goal.
+async fn execute(
+    handle: &SimHandle,
+    ticks: &Ticks,
+    goal: &r2r::ActionServerGoal<Action>,
+    group_robot: usize,
+    plan: Plan,
+    current: impl Fn() -> bool,
+) -> End {
+    let names: Vec<String> = plan.joints.iter().map(|j| j.name.clone()).collect();
+    let mut state: StateSnapshot = handle.new_snapshot();
+    if !handle.latest_state(&mut state) {
+        return End::Failed(outcome(GoalResult::INVALID_GOAL as i32, "no state yet"));
+    }
+    let start: Vec<f64> = plan.joints.iter().map(|j| state.qpos[j.qpos]).collect();
+    let flat: Vec<&str> = names.iter().map(String::as_str).collect();
+    let t = &plan.trajectory;
+    if let Err(e) =
+        handle.follow_trajectory(group_robot, &flat, &t.times, &t.positions, &t.velocities)
+    {
+        return End::Failed(outcome(GoalResult::INVALID_GOAL as i32, e.to_string()));
+    }
+    handle.latest_state(&mut state);
+    let started = state.time;
+    let end = t.duration();
+    loop {
+        ticks.next().await;
+        if !current() {
+            return End::Failed(outcome(
+                GoalResult::INVALID_GOAL as i32,
+                "preempted by a newer goal on this controller",
+            ));
+        }
+        if !handle.latest_state(&mut state) {
+            continue;
+        }
+        let elapsed = (state.time - started).max(0.0);
+        let n = plan.joints.len();
+        let mut desired = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut actual = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (k, joint) in plan.joints.iter().enumerate() {
+            let (p, v) = t.sample(k, elapsed.min(end), start[k]);
+            desired.0.push(p);
+            desired.1.push(v);
+            actual.0.push(state.qpos[joint.qpos]);
+            actual.1.push(state.qvel[joint.dof]);
+        }
+        let error: Vec<f64> = desired
+            .0
+            .iter()
+            .zip(&actual.0)
+            .map(|(d, a)| d - a)
+            .collect();
+        let _ = goal.publish_feedback(FollowJointTrajectory::Feedback {
+            header: r2r::std_msgs::msg::Header {
+                stamp: super::convert::time(state.time),
+                frame_id: String::new(),
+            },
+            joint_names: names.clone(),
+            desired: point(desired.0.clone(), desired.1),
+            actual: point(actual.0.clone(), actual.1),
+            error: point(error.clone(), vec![]),
+            ..Default::default()
+        });
+        if elapsed < end {
+            let violated = plan
+                .path
+                .iter()
+                .zip(&error)
+                .position(|(tol, e)| tol.is_some_and(|tol| e.abs() > tol));
+            if let Some(k) = violated {
+                let _ = handle.cancel_trajectory(group_robot);
+                return End::Failed(outcome(
+                    GoalResult::PATH_TOLERANCE_VIOLATED as i32,
+                    format!(
+                        "joint '{}' is {:.4} from its path (tolerance {:.4})",
+                        names[k],
+                        error[k].abs(),
+                        plan.path[k].unwrap_or(0.0)
+                    ),
+                ));
+            }
+            continue;
+        }
+        // Against the final point, not the sampled one (they agree once time is over).
+        let last = t.times.len() - 1;
+        let misses: Vec<(usize, f64)> = plan
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(k, _)| (k, (t.positions[last * n + k] - actual.0[k]).abs()))
+            .filter(|(k, e)| plan.goal[*k].is_some_and(|tol| *e > tol))
+            .collect();
+        if misses.is_empty() {
+            return End::Done(outcome(GoalResult::SUCCESSFUL as i32, ""));
+        }
+        if elapsed > end + plan.goal_time {
+            let (k, e) = misses[0];
+            return End::Failed(outcome(
+                GoalResult::GOAL_TOLERANCE_VIOLATED as i32,
+                format!(
+                    "joint '{}' is {e:.4} from its goal {:.3} s after the trajectory's end (tolerance {:.4})",
+                    names[k],
+                    plan.goal_time,
+                    plan.goal[k].unwrap_or(0.0)
+                ),
+            ));
+        }
+    }
+}
+
+/// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`.
+pub fn start(
+    node: &mut r2r::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    ticks: &Ticks,
+    robot: usize,
+    configured: &[TrajectoryController],
+    topic: &dyn Fn(&str) -> String,
+) -> Result<(), String> {
+    let field = format!("robots[{robot}].ros");
+    for (name, group) in groups(handle, robot, configured, &field)? {
+        let action = topic(&format!("{name}/follow_joint_trajectory"));
+        let mut requests = node
+            .create_action_server::<Action>(&action)
+            .map_err(|e| format!("ROS 2 action {action}: {e}"))?;
+        let (handle, ticks, inner) = (handle.clone(), ticks.clone(), spawner.clone());
+        let group = Rc::new(group);
+        // The goal that owns the controller now; older goals see they were preempted.
+        let generation = Rc::new(Cell::new(0u64));
+        spawn(spawner, async move {
+            while let Some(request) = requests.next().await {
+                let planned = plan(&group, &request.goal);
+                let Ok((mut goal, mut cancels)) = request.accept() else {
+                    continue;
+                };
+                let plan = match planned {
+                    Ok(plan) => plan,
+                    Err(result) => {
+                        let _ = goal.abort(result);
+                        continue;
+                    }
+                };
+                generation.set(generation.get() + 1);
+                let mine = generation.get();
+                let (handle, ticks, group, generation) = (
+                    handle.clone(),
+                    ticks.clone(),
+                    group.clone(),
+                    generation.clone(),
+                );
+                let _ = spawn(&inner, async move {
+                    let current = || generation.get() == mine;
+                    let watcher = goal.clone();
+                    let run = Box::pin(execute(
+                        &handle,
+                        &ticks,
+                        &watcher,
+                        group.robot,
+                        plan,
+                        current,
+                    ));
+                    match select(run, cancels.next()).await {
+                        Either::Left((End::Done(result), _)) => {
+                            let _ = goal.succeed(result);
+                        }
+                        Either::Left((End::Failed(result), _)) => {
+                            let _ = goal.abort(result);
+                        }
+                        Either::Right((Some(cancel), _)) => {
+                            cancel.accept();
+                            if generation.get() == mine {
+                                let _ = handle.cancel_trajectory(group.robot);
+                            }
+                            let _ = goal.cancel(outcome(GoalResult::SUCCESSFUL as i32, "canceled"));
+                        }
+                        Either::Right((None, _)) => {}
+                    }
+                });
+            }
+        })
+        .map_err(|e| format!("ROS 2 executor: {e}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,139 @@
+"""FollowJointTrajectory as MoveIt's simple controller manager drives it: an rclpy action
+client sends goals to the Panda's panda_arm_controller, inside the suite's private network
+namespace (LOCALHOST discovery)."""
+import os
+import time
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from action_msgs.msg import GoalStatus  # noqa: E402
+from control_msgs.action import FollowJointTrajectory  # noqa: E402
+from control_msgs.msg import JointTolerance  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+
+from conftest import Bridge, spin_until  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
+)
+
+ARM = [f"joint{k}" for k in range(1, 8)]
+HOME = [0.0, 0.0, 0.0, -1.57079, 0.0, 1.57079, -0.7853]
+ACTION = "panda_arm_controller/follow_joint_trajectory"
+
+
+@pytest.fixture
+def panda():
+    bridge = Bridge("panda.yaml")  # paused
+    bridge.console("keyframe home")
+    bridge.console("realtime")
+    yield bridge
+    bridge.close()
+
+
+def goal_of(names, points, **tolerances):
+    trajectory = JointTrajectory(joint_names=names)
+    for seconds, positions in points:
+        point = JointTrajectoryPoint(positions=positions)
+        point.time_from_start.sec = int(seconds)
+        point.time_from_start.nanosec = int(round((seconds % 1) * 1e9))
+        trajectory.points.append(point)
+    return FollowJointTrajectory.Goal(trajectory=trajectory, **tolerances)
+
+
+class Arm:
+    """An action client like MoveIt's, and the latest joint_states."""
+
+    def __init__(self, node):
+        self.node = node
+        self.client = ActionClient(node, FollowJointTrajectory, ACTION)
+        assert self.client.wait_for_server(timeout_sec=20), f"{ACTION} is not served"
+        self.positions = {}
+        node.create_subscription(JointState, "joint_states", lambda m: self.positions.update(zip(m.name, m.position)), 10)
+        spin_until(node, lambda: len(self.positions) >= 7, what="joint_states")
+        self.feedback = []
+
+    def send(self, goal):
+        future = self.client.send_goal_async(goal, feedback_callback=lambda f: self.feedback.append(f.feedback))
+        spin_until(self.node, future.done, what="the goal response")
+        handle = future.result()
+        assert handle.accepted
+        return handle
+
+    def result(self, handle, timeout=30):
+        future = handle.get_result_async()
+        spin_until(self.node, future.done, timeout, what="the goal result")
+        return future.result()
+
+    def settle(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            rclpy.spin_once(self.node, timeout_sec=0.02)
+
+
+def test_a_goal_is_followed_to_success_within_tolerance(ros, panda):
+    arm = Arm(ros)
+    target = [0.4, 0.3, -0.2, -1.9, 0.1, 2.0, -0.5]
+    middle = [(h + t) / 2 for h, t in zip(HOME, target)]
+    handle = arm.send(goal_of(ARM, [(0.75, middle), (1.5, target)]))
+    outcome = arm.result(handle)
+    assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.error_string
+    assert outcome.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    arm.settle(0.2)
+    reached = [arm.positions[j] for j in ARM]
+    assert reached == pytest.approx(target, abs=0.02)
+    assert len(arm.feedback) > 10, "feedback while it moves"
+    last = arm.feedback[-1]
+    assert list(last.joint_names) == ARM and len(last.actual.positions) == 7
+    assert list(last.desired.positions) == pytest.approx(target, abs=1e-9), "the last point, at the end"
+
+
+def test_unknown_joints_give_invalid_joints(ros, panda):
+    arm = Arm(ros)
+    outcome = arm.result(arm.send(goal_of(["joint1", "elbow"], [(1.0, [0.1, 0.2])])))
+    assert outcome.status == GoalStatus.STATUS_ABORTED
+    assert outcome.result.error_code == FollowJointTrajectory.Result.INVALID_JOINTS
+    assert "elbow" in outcome.result.error_string
+    malformed = arm.result(arm.send(goal_of(["joint1"], [(1.0, [0.1]), (0.5, [0.2])])))
+    assert malformed.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
+
+
+def test_a_cancel_stops_the_motion(ros, panda):
+    arm = Arm(ros)
+    handle = arm.send(goal_of(["joint1"], [(4.0, [1.5])]))
+    spin_until(ros, lambda: arm.positions["joint1"] > 0.2, what="joint1 to start moving")
+    cancel = handle.cancel_goal_async()
+    spin_until(ros, cancel.done, what="the cancel response")
+    outcome = arm.result(handle)
+    assert outcome.status == GoalStatus.STATUS_CANCELED
+    arm.settle(0.3)
+    stopped = arm.positions["joint1"]
+    arm.settle(1.0)
+    assert abs(arm.positions["joint1"] - stopped) < 0.01, "held where it was"
+    assert stopped < 1.2, "well short of the goal"
+
+
+def test_tolerances_and_preemption(ros, panda):
+    arm = Arm(ros)
+    # An impossible goal tolerance: aborted once goal_time_tolerance has passed.
+    tight = goal_of(ARM, [(0.5, [h + 0.05 for h in HOME])],
+                    goal_tolerance=[JointTolerance(name="joint2", position=1e-9)])
+    tight.goal_time_tolerance.nanosec = 200_000_000
+    outcome = arm.result(arm.send(tight))
+    assert outcome.result.error_code == FollowJointTrajectory.Result.GOAL_TOLERANCE_VIOLATED
+    assert "joint2" in outcome.result.error_string
+    # A fast move under a tight path tolerance: the lag exceeds it.
+    path = goal_of(["joint1"], [(0.3, [1.0])], path_tolerance=[JointTolerance(name="joint1", position=0.001)])
+    outcome = arm.result(arm.send(path))
+    assert outcome.result.error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED
+    # A new goal preempts the running one, which is aborted; the new one succeeds.
+    first = arm.send(goal_of(["joint1"], [(3.0, [-1.0])]))
+    arm.settle(0.3)
+    second = arm.send(goal_of(["joint1"], [(1.0, [0.3])]))
+    assert arm.result(first).status == GoalStatus.STATUS_ABORTED
+    assert arm.result(second).result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    arm.settle(0.2)
+    assert arm.positions["joint1"] == pytest.approx(0.3, abs=0.02)
