@@ -177,7 +177,14 @@ impl Config {
                         .iter()
                         .map(|t| ("force_torque", &t.topic, t.rate)),
                 )
-                .chain(robot.ros.range.iter().map(|t| ("range", &t.topic, t.rate)));
+                .chain(robot.ros.range.iter().map(|t| ("range", &t.topic, t.rate)))
+                .chain(
+                    robot
+                        .ros
+                        .laser_scans
+                        .iter()
+                        .map(|t| ("laser_scans", &t.topic, t.rate)),
+                );
             for (kind, topic, rate) in rates {
                 let field = format!("robots[{i}].ros.{kind} (topic '{topic}')");
                 if topic.is_empty() {

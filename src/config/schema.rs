@@ -167,6 +167,10 @@ pub struct RosRates {
     pub imu: f64,
     pub force_torque: f64,
     pub range: f64,
+    /// sensor_msgs/LaserScan from a fan of rangefinders.
+    pub scan: f64,
+    /// nav_msgs/Odometry (its tf odom -> base goes out with /tf).
+    pub odom: f64,
     pub diagnostics: f64,
 }
 
@@ -179,6 +183,8 @@ impl Default for RosRates {
             imu: 200.0,
             force_torque: 200.0,
             range: 20.0,
+            scan: 10.0,
+            odom: 50.0,
             diagnostics: 1.0,
         }
     }
@@ -186,7 +192,7 @@ impl Default for RosRates {
 
 impl RosRates {
     /// (field, value) pairs, for validation.
-    pub fn fields(&self) -> [(&'static str, f64); 7] {
+    pub fn fields(&self) -> [(&'static str, f64); 9] {
         [
             ("clock", self.clock),
             ("joint_states", self.joint_states),
@@ -194,6 +200,8 @@ impl RosRates {
             ("imu", self.imu),
             ("force_torque", self.force_torque),
             ("range", self.range),
+            ("scan", self.scan),
+            ("odom", self.odom),
             ("diagnostics", self.diagnostics),
         ]
     }
@@ -225,6 +233,11 @@ pub struct RobotRosConfig {
     pub force_torque: Vec<ForceTorqueTopic>,
     /// sensor_msgs/Range topics, one rangefinder each.
     pub range: Vec<RangeTopic>,
+    /// sensor_msgs/LaserScan topics, each from a planar fan of rangefinders; without any
+    /// listed, a fan found on one body becomes `scan`.
+    pub laser_scans: Vec<LaserScanTopic>,
+    /// nav_msgs/Odometry of a floating base.
+    pub odometry: OdometryConfig,
     /// control_msgs/FollowJointTrajectory servers `{name}/follow_joint_trajectory` (what
     /// MoveIt drives); default: one `joint_trajectory_controller` with every joint that an
     /// actuator holds at a position.
@@ -234,7 +247,44 @@ pub struct RobotRosConfig {
 impl RobotRosConfig {
     /// No sensor topic is listed (so they are found in the model).
     pub fn lists_no_sensors(&self) -> bool {
-        self.imu.is_empty() && self.force_torque.is_empty() && self.range.is_empty()
+        self.imu.is_empty()
+            && self.force_torque.is_empty()
+            && self.range.is_empty()
+            && self.laser_scans.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaserScanTopic {
+    pub topic: String,
+    /// Rangefinder-name patterns (full-match regular expressions); the rays must lie in
+    /// their body's xy plane at even angles.
+    pub sensors: Patterns,
+    #[serde(default)]
+    pub range_min: f64,
+    pub rate: Option<f64>,
+}
+
+/// Odometry of a robot with a floating base: `odom` (nav_msgs/Odometry, ground truth) and
+/// the tf `odom -> <root link>`. The odom frame lies where the robot starts (x, y, yaw).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OdometryConfig {
+    pub enabled: bool,
+    pub frame_id: String,
+    /// Publish `world -> odom` on /tf_static; turn off when a localizer (AMCL, SLAM)
+    /// publishes `map -> odom`.
+    pub world_to_odom: bool,
+}
+
+impl Default for OdometryConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            frame_id: "odom".into(),
+            world_to_odom: true,
+        }
     }
 }
 

@@ -98,14 +98,20 @@ pub(super) fn frame_name(
 
 impl Transforms {
     /// `prefixed`: several robots share the world, so frames carry the robot's name.
-    pub fn new(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Self {
+    /// `odometry_root`: the body whose transform odometry sends (`odom -> root`).
+    pub fn new(
+        model: &MjModel,
+        robot: &RobotMap,
+        prefixed: bool,
+        odometry_root: Option<usize>,
+    ) -> Self {
         let mut moving = Vec::new();
         let mut fixed = Vec::new();
         let bodies: Vec<usize> = match robot.urdf {
             Some(_) => robot.root_body.into_iter().collect(),
             None => robot.bodies.iter().map(|b| b.id).collect(),
         };
-        for body in bodies {
+        for body in bodies.into_iter().filter(|b| Some(*b) != odometry_root) {
             let parent = model.body_parentid()[body] as usize;
             let entry = (
                 parent,

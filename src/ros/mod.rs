@@ -9,6 +9,7 @@
 mod actions;
 mod commands;
 mod convert;
+mod odometry;
 mod sensors;
 mod services;
 mod simulation;
@@ -20,7 +21,7 @@ use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use r2r::QosProfile;
 use r2r::geometry_msgs::msg::WrenchStamped;
-use r2r::sensor_msgs::msg::{Imu, JointState, Range};
+use r2r::sensor_msgs::msg::{Imu, JointState, LaserScan, Range};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -174,6 +175,7 @@ enum SensorPublisher {
     Imu(r2r::Publisher<Imu>),
     Wrench(r2r::Publisher<WrenchStamped>),
     Range(r2r::Publisher<Range>),
+    Scan(r2r::Publisher<LaserScan>),
 }
 
 struct SensorOutput {
@@ -201,6 +203,11 @@ struct Node {
     /// Frames of sensor sites, fixed to their bodies.
     sensor_frames: Vec<r2r::geometry_msgs::msg::TransformStamped>,
     sensors: Vec<SensorOutput>,
+    odometries: Vec<(
+        r2r::Publisher<r2r::nav_msgs::msg::Odometry>,
+        odometry::Odometry,
+    )>,
+    odometry_every: Every,
     /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
     rosout: r2r::Publisher<r2r::rcl_interfaces::msg::Log>,
     logger_name: String,
@@ -256,10 +263,36 @@ impl Node {
         let tf_static = node
             .create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", latched())
             .map_err(|e| err("/tf_static", e))?;
+        let odometries: Vec<Option<odometry::Odometry>> = robots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                odometry::Odometry::new(
+                    handle.model(),
+                    r,
+                    &config.robots[i].ros.odometry,
+                    count > 1,
+                )
+            })
+            .collect();
         let transforms: Vec<_> = robots
             .iter()
-            .map(|r| convert::Transforms::new(handle.model(), r, count > 1))
+            .zip(&odometries)
+            .map(|(r, o)| {
+                convert::Transforms::new(handle.model(), r, count > 1, o.as_ref().map(|o| o.root()))
+            })
             .collect();
+        let mut odometry_outputs = Vec::new();
+        for (robot, odometry) in robots.iter().zip(odometries) {
+            let Some(odometry) = odometry else {
+                continue;
+            };
+            let name = topic(count, &robot.name, "odom");
+            let publisher = node
+                .create_publisher::<r2r::nav_msgs::msg::Odometry>(&name, state_qos())
+                .map_err(|e| err(&name, e))?;
+            odometry_outputs.push((publisher, odometry));
+        }
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::default();
@@ -309,6 +342,9 @@ impl Node {
                     sensors::MessageKind::Range => node
                         .create_publisher::<Range>(&name, state_qos())
                         .map(SensorPublisher::Range),
+                    sensors::MessageKind::Scan => node
+                        .create_publisher::<LaserScan>(&name, state_qos())
+                        .map(SensorPublisher::Scan),
                 }
                 .map_err(|e| err(&name, e))?;
                 sensor_outputs.push(SensorOutput {
@@ -372,6 +408,8 @@ impl Node {
             transforms,
             sensor_frames,
             sensors: sensor_outputs,
+            odometries: odometry_outputs,
+            odometry_every: Every::hz(rates.odom),
             rosout,
             logger_name,
             ticks,
@@ -385,6 +423,7 @@ impl Node {
             &self.joint_states_every,
             &self.diagnostics_every,
             &self.tf_every,
+            &self.odometry_every,
         ]
         .into_iter()
         .chain(self.sensors.iter().map(|s| &s.every))
@@ -471,8 +510,16 @@ impl Node {
                         moving.transforms.extend(message.transforms);
                     }
                 }
+                for (_, odometry) in &self.odometries {
+                    moving.transforms.push(odometry.transform(&state, &stamp));
+                }
                 if !moving.transforms.is_empty() {
                     let _ = self.tf.publish(&moving);
+                }
+            }
+            if self.odometry_every.due(now) {
+                for (publisher, odometry) in self.odometries.iter_mut() {
+                    let _ = publisher.publish(odometry.fill(&state, &stamp));
                 }
             }
             for sensor in self.sensors.iter_mut() {
@@ -483,6 +530,7 @@ impl Node {
                     (sensors::Filled::Imu(m), SensorPublisher::Imu(p)) => p.publish(m),
                     (sensors::Filled::Wrench(m), SensorPublisher::Wrench(p)) => p.publish(m),
                     (sensors::Filled::Range(m), SensorPublisher::Range(p)) => p.publish(m),
+                    (sensors::Filled::Scan(m), SensorPublisher::Scan(p)) => p.publish(m),
                     _ => Ok(()),
                 };
             }
@@ -501,6 +549,9 @@ impl Node {
             if let Some(message) = transforms.fixed(state, stamp) {
                 fixed.transforms.extend(message.transforms);
             }
+        }
+        for (_, odometry) in &self.odometries {
+            fixed.transforms.extend(odometry.world_to_odom(stamp));
         }
         for frame in &self.sensor_frames {
             let mut frame = frame.clone();

@@ -5,7 +5,9 @@
 //! Each message's frame is the sensor's site; where that differs from its body's frame, a
 //! static transform body -> site goes to /tf_static.
 use super::convert::frame_name;
-use crate::config::{ImuTopic, RangeTopic, RobotRosConfig, RosRates};
+use crate::config::{
+    ImuTopic, LaserScanTopic, Patterns, RangeTopic, RobotRosConfig, RosRates, full_match_regex,
+};
 use crate::model::RobotMap;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
@@ -14,7 +16,7 @@ use r2r::builtin_interfaces::msg::Time;
 use r2r::geometry_msgs::msg::{
     Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3, WrenchStamped,
 };
-use r2r::sensor_msgs::msg::{Imu, Range};
+use r2r::sensor_msgs::msg::{Imu, LaserScan, Range};
 use r2r::std_msgs::msg::Header;
 
 /// A sensor's values in `sensordata`: (address, dimension).
@@ -36,6 +38,11 @@ pub enum Reading {
         value: usize,
         message: Range,
     },
+    /// Rays in increasing angle order: their `sensordata` addresses.
+    Scan {
+        rays: Vec<usize>,
+        message: LaserScan,
+    },
 }
 
 /// One sensor topic of one robot.
@@ -51,6 +58,7 @@ pub enum MessageKind {
     Imu,
     Wrench,
     Range,
+    Scan,
 }
 
 impl SensorTopic {
@@ -59,6 +67,7 @@ impl SensorTopic {
             Reading::Imu { .. } => MessageKind::Imu,
             Reading::Wrench { .. } => MessageKind::Wrench,
             Reading::Range { .. } => MessageKind::Range,
+            Reading::Scan { .. } => MessageKind::Scan,
         }
     }
 
@@ -121,6 +130,18 @@ impl SensorTopic {
                 };
                 Filled::Range(message)
             }
+            Reading::Scan { rays, message } => {
+                message.header.stamp = stamp.clone();
+                for (out, adr) in message.ranges.iter_mut().zip(rays.iter()) {
+                    let range = data[*adr] as f32;
+                    *out = if range < 0.0 || range >= message.range_max {
+                        f32::INFINITY
+                    } else {
+                        range
+                    };
+                }
+                Filled::Scan(message)
+            }
         }
     }
 }
@@ -129,6 +150,7 @@ pub enum Filled<'a> {
     Imu(&'a Imu),
     Wrench(&'a WrenchStamped),
     Range(&'a Range),
+    Scan(&'a LaserScan),
 }
 
 /// The sensor topics of one robot and the static transforms of their frames.
@@ -176,6 +198,35 @@ struct Frames<'a> {
 }
 
 impl Frames<'_> {
+    /// A frame at `point` of `body`, with the body's orientation: the body's own frame at
+    /// its origin, else `<body>_scan` on /tf_static.
+    fn of_point(&mut self, body: usize, point: [f64; 3]) -> String {
+        let body_frame = frame_name("world", self.robot, body, self.prefixed);
+        if point.iter().all(|v| v.abs() < 1e-9) {
+            return body_frame;
+        }
+        let frame = format!("{body_frame}_scan");
+        self.transforms.push(TransformStamped {
+            header: Header {
+                stamp: Time::default(),
+                frame_id: body_frame,
+            },
+            child_frame_id: frame.clone(),
+            transform: Transform {
+                translation: RosVector3 {
+                    x: point[0],
+                    y: point[1],
+                    z: point[2],
+                },
+                rotation: RosQuaternion {
+                    w: 1.0,
+                    ..Default::default()
+                },
+            },
+        });
+        frame
+    }
+
     /// The frame of a site: its body's frame when the site has the body's name and sits at
     /// its origin (the link sites of a URDF robot), else a frame of its own named after the
     /// site, published static. `x_along_z` turns that frame so that x points along the
@@ -307,9 +358,94 @@ fn automatic(model: &MjModel, robot: &RobotMap) -> RobotRosConfig {
                 ft
             })
             .collect(),
+        laser_scans: automatic_scans(model, robot),
         range: ranges,
-        trajectory_controllers: vec![],
+        ..Default::default()
     }
+}
+
+/// A LaserScan for each body that carries a fan of three or more rangefinders.
+fn automatic_scans(model: &MjModel, robot: &RobotMap) -> Vec<LaserScanTopic> {
+    use std::collections::BTreeMap;
+    let mut by_body: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for s in &robot.sensors {
+        if model.sensor_type()[s.id] == MjtSensor::mjSENS_RANGEFINDER
+            && let Some(site) = sensor_site(model, s.id)
+        {
+            let body = model.site_bodyid()[site] as usize;
+            by_body.entry(body).or_default().push(s.id);
+        }
+    }
+    by_body.retain(|_, rays| rays.len() >= 3 && fan(model, rays).is_ok());
+    let single = by_body.len() == 1;
+    by_body
+        .into_iter()
+        .map(|(body, rays)| {
+            let body_name = robot
+                .bodies
+                .iter()
+                .find(|b| b.id == body)
+                .map_or_else(|| format!("body_{body}"), |b| b.name.clone());
+            let names = rays
+                .iter()
+                .filter_map(|id| robot.sensors.iter().find(|s| s.id == *id))
+                .map(|s| regex::escape(&s.name))
+                .collect();
+            LaserScanTopic {
+                topic: if single {
+                    "scan".into()
+                } else {
+                    format!("scan/{body_name}")
+                },
+                sensors: Patterns::Many(names),
+                range_min: 0.0,
+                rate: None,
+            }
+        })
+        .collect()
+}
+
+/// A planar fan of rays: one origin on one body, directions in the body's xy plane at
+/// evenly spaced angles.
+struct Fan {
+    body: usize,
+    origin: [f64; 3],
+    /// (angle, sensor id), by increasing angle.
+    rays: Vec<(f64, usize)>,
+}
+
+fn fan(model: &MjModel, sensors: &[usize]) -> Result<Fan, String> {
+    let sites: Vec<usize> = sensors
+        .iter()
+        .map(|&id| sensor_site(model, id).ok_or("a rangefinder without a site"))
+        .collect::<Result<_, _>>()?;
+    let body = model.site_bodyid()[sites[0]] as usize;
+    let origin = model.site_pos()[sites[0]];
+    let mut rays = Vec::with_capacity(sites.len());
+    for (&site, &sensor) in sites.iter().zip(sensors) {
+        let p = model.site_pos()[site];
+        if model.site_bodyid()[site] as usize != body
+            || p.iter().zip(&origin).any(|(a, b)| (a - b).abs() > 1e-6)
+        {
+            return Err("the rays must start at one point of one body".into());
+        }
+        let q = model.site_quat()[site];
+        let direction =
+            UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3])) * Vector3::z();
+        if direction.z.abs() > 1e-6 {
+            return Err("the rays must lie in their body's xy plane".into());
+        }
+        rays.push((direction.y.atan2(direction.x), sensor));
+    }
+    rays.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let step = (rays[rays.len() - 1].0 - rays[0].0) / (rays.len() - 1) as f64;
+    let even = rays
+        .windows(2)
+        .all(|w| (w[1].0 - w[0].0 - step).abs() < 1e-4);
+    if !(even && step > 0.0) {
+        return Err("the rays' angles must be evenly spaced".into());
+    }
+    Ok(Fan { body, origin, rays })
 }
 
 /// The sensors of one IMU or force-torque topic: checks each named sensor's type and
@@ -511,6 +647,66 @@ pub fn plan(
                     max_range: max_range as f32,
                     range: 0.0,
                     ..Default::default()
+                },
+            },
+        });
+    }
+    for (k, scan) in config.laser_scans.iter().enumerate() {
+        let field = format!("robots[{index}].ros.laser_scans[{k}].sensors");
+        let mut ids = Vec::new();
+        for pattern in scan.sensors.as_slice() {
+            let regex = full_match_regex(pattern).map_err(|e| format!("{field}: {e}"))?;
+            let before = ids.len();
+            ids.extend(
+                robot
+                    .sensors
+                    .iter()
+                    .filter(|s| {
+                        regex.is_match(&s.name)
+                            && model.sensor_type()[s.id] == MjtSensor::mjSENS_RANGEFINDER
+                    })
+                    .map(|s| s.id),
+            );
+            if ids.len() == before {
+                return Err(format!("{field}: '{pattern}' matches no rangefinder"));
+            }
+        }
+        if ids.len() < 2 {
+            return Err(format!("{field}: a scan needs at least two rays"));
+        }
+        let fan = fan(model, &ids).map_err(|e| format!("{field}: {e}"))?;
+        let range_max = ids
+            .iter()
+            .map(|&id| model.sensor_cutoff()[id])
+            .map(|c| if c > 0.0 { c } else { f64::INFINITY })
+            .fold(f64::INFINITY, f64::min);
+        let frame_id = frames.of_point(fan.body, fan.origin);
+        let rate = scan.rate.unwrap_or(rates.scan);
+        let (first, last) = (fan.rays[0].0, fan.rays[fan.rays.len() - 1].0);
+        let count = fan.rays.len();
+        topics.push(SensorTopic {
+            topic: scan.topic.clone(),
+            rate,
+            reading: Reading::Scan {
+                rays: fan
+                    .rays
+                    .iter()
+                    .map(|(_, id)| model.sensor_adr()[*id] as usize)
+                    .collect(),
+                message: LaserScan {
+                    header: Header {
+                        stamp: Time::default(),
+                        frame_id,
+                    },
+                    angle_min: first as f32,
+                    angle_max: last as f32,
+                    angle_increment: ((last - first) / (count - 1) as f64) as f32,
+                    time_increment: 0.0,
+                    scan_time: if rate > 0.0 { (1.0 / rate) as f32 } else { 0.0 },
+                    range_min: scan.range_min as f32,
+                    range_max: range_max as f32,
+                    ranges: vec![0.0; count],
+                    intensities: vec![],
                 },
             },
         });

@@ -143,14 +143,16 @@ def test_tf_of_a_floating_urdf_robot_and_of_an_mjcf_robot(ros):
     from tf2_msgs.msg import TFMessage
 
     static_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    # URDF with a floating base: world -> base_link on /tf (robot_state_publisher does the rest).
+    # URDF with a floating base: world -> odom on /tf_static, odom -> base_link on /tf
+    # (robot_state_publisher does the rest).
     bridge = Bridge("default.yaml")
     try:
         bridge.console("keyframe ready")
-        frames = {}
+        frames, static = {}, {}
         ros.create_subscription(TFMessage, "/tf", lambda m: frames.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), 10)
-        spin_until(ros, lambda: ("world", "base_link") in frames, what="world -> base_link")
-        t = frames[("world", "base_link")].transform
+        ros.create_subscription(TFMessage, "/tf_static", lambda m: static.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), static_qos)
+        spin_until(ros, lambda: ("odom", "base_link") in frames and ("world", "odom") in static, what="world -> odom -> base_link")
+        t = frames[("odom", "base_link")].transform
         assert (t.translation.x, t.translation.y) == (0.0, 0.0)
         assert t.translation.z == pytest.approx(0.0805, abs=1e-6), "the configured placement"
         assert (t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w) == pytest.approx((0, 0, 0, 1))

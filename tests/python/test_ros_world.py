@@ -112,10 +112,13 @@ def test_two_robots_each_in_its_namespace_with_prefixed_frames(ros, world):
     frames, fixed = {}, {}
     ros.create_subscription(TFMessage, "/tf", lambda m: frames.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), 10)
     ros.create_subscription(TFMessage, "/tf_static", lambda m: fixed.update({(t.header.frame_id, t.child_frame_id): t for t in m.transforms}), LATCHED)
-    spin_until(ros, lambda: ("world", "beta/base_link") in frames and ("world", "alpha/base_link") in frames
-               and ("alpha/laser_link", "alpha/laser_ray_4") in fixed, what="prefixed frames")
-    assert frames[("world", "beta/base_link")].transform.translation.y == pytest.approx(3.0, abs=1e-3)
-    assert frames[("world", "alpha/base_link")].transform.translation.y == pytest.approx(0.0, abs=1e-3)
+    spin_until(ros, lambda: ("beta/odom", "beta/base_link") in frames and ("alpha/odom", "alpha/base_link") in frames
+               and ("alpha/laser_link", "alpha/laser_ray_4") in fixed and ("world", "beta/odom") in fixed,
+               what="prefixed frames")
+    # Each robot's odom frame lies where it starts.
+    assert fixed[("world", "beta/odom")].transform.translation.y == pytest.approx(3.0, abs=1e-9)
+    assert fixed[("world", "alpha/odom")].transform.translation.y == pytest.approx(0.0, abs=1e-9)
+    assert frames[("beta/odom", "beta/base_link")].transform.translation.y == pytest.approx(0.0, abs=1e-3)
     # The MJCF rig publishes its bodies; the ray frames turn x onto the ray (here +x).
     assert ("world", "rig/post") in fixed and ("rig/post", "rig/load") in fixed
     ray = fixed[("alpha/laser_link", "alpha/laser_ray_4")].transform.rotation
