@@ -147,6 +147,7 @@ fn bridge_rate(world: &World, config: &Config, probe: &mut Probe, seconds: f64) 
 fn throughput() -> f64 {
     let rate = "1000";
     let config = config(&[
+        "zmq.enabled=false",
         &format!("ros.rates.clock={rate}"),
         &format!("ros.rates.joint_states={rate}"),
         &format!("ros.rates.tf={rate}"),
@@ -197,6 +198,9 @@ fn throughput() -> f64 {
 fn latency_and_share(share_seconds: &str) {
     let config = config(&[
         "world.timestep=0.001",
+        "robots.0.control.source=ros",
+        "robots.0.control.mode=passthrough",
+        "zmq.enabled=false",
         "ros.rates.joint_states=1000",
         "sim.mode=realtime",
     ]);

@@ -30,9 +30,16 @@ fn install_signal_handlers() {
     }
 }
 
-fn load_config(cli: &Cli) -> Result<Config, InputError> {
-    let overrides = cli.all_overrides();
-    if let Some(path) = &cli.config {
+/// The config from the command line, with the ROS parameters (params files, `-p`) applied
+/// first so that `--config` and `--set` win over them.
+fn load_config(cli: &Cli, ros_args: &[String]) -> Result<Config, InputError> {
+    let params = mujoco_bridge::config::RosParams::from_ros_args(ros_args)?;
+    let mut overrides = params.overrides;
+    overrides.extend(cli.all_overrides());
+    let from_params = params
+        .config
+        .filter(|_| cli.config.is_none() && cli.mjcf.is_none() && cli.urdf.is_none());
+    if let Some(path) = cli.config.as_ref().or(from_params.as_ref()) {
         Config::load(path, &overrides)
     } else if let Some(path) = &cli.mjcf {
         Config::single_model(ModelKind::Mjcf, path, &overrides)
@@ -65,7 +72,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
             format!("--duration must be a positive number of seconds, got {d}"),
         ));
     }
-    let mut config = load_config(cli)?;
+    let mut config = load_config(cli, &ros_args)?;
     let world = build_world(&config)?;
     if cli.summary {
         print!("{}", summary(&world));

@@ -1,9 +1,11 @@
 //! Robot and world configuration: YAML files in `config/`, validated with errors that name
 //! the file and the field path (`robots[0].pose.xyz`).
 mod paths;
+mod ros_params;
 mod schema;
 
 pub use paths::{against, expand_path, models_dir};
+pub use ros_params::RosParams;
 pub use schema::*;
 
 use crate::error::{InputError, InputResult};

@@ -1,0 +1,206 @@
+//! Node parameters in the standard ROS 2 forms, read from the `--ros-args` before the config
+//! is loaded, so that a launch file can set anything a config holds:
+//! `--params-file FILE` (`<node>: ros__parameters: ...`, where `<node>` is the node's name,
+//! its namespaced name or `/**`) and `-p name:=value`. Parameter `config` names the robot
+//! config (relative to the params file's folder); every other parameter is a config field
+//! path such as `sim.mode` or `ros.rates.joint_states`, nested maps joined with dots.
+use crate::error::InputError;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Parameters every ROS node may be given that say nothing about the simulation.
+const STANDARD: [&str; 2] = ["use_sim_time", "start_type_description_service"];
+
+#[derive(Debug, Default, PartialEq)]
+pub struct RosParams {
+    pub config: Option<PathBuf>,
+    /// `field.path=value` config overrides, in the order given.
+    pub overrides: Vec<String>,
+}
+
+/// The node name after `-r __node:=NAME` remaps (default `mujoco_bridge`).
+fn node_name(ros_args: &[String]) -> String {
+    let mut name = "mujoco_bridge".to_string();
+    for pair in ros_args.windows(2) {
+        if (pair[0] == "-r" || pair[0] == "--remap")
+            && let Some(remapped) = pair[1].strip_prefix("__node:=")
+        {
+            name = remapped.to_string();
+        }
+    }
+    name
+}
+
+fn applies_to(key: &str, node: &str) -> bool {
+    let key = key.trim_start_matches('/');
+    key == "**" || key == node || key.ends_with(&format!("/{node}"))
+}
+
+/// Flattens nested maps into `a.b.c` names with their values.
+fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let name = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&name, inner, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
+}
+
+impl RosParams {
+    fn take(
+        &mut self,
+        name: &str,
+        value: &Value,
+        base: &Path,
+        origin: &str,
+    ) -> Result<(), InputError> {
+        if STANDARD.contains(&name) || name.starts_with("qos_overrides.") {
+            return Ok(());
+        }
+        if name == "config" {
+            let Value::String(path) = value else {
+                return Err(InputError::new(origin, "must be a file path").at("config"));
+            };
+            self.config = Some(base.join(path));
+            return Ok(());
+        }
+        // JSON text is YAML, which the override parser reads.
+        self.overrides.push(format!("{name}={value}"));
+        Ok(())
+    }
+
+    /// Reads the parameters in `ros_args` (the arguments after `--ros-args`).
+    pub fn from_ros_args(ros_args: &[String]) -> Result<Self, InputError> {
+        let node = node_name(ros_args);
+        let mut params = Self::default();
+        let mut args = ros_args.iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--params-file" => {
+                    let Some(file) = args.next() else {
+                        return Err(InputError::new("--ros-args", "--params-file needs a file"));
+                    };
+                    params.read_file(Path::new(file), &node)?;
+                }
+                "-p" | "--param" => {
+                    let Some(assignment) = args.next() else {
+                        return Err(InputError::new("--ros-args", "-p needs name:=value"));
+                    };
+                    let (name, raw) = assignment.split_once(":=").ok_or_else(|| {
+                        InputError::new(
+                            "--ros-args",
+                            format!("-p '{assignment}' must be name:=value"),
+                        )
+                    })?;
+                    let value: Value = serde_saphyr::from_str(raw).map_err(|e| {
+                        InputError::new(
+                            "--ros-args",
+                            format!("-p {name}: '{raw}' is not valid YAML: {e}"),
+                        )
+                    })?;
+                    let cwd = std::env::current_dir().unwrap_or_default();
+                    params.take(name, &value, &cwd, "--ros-args")?;
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+
+    fn read_file(&mut self, file: &Path, node: &str) -> Result<(), InputError> {
+        let origin = file.display().to_string();
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| InputError::new(&origin, format!("cannot read the params file: {e}")))?;
+        let tree: Value = serde_saphyr::from_str(&text)
+            .map_err(|e| InputError::new(&origin, format!("invalid YAML: {e}")))?;
+        let Value::Object(nodes) = tree else {
+            return Err(InputError::new(
+                &origin,
+                "a params file maps node names to ros__parameters",
+            ));
+        };
+        let base = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        for (key, section) in &nodes {
+            if !applies_to(key, node) {
+                continue;
+            }
+            let Some(parameters) = section.get("ros__parameters") else {
+                return Err(InputError::new(&origin, "needs ros__parameters").at(key.clone()));
+            };
+            let mut flat = Vec::new();
+            flatten("", parameters, &mut flat);
+            for (name, value) in flat {
+                self.take(&name, &value, &base, &origin)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn params_files_and_single_params_become_config_and_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("panda.params.yaml");
+        std::fs::write(
+            &file,
+            "/**:\n  ros__parameters:\n    use_sim_time: false\nmujoco_bridge:\n  ros__parameters:\n    config: panda.yaml\n    sim:\n      mode: fast\n    ros:\n      rates: {joint_states: 250}\nother_node:\n  ros__parameters:\n    sim: {speed: 3}\n",
+        )
+        .unwrap();
+        let params = RosParams::from_ros_args(&args(&[
+            "--params-file",
+            file.to_str().unwrap(),
+            "-p",
+            "world.timestep:=0.001",
+        ]))
+        .unwrap();
+        assert_eq!(params.config, Some(dir.path().join("panda.yaml")));
+        assert_eq!(
+            params.overrides,
+            [
+                "sim.mode=\"fast\"",
+                "ros.rates.joint_states=250",
+                "world.timestep=0.001"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_remapped_node_name_selects_its_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.yaml");
+        std::fs::write(
+            &file,
+            "/sim/bridge:\n  ros__parameters:\n    sim: {speed: 2}\n",
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let mine =
+            RosParams::from_ros_args(&args(&["-r", "__node:=bridge", "--params-file", path]));
+        assert_eq!(mine.unwrap().overrides, ["sim.speed=2"]);
+        let other = RosParams::from_ros_args(&args(&["--params-file", path])).unwrap();
+        assert!(other.overrides.is_empty());
+    }
+
+    #[test]
+    fn bad_params_name_the_file() {
+        let e = RosParams::from_ros_args(&args(&["--params-file", "/no/such.yaml"])).unwrap_err();
+        assert_eq!(e.origin, "/no/such.yaml");
+        let e = RosParams::from_ros_args(&args(&["-p", "sim.speed=2"])).unwrap_err();
+        assert!(e.message.contains("name:=value"), "{e}");
+    }
+}
