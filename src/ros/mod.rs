@@ -9,6 +9,7 @@
 mod actions;
 mod commands;
 mod convert;
+mod markers;
 mod odometry;
 mod sensors;
 mod services;
@@ -194,6 +195,8 @@ struct Node {
     joint_states_every: Every,
     /// Kept alive for late subscribers (transient local).
     _descriptions: Vec<r2r::Publisher<r2r::std_msgs::msg::String>>,
+    /// Latched geom markers of MJCF robots, kept alive for late subscribers.
+    _markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
     diagnostics_every: Every,
     tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
@@ -296,6 +299,17 @@ impl Node {
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::default();
+        // The geoms of MJCF robots, latched: RViz shows them on the bodies' tf frames.
+        let geoms = r2r::visualization_msgs::msg::MarkerArray {
+            markers: robots
+                .iter()
+                .flat_map(|r| markers::of_robot(handle.model(), r, count > 1))
+                .collect(),
+        };
+        let markers = node
+            .create_publisher::<r2r::visualization_msgs::msg::MarkerArray>("~/markers", latched())
+            .map_err(|e| err("~/markers", e))?;
+        markers.publish(&geoms).map_err(|e| err("~/markers", e))?;
         let mut sensor_frames = Vec::new();
         let mut sensor_outputs = Vec::new();
         for (index, robot) in robots.iter().enumerate() {
@@ -400,6 +414,7 @@ impl Node {
             joint_states,
             joint_states_every: Every::hz(rates.joint_states),
             _descriptions: descriptions,
+            _markers: markers,
             diagnostics,
             diagnostics_every: Every::hz(rates.diagnostics),
             tf,

@@ -137,3 +137,29 @@ def test_tolerances_and_preemption(ros, panda):
     assert arm.result(second).result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
     arm.settle(0.2)
     assert arm.positions["joint1"] == pytest.approx(0.3, abs=0.02)
+
+
+def test_markers_show_the_mjcf_panda_in_rviz(ros, panda):
+    """The Panda has no URDF: its geoms come as markers fixed to the bodies' tf frames."""
+    import pathlib
+
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    arrays = []
+    ros.create_subscription(MarkerArray, "/mujoco_bridge/markers", arrays.append, latched)
+    spin_until(ros, lambda: arrays, what="the latched markers")
+    markers = arrays[0].markers
+    meshes = [m for m in markers if m.type == Marker.MESH_RESOURCE]
+    assert len(meshes) > 20 and all(m.frame_locked for m in markers)
+    for m in meshes:
+        assert m.mesh_resource.startswith("file://") and pathlib.Path(m.mesh_resource[7:]).exists(), m.mesh_resource
+    assert {m.header.frame_id for m in markers} >= {"link0", "link7", "hand", "left_finger"}
+    # link0's visual meshes sit in the body's frame: the recentring MuJoCo applied is undone.
+    base = [m for m in meshes if m.header.frame_id == "link0"]
+    assert base
+    for m in base:
+        p, q = m.pose.position, m.pose.orientation
+        assert (p.x, p.y, p.z) == pytest.approx((0, 0, 0), abs=1e-6), m.mesh_resource
+        assert abs(abs(q.w) - 1.0) < 1e-6, m.mesh_resource
