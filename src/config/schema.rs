@@ -238,6 +238,9 @@ pub struct RobotRosConfig {
     pub laser_scans: Vec<LaserScanTopic>,
     /// nav_msgs/Odometry of a floating base.
     pub odometry: OdometryConfig,
+    /// control_msgs/GripperCommand servers `{name}/gripper_cmd` (MoveIt's gripper
+    /// controller).
+    pub grippers: Vec<GripperController>,
     /// control_msgs/FollowJointTrajectory servers `{name}/follow_joint_trajectory` (what
     /// MoveIt drives); default: one `joint_trajectory_controller` with every joint that an
     /// actuator holds at a position.
@@ -286,6 +289,31 @@ impl Default for OdometryConfig {
             world_to_odom: true,
         }
     }
+}
+
+/// A gripper driven through one GripperCommand action: the joint whose position the command
+/// gives, and the actuator that moves it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GripperController {
+    pub name: String,
+    pub joint: String,
+    /// Default: the position actuator on `joint`.
+    pub actuator: Option<String>,
+    /// With `actuator`: the joint positions at the two ends of its ctrlrange (the command
+    /// maps linearly between them), e.g. Panda's tendon actuator, ctrl 0..255 for 0..0.04 m.
+    pub position_range: Option<[f64; 2]>,
+    /// How close counts as reached (meters or radians).
+    #[serde(default = "default_gripper_tolerance")]
+    pub tolerance: f64,
+    /// A gripper that stops short of the goal (it grasped something) succeeds, with
+    /// `stalled` set; otherwise it is aborted.
+    #[serde(default = "yes")]
+    pub allow_stalling: bool,
+}
+
+fn default_gripper_tolerance() -> f64 {
+    0.002
 }
 
 /// A joint group driven through one FollowJointTrajectory action.

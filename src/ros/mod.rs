@@ -9,6 +9,7 @@
 mod actions;
 mod commands;
 mod convert;
+mod gripper;
 mod markers;
 mod odometry;
 mod sensors;
@@ -376,6 +377,16 @@ impl Node {
                 &ticks,
                 index,
                 &config.robots[index].ros.trajectory_controllers,
+                &robot_topic,
+            )
+            .map_err(|e| format!("{}: {e}", config.origin))?;
+            gripper::start(
+                &mut node,
+                &spawner,
+                &handle,
+                &ticks,
+                index,
+                &config.robots[index].ros.grippers,
                 &robot_topic,
             )
             .map_err(|e| format!("{}: {e}", config.origin))?;

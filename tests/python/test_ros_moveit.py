@@ -163,3 +163,30 @@ def test_markers_show_the_mjcf_panda_in_rviz(ros, panda):
         p, q = m.pose.position, m.pose.orientation
         assert (p.x, p.y, p.z) == pytest.approx((0, 0, 0), abs=1e-6), m.mesh_resource
         assert abs(abs(q.w) - 1.0) < 1e-6, m.mesh_resource
+
+
+def test_gripper_command_opens_and_closes_the_hand(ros, panda):
+    from control_msgs.action import GripperCommand
+
+    client = ActionClient(ros, GripperCommand, "panda_hand_controller/gripper_cmd")
+    assert client.wait_for_server(timeout_sec=20)
+    arm = Arm(ros)
+
+    def command(position):
+        goal = GripperCommand.Goal()
+        goal.command.position, goal.command.max_effort = position, 20.0
+        future = client.send_goal_async(goal)
+        spin_until(ros, future.done, what="the gripper goal response")
+        result = future.result().get_result_async()
+        spin_until(ros, result.done, what="the gripper result")
+        return result.result()
+
+    closed = command(0.01)
+    assert closed.status == GoalStatus.STATUS_SUCCEEDED and closed.result.reached_goal
+    assert closed.result.position == pytest.approx(0.01, abs=0.002)
+    arm.settle(0.2)
+    assert arm.positions["finger_joint1"] == pytest.approx(0.01, abs=0.003)
+    opened = command(0.035)
+    assert opened.status == GoalStatus.STATUS_SUCCEEDED and opened.result.position == pytest.approx(0.035, abs=0.002)
+    outside = command(0.2)
+    assert outside.status == GoalStatus.STATUS_ABORTED and not outside.result.reached_goal

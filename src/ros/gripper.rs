@@ -1,0 +1,279 @@
+//! control_msgs/GripperCommand action servers, `{gripper}/gripper_cmd`, as MoveIt's gripper
+//! controller drives them. A goal sets the gripper actuator's target (mapped from the joint
+//! position the goal gives) and watches the joint every cycle of the node's loop, in sim
+//! time: it succeeds with `reached_goal` once the joint is within tolerance, or with
+//! `stalled` when the joint stops short (it holds something) and stalling is allowed. A
+//! cancel holds the joint where it is; a new goal preempts the running one.
+use super::{Ticks, spawn};
+use crate::config::{ControlSource, GripperController};
+use crate::control::{ActuatorInfo, ActuatorKind};
+use crate::sim::{SimHandle, StateSnapshot};
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+use futures::future::{Either, select};
+use r2r::control_msgs::action::GripperCommand;
+use std::cell::Cell;
+use std::rc::Rc;
+
+type Action = GripperCommand::Action;
+
+/// Below this speed (m/s or rad/s) the joint counts as stopped.
+const STOPPED: f64 = 1e-3;
+/// How long (sim seconds) it must stay stopped short of the goal to count as stalled.
+const STALL_TIME: f64 = 0.2;
+/// A goal that neither reaches nor stalls within this long (sim seconds) is aborted.
+const GIVE_UP: f64 = 10.0;
+
+struct Gripper {
+    robot: usize,
+    qpos: usize,
+    dof: usize,
+    /// The actuator's name (for commands) and model index (for its force).
+    actuator: String,
+    actuator_id: usize,
+    /// Joint positions at the ctrlrange ends and that ctrlrange, when they differ.
+    mapping: Option<([f64; 2], [f64; 2])>,
+    /// Reachable joint positions.
+    range: [f64; 2],
+    tolerance: f64,
+    allow_stalling: bool,
+}
+
+impl Gripper {
+    fn resolve(
+        handle: &SimHandle,
+        robot: usize,
+        config: &GripperController,
+        field: &str,
+    ) -> Result<Self, String> {
+        let model = handle.model();
+        let map = &handle.robots()[robot];
+        let joint = map
+            .joints
+            .iter()
+            .find(|j| j.name == config.joint)
+            .ok_or_else(|| {
+                format!(
+                    "{field}.joint: robot '{}' has no joint '{}'",
+                    map.name, config.joint
+                )
+            })?;
+        let (qpos, dof) = (
+            model.jnt_qposadr()[joint.id] as usize,
+            model.jnt_dofadr()[joint.id] as usize,
+        );
+        let actuator_name = config
+            .actuator
+            .clone()
+            .unwrap_or_else(|| config.joint.clone());
+        let index = handle
+            .actuator_index(robot, &actuator_name)
+            .map_err(|e| format!("{field}.actuator: {e}"))?;
+        let actuator = &map.actuators[index];
+        let info = ActuatorInfo::of(model, actuator.id);
+        let limited = model.jnt_limited()[joint.id];
+        let joint_range = model.jnt_range()[joint.id];
+        let mapping = match (config.position_range, info.ctrlrange) {
+            (Some(positions), Some(ctrl)) => Some((positions, ctrl)),
+            (Some(_), None) => {
+                return Err(format!(
+                    "{field}.position_range: actuator '{actuator_name}' has no ctrlrange to map onto"
+                ));
+            }
+            (None, _) if info.kind != ActuatorKind::PositionServo => {
+                return Err(format!(
+                    "{field}.actuator: '{actuator_name}' is not a position actuator; give position_range to map onto its ctrlrange"
+                ));
+            }
+            (None, _) => None,
+        };
+        let range = match (mapping, limited) {
+            (Some((p, _)), _) => [p[0].min(p[1]), p[0].max(p[1])],
+            (None, true) => joint_range,
+            (None, false) => [f64::NEG_INFINITY, f64::INFINITY],
+        };
+        if !(config.tolerance.is_finite() && config.tolerance > 0.0) {
+            return Err(format!("{field}.tolerance must be > 0"));
+        }
+        Ok(Self {
+            robot,
+            qpos,
+            dof,
+            actuator: actuator.name.clone(),
+            actuator_id: actuator.id,
+            mapping,
+            range,
+            tolerance: config.tolerance,
+            allow_stalling: config.allow_stalling,
+        })
+    }
+
+    /// The actuator command that holds the joint at `position`.
+    fn ctrl(&self, position: f64) -> f64 {
+        match self.mapping {
+            Some(([p0, p1], [c0, c1])) => c0 + (position - p0) / (p1 - p0) * (c1 - c0),
+            None => position,
+        }
+    }
+
+    fn command(&self, handle: &SimHandle, position: f64) -> Result<(), String> {
+        handle
+            .command_actuators(
+                ControlSource::Ros,
+                self.robot,
+                &[&self.actuator],
+                &[self.ctrl(position)],
+            )
+            .map_err(|e| e.to_string())
+    }
+
+    fn reading(
+        &self,
+        state: &StateSnapshot,
+        stalled: bool,
+        reached: bool,
+    ) -> GripperCommand::Feedback {
+        GripperCommand::Feedback {
+            position: state.qpos[self.qpos],
+            effort: state.actuator_force[self.actuator_id],
+            stalled,
+            reached_goal: reached,
+        }
+    }
+}
+
+fn result(feedback: GripperCommand::Feedback) -> GripperCommand::Result {
+    GripperCommand::Result {
+        position: feedback.position,
+        effort: feedback.effort,
+        stalled: feedback.stalled,
+        reached_goal: feedback.reached_goal,
+    }
+}
+
+enum End {
+    Done(GripperCommand::Result),
+    Failed(GripperCommand::Result),
+}
+
+async fn execute(
+    handle: &SimHandle,
+    ticks: &Ticks,
+    goal: &r2r::ActionServerGoal<Action>,
+    gripper: &Gripper,
+    current: impl Fn() -> bool,
+) -> End {
+    let mut state = handle.new_snapshot();
+    let target = goal.goal.command.position;
+    let failed = |state: &StateSnapshot| End::Failed(result(gripper.reading(state, false, false)));
+    handle.latest_state(&mut state);
+    if !target.is_finite() || target < gripper.range[0] - 1e-9 || target > gripper.range[1] + 1e-9 {
+        log::warn!(
+            "gripper goal {target} is outside the range {:?}",
+            gripper.range
+        );
+        return failed(&state);
+    }
+    if let Err(e) = gripper.command(handle, target) {
+        log::warn!("gripper goal refused: {e}");
+        return failed(&state);
+    }
+    let started = state.time;
+    let mut still_since: Option<f64> = None;
+    loop {
+        ticks.next().await;
+        if !current() || !handle.latest_state(&mut state) {
+            if !current() {
+                return failed(&state);
+            }
+            continue;
+        }
+        let elapsed = state.time - started;
+        let (q, v) = (state.qpos[gripper.qpos], state.qvel[gripper.dof]);
+        let reached = (q - target).abs() <= gripper.tolerance;
+        let _ = goal.publish_feedback(gripper.reading(&state, false, reached));
+        if reached {
+            return End::Done(result(gripper.reading(&state, false, true)));
+        }
+        // Stopped short of the goal for a while: holding something (or blocked).
+        still_since = match (v.abs() < STOPPED && elapsed > 0.05, still_since) {
+            (true, None) => Some(state.time),
+            (true, since) => since,
+            (false, _) => None,
+        };
+        if still_since.is_some_and(|since| state.time - since >= STALL_TIME) {
+            let stalled = result(gripper.reading(&state, true, false));
+            return if gripper.allow_stalling {
+                End::Done(stalled)
+            } else {
+                End::Failed(stalled)
+            };
+        }
+        if elapsed > GIVE_UP {
+            return failed(&state);
+        }
+    }
+}
+
+/// Serves `{prefix}{gripper}/gripper_cmd` for each configured gripper of robot `robot`.
+pub fn start(
+    node: &mut r2r::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    ticks: &Ticks,
+    robot: usize,
+    configured: &[GripperController],
+    topic: &dyn Fn(&str) -> String,
+) -> Result<(), String> {
+    for (k, config) in configured.iter().enumerate() {
+        let field = format!("robots[{robot}].ros.grippers[{k}]");
+        let gripper = Rc::new(Gripper::resolve(handle, robot, config, &field)?);
+        let action = topic(&format!("{}/gripper_cmd", config.name));
+        let mut requests = node
+            .create_action_server::<Action>(&action)
+            .map_err(|e| format!("ROS 2 action {action}: {e}"))?;
+        let (handle, ticks, inner) = (handle.clone(), ticks.clone(), spawner.clone());
+        let generation = Rc::new(Cell::new(0u64));
+        spawn(spawner, async move {
+            while let Some(request) = requests.next().await {
+                let Ok((mut goal, mut cancels)) = request.accept() else {
+                    continue;
+                };
+                generation.set(generation.get() + 1);
+                let mine = generation.get();
+                let (handle, ticks, gripper, generation) = (
+                    handle.clone(),
+                    ticks.clone(),
+                    gripper.clone(),
+                    generation.clone(),
+                );
+                let _ = spawn(&inner, async move {
+                    let watcher = goal.clone();
+                    let current = || generation.get() == mine;
+                    let run = Box::pin(execute(&handle, &ticks, &watcher, &gripper, current));
+                    match select(run, cancels.next()).await {
+                        Either::Left((End::Done(r), _)) => {
+                            let _ = goal.succeed(r);
+                        }
+                        Either::Left((End::Failed(r), _)) => {
+                            let _ = goal.abort(r);
+                        }
+                        Either::Right((Some(cancel), _)) => {
+                            cancel.accept();
+                            let mut state = handle.new_snapshot();
+                            if handle.latest_state(&mut state) {
+                                if generation.get() == mine {
+                                    let _ = gripper.command(&handle, state.qpos[gripper.qpos]);
+                                }
+                                let _ = goal.cancel(result(gripper.reading(&state, false, false)));
+                            }
+                        }
+                        Either::Right((None, _)) => {}
+                    }
+                });
+            }
+        })
+        .map_err(|e| format!("ROS 2 executor: {e}"))?;
+    }
+    Ok(())
+}
