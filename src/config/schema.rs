@@ -279,6 +279,18 @@ pub struct OdometryConfig {
     /// Publish `world -> odom` on /tf_static; turn off when a localizer (AMCL, SLAM)
     /// publishes `map -> odom`.
     pub world_to_odom: bool,
+    pub source: OdometrySource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OdometrySource {
+    /// The floating base's true pose and velocity.
+    #[default]
+    GroundTruth,
+    /// Dead reckoning from the diff-drive base's wheel angles (it drifts when wheels slip,
+    /// as a real robot's does).
+    Wheels,
 }
 
 impl Default for OdometryConfig {
@@ -287,6 +299,7 @@ impl Default for OdometryConfig {
             enabled: true,
             frame_id: "odom".into(),
             world_to_odom: true,
+            source: OdometrySource::GroundTruth,
         }
     }
 }

@@ -267,18 +267,21 @@ impl Node {
         let tf_static = node
             .create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", latched())
             .map_err(|e| err("/tf_static", e))?;
-        let odometries: Vec<Option<odometry::Odometry>> = robots
+        let odometries = robots
             .iter()
             .enumerate()
             .map(|(i, r)| {
+                let base = config.robots[i].control.base.as_ref();
                 odometry::Odometry::new(
                     handle.model(),
                     r,
                     &config.robots[i].ros.odometry,
+                    base,
                     count > 1,
                 )
+                .map_err(|e| format!("{}: robots[{i}].ros.odometry: {e}", config.origin))
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         let transforms: Vec<_> = robots
             .iter()
             .zip(&odometries)
@@ -528,6 +531,9 @@ impl Node {
                 for (publisher, message) in self.joint_states.iter_mut() {
                     let _ = publisher.publish(message.fill(&state, &stamp));
                 }
+            }
+            for (_, odometry) in self.odometries.iter_mut() {
+                odometry.update(&state);
             }
             if self.tf_every.due(now) {
                 let mut moving = r2r::tf2_msgs::msg::TFMessage::default();

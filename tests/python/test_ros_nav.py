@@ -53,6 +53,20 @@ def room(tmp_path):
     bridge.close()
 
 
+def drive(ros, bridge, twist, seconds):
+    """Publishes `twist` on cmd_vel like a teleop node while stepping `seconds` of sim time."""
+    twists = ros.create_publisher(Twist, "mobile/cmd_vel", 10)
+    spin_until(ros, lambda: twists.get_subscription_count() > 0, what="the cmd_vel subscription")
+    deadline = time.monotonic() + 20
+    while ground_truth(ros).twist.linear.x < 0.1:  # its reader may match a little later
+        assert time.monotonic() < deadline, "no cmd_vel reached the bridge"
+        twists.publish(twist)
+        bridge.console("step 25")
+    for _ in range(int(seconds / 0.2)):
+        twists.publish(twist)
+        bridge.console("step 100")
+
+
 def latest(ros, kind, topic, qos=10, count=2):
     messages = []
     subscription = ros.create_subscription(kind, topic, messages.append, qos)
@@ -98,18 +112,9 @@ def test_cmd_vel_drives_and_odometry_and_tf_agree_with_the_simulation(ros, room)
     origin = fixed[("world", "mobile/odom")].transform
     assert (origin.translation.x, origin.translation.y, origin.translation.z) == (0.0, 0.0, 0.0), "where it starts"
 
-    twists = ros.create_publisher(Twist, "mobile/cmd_vel", 10)
-    spin_until(ros, lambda: twists.get_subscription_count() > 0, what="the cmd_vel subscription")
     twist = Twist()
     twist.linear.x, twist.angular.z = 0.3, 0.4
-    deadline = time.monotonic() + 20
-    while ground_truth(ros).twist.linear.x < 0.1:  # its reader may match a little later
-        assert time.monotonic() < deadline, "no cmd_vel reached the bridge"
-        twists.publish(twist)
-        room.console("step 25")
-    for _ in range(10):  # 2 s of sim time, like a teleop node
-        twists.publish(twist)
-        room.console("step 100")
+    drive(ros, room, twist, 2.0)
     truth = ground_truth(ros)
     assert truth.pose.position.x > 0.3, "it drove forward"
 
@@ -134,3 +139,28 @@ def test_cmd_vel_drives_and_odometry_and_tf_agree_with_the_simulation(ros, room)
     moved = frames[("mobile/odom", "mobile/base_link")].transform
     assert (moved.translation.x, moved.translation.y) == pytest.approx((p.x, p.y), abs=1e-9)
     assert ("world", "mobile/base_link") not in frames, "base_link has one parent: odom"
+
+
+def test_wheel_odometry_follows_the_wheels(ros, tmp_path):
+    path = tmp_path / "room.yaml"
+    path.write_text(ROOM)
+    bridge = Bridge(path, ["--set", "robots.0.ros.odometry.source=wheels"])
+    try:
+        twist = Twist()
+        twist.linear.x, twist.angular.z = 0.3, 0.4
+        drive(ros, bridge, twist, 2.0)
+        truth = ground_truth(ros)
+        odom = latest(ros, Odometry, "mobile/odom")
+        p, t = odom.pose.pose.position, truth.pose.position
+        # Dead reckoning drifts (the wheels sink a little into the floor, so they roll on a
+        # smaller radius than the nominal one): within 10 % of the distance driven.
+        driven = math.hypot(t.x, t.y)
+        assert driven > 0.4
+        assert 0 < math.hypot(p.x - t.x, p.y - t.y) < 0.1 * driven
+        assert yaw(odom.pose.pose.orientation) == pytest.approx(yaw(truth.pose.orientation), abs=0.1)
+        w = odom.twist.twist.angular.z
+        assert w == pytest.approx(0.4, abs=0.05)
+        assert odom.twist.twist.linear.x == pytest.approx(0.3, abs=0.03)
+        assert odom.twist.twist.linear.y == pytest.approx(-0.1 * w, abs=1e-9), "base_link trails the axle by 0.1 m"
+    finally:
+        bridge.close()
