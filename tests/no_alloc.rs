@@ -84,6 +84,7 @@ fn main() {
         &world,
         &SimConfig {
             mode: SimMode::Paused,
+            export_contacts: 16, // contact forces into the snapshot too
             ..Default::default()
         },
     )

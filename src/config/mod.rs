@@ -146,6 +146,18 @@ impl Config {
                 format!("must be a positive number, got {}", self.sim.speed),
             );
         }
+        if self.sim.export_contacts > 1000 {
+            return err(
+                "sim.export_contacts".into(),
+                format!("must be at most 1000, got {}", self.sim.export_contacts),
+            );
+        }
+        if !(self.ros.contact_force_scale.is_finite() && self.ros.contact_force_scale > 0.0) {
+            return err(
+                "ros.contact_force_scale".into(),
+                "must be a positive number of meters per newton".into(),
+            );
+        }
         if self.sim.substeps == 0 {
             return err("sim.substeps".into(), "must be at least 1".into());
         }

@@ -71,6 +71,10 @@ pub struct SimConfig {
     /// Seconds between two log lines with the live figures; 0 turns them off.
     #[serde(default = "default_stats_period")]
     pub stats_period: f64,
+    /// Contacts copied into the latest-state snapshot each step, for the ROS contact
+    /// markers (`~/contacts`); 0 exports none.
+    #[serde(default)]
+    pub export_contacts: u32,
 }
 
 impl Default for SimConfig {
@@ -82,6 +86,7 @@ impl Default for SimConfig {
             spin_us: default_spin_us(),
             realtime_priority: 0,
             stats_period: default_stats_period(),
+            export_contacts: 0,
         }
     }
 }
@@ -167,6 +172,8 @@ pub struct RosRates {
     pub imu: f64,
     pub force_torque: f64,
     pub range: f64,
+    /// `~/contacts` markers (needs `sim.export_contacts`).
+    pub contacts: f64,
     /// sensor_msgs/LaserScan from a fan of rangefinders.
     pub scan: f64,
     /// nav_msgs/Odometry (its tf odom -> base goes out with /tf).
@@ -183,6 +190,7 @@ impl Default for RosRates {
             imu: 200.0,
             force_torque: 200.0,
             range: 20.0,
+            contacts: 10.0,
             scan: 10.0,
             odom: 50.0,
             diagnostics: 1.0,
@@ -192,7 +200,7 @@ impl Default for RosRates {
 
 impl RosRates {
     /// (field, value) pairs, for validation.
-    pub fn fields(&self) -> [(&'static str, f64); 9] {
+    pub fn fields(&self) -> [(&'static str, f64); 10] {
         [
             ("clock", self.clock),
             ("joint_states", self.joint_states),
@@ -200,6 +208,7 @@ impl RosRates {
             ("imu", self.imu),
             ("force_torque", self.force_torque),
             ("range", self.range),
+            ("contacts", self.contacts),
             ("scan", self.scan),
             ("odom", self.odom),
             ("diagnostics", self.diagnostics),
@@ -213,6 +222,8 @@ pub struct RosConfig {
     pub rates: RosRates,
     /// Seconds of sim time that one message on `~/wrench` acts for (publish again to hold it).
     pub wrench_duration: f64,
+    /// Length of a contact marker's force arrow per newton (meters).
+    pub contact_force_scale: f64,
 }
 
 impl Default for RosConfig {
@@ -220,6 +231,7 @@ impl Default for RosConfig {
         Self {
             rates: RosRates::default(),
             wrench_duration: 0.1,
+            contact_force_scale: 0.002,
         }
     }
 }

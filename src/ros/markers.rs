@@ -162,3 +162,76 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
     }
     markers
 }
+
+/// The contacts of `state` as markers in the world frame: a sphere at each contact point
+/// and an arrow along its normal, `scale` meters long per newton of normal force. The first
+/// marker clears those of the previous message.
+pub fn contacts(
+    state: &crate::sim::StateSnapshot,
+    stamp: &r2r::builtin_interfaces::msg::Time,
+    scale: f64,
+) -> Vec<Marker> {
+    let header = Header {
+        stamp: stamp.clone(),
+        frame_id: "world".into(),
+    };
+    let mut markers = vec![Marker {
+        header: header.clone(),
+        ns: "contacts".into(),
+        action: Marker::DELETEALL as i32,
+        ..Default::default()
+    }];
+    let color = ColorRGBA {
+        r: 1.0,
+        g: 0.3,
+        b: 0.1,
+        a: 1.0,
+    };
+    for (k, (p, n, force)) in state.contacts().enumerate() {
+        let point = |s: f64| Point {
+            x: p[0] + s * n[0],
+            y: p[1] + s * n[1],
+            z: p[2] + s * n[2],
+        };
+        let base = Marker {
+            header: header.clone(),
+            ns: "contacts".into(),
+            action: Marker::ADD as i32,
+            color: color.clone(),
+            pose: Pose {
+                orientation: RosQuaternion {
+                    w: 1.0,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        markers.push(Marker {
+            id: (2 * k) as i32,
+            type_: Marker::SPHERE as i32,
+            pose: Pose {
+                position: point(0.0),
+                ..base.pose.clone()
+            },
+            scale: RosVector3 {
+                x: 0.02,
+                y: 0.02,
+                z: 0.02,
+            },
+            ..base.clone()
+        });
+        markers.push(Marker {
+            id: (2 * k + 1) as i32,
+            type_: Marker::ARROW as i32,
+            points: vec![point(0.0), point(force * scale)],
+            scale: RosVector3 {
+                x: 0.01,
+                y: 0.02,
+                z: 0.02,
+            },
+            ..base
+        });
+    }
+    markers
+}

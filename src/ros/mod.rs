@@ -207,6 +207,10 @@ struct Node {
     /// Frames of sensor sites, fixed to their bodies.
     sensor_frames: Vec<r2r::geometry_msgs::msg::TransformStamped>,
     sensors: Vec<SensorOutput>,
+    /// Contact points and forces (when the physics thread exports contacts).
+    contacts: Option<r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>>,
+    contacts_every: Every,
+    contact_force_scale: f64,
     odometries: Vec<(
         r2r::Publisher<r2r::nav_msgs::msg::Odometry>,
         odometry::Odometry,
@@ -314,6 +318,17 @@ impl Node {
             .create_publisher::<r2r::visualization_msgs::msg::MarkerArray>("~/markers", latched())
             .map_err(|e| err("~/markers", e))?;
         markers.publish(&geoms).map_err(|e| err("~/markers", e))?;
+        let contacts = if handle.state_layout().ncontact > 0 {
+            Some(
+                node.create_publisher::<r2r::visualization_msgs::msg::MarkerArray>(
+                    "~/contacts",
+                    state_qos(),
+                )
+                .map_err(|e| err("~/contacts", e))?,
+            )
+        } else {
+            None
+        };
         let mut sensor_frames = Vec::new();
         let mut sensor_outputs = Vec::new();
         for (index, robot) in robots.iter().enumerate() {
@@ -437,6 +452,13 @@ impl Node {
             transforms,
             sensor_frames,
             sensors: sensor_outputs,
+            contacts_every: Every::hz(if contacts.is_some() {
+                rates.contacts
+            } else {
+                0.0
+            }),
+            contacts,
+            contact_force_scale: config.ros.contact_force_scale,
             odometries: odometry_outputs,
             odometry_every: Every::hz(rates.odom),
             rosout,
@@ -453,6 +475,7 @@ impl Node {
             &self.diagnostics_every,
             &self.tf_every,
             &self.odometry_every,
+            &self.contacts_every,
         ]
         .into_iter()
         .chain(self.sensors.iter().map(|s| &s.every))
@@ -548,6 +571,12 @@ impl Node {
                 if !moving.transforms.is_empty() {
                     let _ = self.tf.publish(&moving);
                 }
+            }
+            if let Some(publisher) = &self.contacts
+                && self.contacts_every.due(now)
+            {
+                let markers = markers::contacts(&state, &stamp, self.contact_force_scale);
+                let _ = publisher.publish(&r2r::visualization_msgs::msg::MarkerArray { markers });
             }
             if self.odometry_every.due(now) {
                 for (publisher, odometry) in self.odometries.iter_mut() {

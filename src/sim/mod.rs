@@ -261,7 +261,9 @@ impl Simulation {
             model.ffi().nv as usize + controllers.state_len(),
         );
         let shared = Arc::new(Shared {
-            state: StateExchange::new(StateLayout::of(&model)),
+            state: StateExchange::new(
+                StateLayout::of(&model).with_contacts(options.export_contacts as usize),
+            ),
             fingerprint: model_fingerprint(&model),
             model: model.clone(),
             stats: Default::default(),

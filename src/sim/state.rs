@@ -14,6 +14,8 @@ pub struct StateLayout {
     pub nu: usize,
     pub nsensordata: usize,
     pub nbody: usize,
+    /// How many contacts each snapshot carries at most (0: none).
+    pub ncontact: usize,
 }
 
 impl StateLayout {
@@ -27,12 +29,28 @@ impl StateLayout {
             nu: n(f.nu),
             nsensordata: n(f.nsensordata),
             nbody: n(f.nbody),
+            ncontact: 0,
+        }
+    }
+
+    /// The same layout, carrying up to `capacity` contacts.
+    pub fn with_contacts(self, capacity: usize) -> Self {
+        Self {
+            ncontact: capacity,
+            ..self
         }
     }
 
     /// step, time, then the arrays in the order of `StateSnapshot`.
     fn len(&self) -> usize {
-        2 + self.nq + 3 * self.nv + self.na + 2 * self.nu + self.nsensordata + 7 * self.nbody
+        2 + self.nq
+            + 3 * self.nv
+            + self.na
+            + 2 * self.nu
+            + self.nsensordata
+            + 7 * self.nbody
+            + 1
+            + CONTACT_VALUES * self.ncontact
     }
 }
 
@@ -56,6 +74,23 @@ pub struct StateSnapshot {
     pub xpos: Vec<f64>,
     /// Body orientations in the world frame, MuJoCo order w x y z per body.
     pub xquat_wxyz: Vec<f64>,
+    /// The number of contacts exported, then per contact: position (3), normal (3, from the
+    /// first geom to the second) and normal force, in the world frame.
+    pub contacts: Vec<f64>,
+}
+
+/// Values per exported contact.
+pub const CONTACT_VALUES: usize = 7;
+
+impl StateSnapshot {
+    /// The exported contacts: (position, normal, normal force).
+    pub fn contacts(&self) -> impl Iterator<Item = ([f64; 3], [f64; 3], f64)> + '_ {
+        let count = self.contacts.first().map_or(0, |c| *c as usize);
+        self.contacts[1.min(self.contacts.len())..]
+            .chunks_exact(CONTACT_VALUES)
+            .take(count)
+            .map(|c| ([c[0], c[1], c[2]], [c[3], c[4], c[5]], c[6]))
+    }
 }
 
 impl StateSnapshot {
@@ -73,10 +108,11 @@ impl StateSnapshot {
             sensordata: vec![0.0; layout.nsensordata],
             xpos: vec![0.0; 3 * layout.nbody],
             xquat_wxyz: vec![0.0; 4 * layout.nbody],
+            contacts: vec![0.0; 1 + CONTACT_VALUES * layout.ncontact],
         }
     }
 
-    fn arrays_mut(&mut self) -> [&mut Vec<f64>; 10] {
+    fn arrays_mut(&mut self) -> [&mut Vec<f64>; 11] {
         [
             &mut self.qpos,
             &mut self.qvel,
@@ -88,6 +124,7 @@ impl StateSnapshot {
             &mut self.sensordata,
             &mut self.xpos,
             &mut self.xquat_wxyz,
+            &mut self.contacts,
         ]
     }
 }
@@ -157,6 +194,22 @@ impl StateExchange {
                 cell.store(v.to_bits(), Ordering::Relaxed);
             }
             at += array.len();
+        }
+        // Contacts: how many, then position, normal and normal force of each.
+        let contacts = data.contact();
+        let count = contacts.len().min(self.layout.ncontact);
+        values[at].store((count as f64).to_bits(), Ordering::Relaxed);
+        at += 1;
+        for (k, contact) in contacts.iter().take(count).enumerate() {
+            let force = data.contact_force(k)[0];
+            let normal = &contact.frame[..3];
+            let cells = &values[at + CONTACT_VALUES * k..at + CONTACT_VALUES * (k + 1)];
+            for (cell, v) in cells
+                .iter()
+                .zip(contact.pos.iter().chain(normal).chain([&force]))
+            {
+                cell.store(v.to_bits(), Ordering::Relaxed);
+            }
         }
         slot.sequence.store(sequence + 2, Ordering::Release);
         self.latest.store(index, Ordering::Release);

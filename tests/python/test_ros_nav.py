@@ -164,3 +164,32 @@ def test_wheel_odometry_follows_the_wheels(ros, tmp_path):
         assert odom.twist.twist.linear.y == pytest.approx(-0.1 * w, abs=1e-9), "base_link trails the axle by 0.1 m"
     finally:
         bridge.close()
+
+
+def test_contact_markers_carry_the_robots_weight(ros, tmp_path):
+    """With sim.export_contacts, ~/contacts shows each contact and its normal force: at
+    rest on the floor those forces add up to the robot's weight."""
+    import re
+
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    bridge = Bridge("default.yaml", ["--set", "sim.export_contacts=32", "--set", "ros.rates.contacts=50"])
+    try:
+        bridge.console("step 1000")  # settled on its wheels and caster
+        arrays = []
+        subscription = ros.create_subscription(MarkerArray, "/mujoco_bridge/contacts", arrays.append, 10)
+        spin_until(ros, lambda: len(arrays) >= 2, what="contact markers")
+        ros.destroy_subscription(subscription)
+        markers = arrays[-1].markers
+        assert markers[0].action == Marker.DELETEALL
+        arrows = [m for m in markers[1:] if m.type == Marker.ARROW]
+        spheres = [m for m in markers[1:] if m.type == Marker.SPHERE]
+        assert len(arrows) == len(spheres) >= 3, "two wheels and the caster at least"
+        assert all(abs(s.pose.position.z) < 0.01 for s in spheres), "on the floor"
+        force = sum(math.dist((a.points[0].x, a.points[0].y, a.points[0].z), (a.points[1].x, a.points[1].y, a.points[1].z))
+                    for a in arrows) / 0.002
+        urdf = (REPO / "urdf" / "mobile_manipulator.urdf").read_text()
+        mass = sum(float(m) for m in re.findall(r'<mass value="([0-9.eE+-]+)"', urdf))
+        assert force == pytest.approx(mass * 9.81, rel=0.02), (force, mass)
+    finally:
+        bridge.close()
