@@ -97,7 +97,7 @@ class Bridge:
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         return sub
 
-    def control_socket(self):
+    def control_socket(self, robot="g1"):
         """A connected PUB socket, once the bridge receives from it (ZMQ drops what a PUB
         sends before the subscription is in place, so legacy clients repeat)."""
         pub = self.ctx.socket(zmq.PUB)
@@ -107,7 +107,7 @@ class Bridge:
         deadline = time.monotonic() + 10
         while self.stats()["zmq_received"] == before:
             assert time.monotonic() < deadline, "the bridge never received the probe"
-            pub.send_multipart([b"g1/control ", b""])  # too short: dropped, but counted
+            pub.send_multipart([f"{robot}/control ".encode(), b""])  # too short: dropped, but counted
             time.sleep(0.01)
         return pub
 
