@@ -1,7 +1,7 @@
 """rclpy clients of the ROS 2 benchmark (benches/ros.rs starts them; not run alone).
 
-  probe TOPIC ...   subscribes to the topics and answers each stdin line "count" with one
-                    JSON line {topic: messages received so far}
+  probe TOPIC ...   subscribes to the topics (raw, undecoded) and answers each stdin line
+                    "count" with one JSON line {topic: messages received so far}
   echo              republishes /bench/ping on /bench/pong (the rclpy -> rclpy baseline)
   latency NS SAMPLES SHARE_SECONDS
                     (b) command -> state latency through the bridge (robot topics under NS)
@@ -25,12 +25,13 @@ RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 
 def message_type(topic):
     from diagnostic_msgs.msg import DiagnosticArray
+    from nav_msgs.msg import Odometry
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import Imu, JointState
     from tf2_msgs.msg import TFMessage
 
     for suffix, kind in [("clock", Clock), ("joint_states", JointState), ("tf", TFMessage),
-                         ("diagnostics", DiagnosticArray), ("imu", Imu)]:
+                         ("diagnostics", DiagnosticArray), ("imu", Imu), ("odom", Odometry)]:
         if topic.endswith(suffix):
             return kind
     raise SystemExit(f"ros_clients: no message type known for {topic}")
@@ -47,8 +48,10 @@ def probe(topics):
                 counts[topic] += 1
         return on_message
 
+    # Raw (serialized) messages: every one is delivered and counted, without the Python
+    # deserialisation that would compete for the machine's two cores with the physics.
     for topic in topics:
-        node.create_subscription(message_type(topic), topic, counter(topic), RELIABLE)
+        node.create_subscription(message_type(topic), topic, counter(topic), RELIABLE, raw=True)
 
     def answer():
         for line in sys.stdin:
