@@ -8,17 +8,15 @@
 //! joint is within its goal tolerance, or GOAL_TOLERANCE_VIOLATED when that has not
 //! happened within the goal time tolerance. A cancel holds the joints where they are; a new
 //! goal on the same controller preempts the running one (which is aborted).
-use super::{Ticks, spawn};
+use super::Ticks;
+use super::goals::{self, End, Owner};
 use crate::config::{ControlMode, TrajectoryController, full_match_regex};
 use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
 use crate::sim::{SimHandle, StateSnapshot};
-use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use futures::future::{Either, select};
 use r2r::control_msgs::action::FollowJointTrajectory;
 use r2r::control_msgs::msg::JointTolerance;
 use r2r::trajectory_msgs::msg::JointTrajectoryPoint;
-use std::cell::Cell;
 use std::rc::Rc;
 
 type Action = FollowJointTrajectory::Action;
@@ -226,12 +224,6 @@ fn point(positions: Vec<f64>, velocities: Vec<f64>) -> JointTrajectoryPoint {
     }
 }
 
-/// How a running goal ended.
-enum End {
-    Done(GoalResult),
-    Failed(GoalResult),
-}
-
 /// Follows a planned goal to its end, publishing feedback; `current` tells whether it is
 /// still this controller's goal.
 async fn execute(
@@ -241,7 +233,7 @@ async fn execute(
     group_robot: usize,
     plan: Plan,
     current: impl Fn() -> bool,
-) -> End {
+) -> End<GoalResult> {
     let names: Vec<String> = plan.joints.iter().map(|j| j.name.clone()).collect();
     let mut state: StateSnapshot = handle.new_snapshot();
     if !handle.latest_state(&mut state) {
@@ -344,6 +336,42 @@ async fn execute(
     }
 }
 
+/// One joint group's action server.
+struct Server {
+    handle: SimHandle,
+    ticks: Ticks,
+    group: Group,
+}
+
+impl goals::Controller for Server {
+    type Action = Action;
+    type Plan = Plan;
+
+    fn plan(&self, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalResult> {
+        plan(&self.group, goal)
+    }
+
+    async fn execute(
+        self: Rc<Self>,
+        goal: r2r::ActionServerGoal<Action>,
+        plan: Plan,
+        owner: Owner,
+    ) -> End<GoalResult> {
+        let robot = self.group.robot;
+        execute(&self.handle, &self.ticks, &goal, robot, plan, || {
+            owner.current()
+        })
+        .await
+    }
+
+    fn cancel(&self, owner: &Owner) -> GoalResult {
+        if owner.current() {
+            let _ = self.handle.cancel_trajectory(self.group.robot);
+        }
+        outcome(GoalResult::SUCCESSFUL as i32, "canceled")
+    }
+}
+
 /// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`.
 pub fn start(
     node: &mut r2r::Node,
@@ -357,65 +385,15 @@ pub fn start(
     let field = format!("robots[{robot}].ros");
     for (name, group) in groups(handle, robot, configured, &field)? {
         let action = topic(&format!("{name}/follow_joint_trajectory"));
-        let mut requests = node
+        let requests = node
             .create_action_server::<Action>(&action)
             .map_err(|e| format!("ROS 2 action {action}: {e}"))?;
-        let (handle, ticks, inner) = (handle.clone(), ticks.clone(), spawner.clone());
-        let group = Rc::new(group);
-        // The goal that owns the controller now; older goals see they were preempted.
-        let generation = Rc::new(Cell::new(0u64));
-        spawn(spawner, async move {
-            while let Some(request) = requests.next().await {
-                let planned = plan(&group, &request.goal);
-                let Ok((mut goal, mut cancels)) = request.accept() else {
-                    continue;
-                };
-                let plan = match planned {
-                    Ok(plan) => plan,
-                    Err(result) => {
-                        let _ = goal.abort(result);
-                        continue;
-                    }
-                };
-                generation.set(generation.get() + 1);
-                let mine = generation.get();
-                let (handle, ticks, group, generation) = (
-                    handle.clone(),
-                    ticks.clone(),
-                    group.clone(),
-                    generation.clone(),
-                );
-                let _ = spawn(&inner, async move {
-                    let current = || generation.get() == mine;
-                    let watcher = goal.clone();
-                    let run = Box::pin(execute(
-                        &handle,
-                        &ticks,
-                        &watcher,
-                        group.robot,
-                        plan,
-                        current,
-                    ));
-                    match select(run, cancels.next()).await {
-                        Either::Left((End::Done(result), _)) => {
-                            let _ = goal.succeed(result);
-                        }
-                        Either::Left((End::Failed(result), _)) => {
-                            let _ = goal.abort(result);
-                        }
-                        Either::Right((Some(cancel), _)) => {
-                            cancel.accept();
-                            if generation.get() == mine {
-                                let _ = handle.cancel_trajectory(group.robot);
-                            }
-                            let _ = goal.cancel(outcome(GoalResult::SUCCESSFUL as i32, "canceled"));
-                        }
-                        Either::Right((None, _)) => {}
-                    }
-                });
-            }
-        })
-        .map_err(|e| format!("ROS 2 executor: {e}"))?;
+        let server = Rc::new(Server {
+            handle: handle.clone(),
+            ticks: ticks.clone(),
+            group,
+        });
+        goals::serve(spawner, requests, server).map_err(|e| format!("ROS 2 executor: {e}"))?;
     }
     Ok(())
 }

@@ -4,15 +4,13 @@
 //! time: it succeeds with `reached_goal` once the joint is within tolerance, or with
 //! `stalled` when the joint stops short (it holds something) and stalling is allowed. A
 //! cancel holds the joint where it is; a new goal preempts the running one.
-use super::{Ticks, spawn};
+use super::Ticks;
+use super::goals::{self, End, Owner};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::sim::{SimHandle, StateSnapshot};
-use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use futures::future::{Either, select};
 use r2r::control_msgs::action::GripperCommand;
-use std::cell::Cell;
 use std::rc::Rc;
 
 type Action = GripperCommand::Action;
@@ -151,18 +149,13 @@ fn result(feedback: GripperCommand::Feedback) -> GripperCommand::Result {
     }
 }
 
-enum End {
-    Done(GripperCommand::Result),
-    Failed(GripperCommand::Result),
-}
-
 async fn execute(
     handle: &SimHandle,
     ticks: &Ticks,
     goal: &r2r::ActionServerGoal<Action>,
     gripper: &Gripper,
     current: impl Fn() -> bool,
-) -> End {
+) -> End<GripperCommand::Result> {
     let mut state = handle.new_snapshot();
     let target = goal.goal.command.position;
     let failed = |state: &StateSnapshot| End::Failed(result(gripper.reading(state, false, false)));
@@ -215,6 +208,46 @@ async fn execute(
     }
 }
 
+/// One gripper's action server.
+struct Server {
+    handle: SimHandle,
+    ticks: Ticks,
+    gripper: Rc<Gripper>,
+}
+
+impl goals::Controller for Server {
+    type Action = Action;
+    type Plan = ();
+
+    fn plan(&self, _: &GripperCommand::Goal) -> Result<(), GripperCommand::Result> {
+        Ok(())
+    }
+
+    async fn execute(
+        self: Rc<Self>,
+        goal: r2r::ActionServerGoal<Action>,
+        _: (),
+        owner: Owner,
+    ) -> End<GripperCommand::Result> {
+        execute(&self.handle, &self.ticks, &goal, &self.gripper, || {
+            owner.current()
+        })
+        .await
+    }
+
+    /// Holds the fingers where they are.
+    fn cancel(&self, owner: &Owner) -> GripperCommand::Result {
+        let mut state = self.handle.new_snapshot();
+        self.handle.latest_state(&mut state);
+        if owner.current() {
+            let _ = self
+                .gripper
+                .command(&self.handle, state.qpos[self.gripper.qpos]);
+        }
+        result(self.gripper.reading(&state, false, false))
+    }
+}
+
 /// Serves `{prefix}{gripper}/gripper_cmd` for each configured gripper of robot `robot`.
 pub fn start(
     node: &mut r2r::Node,
@@ -229,51 +262,15 @@ pub fn start(
         let field = format!("robots[{robot}].ros.grippers[{k}]");
         let gripper = Rc::new(Gripper::resolve(handle, robot, config, &field)?);
         let action = topic(&format!("{}/gripper_cmd", config.name));
-        let mut requests = node
+        let requests = node
             .create_action_server::<Action>(&action)
             .map_err(|e| format!("ROS 2 action {action}: {e}"))?;
-        let (handle, ticks, inner) = (handle.clone(), ticks.clone(), spawner.clone());
-        let generation = Rc::new(Cell::new(0u64));
-        spawn(spawner, async move {
-            while let Some(request) = requests.next().await {
-                let Ok((mut goal, mut cancels)) = request.accept() else {
-                    continue;
-                };
-                generation.set(generation.get() + 1);
-                let mine = generation.get();
-                let (handle, ticks, gripper, generation) = (
-                    handle.clone(),
-                    ticks.clone(),
-                    gripper.clone(),
-                    generation.clone(),
-                );
-                let _ = spawn(&inner, async move {
-                    let watcher = goal.clone();
-                    let current = || generation.get() == mine;
-                    let run = Box::pin(execute(&handle, &ticks, &watcher, &gripper, current));
-                    match select(run, cancels.next()).await {
-                        Either::Left((End::Done(r), _)) => {
-                            let _ = goal.succeed(r);
-                        }
-                        Either::Left((End::Failed(r), _)) => {
-                            let _ = goal.abort(r);
-                        }
-                        Either::Right((Some(cancel), _)) => {
-                            cancel.accept();
-                            let mut state = handle.new_snapshot();
-                            if handle.latest_state(&mut state) {
-                                if generation.get() == mine {
-                                    let _ = gripper.command(&handle, state.qpos[gripper.qpos]);
-                                }
-                                let _ = goal.cancel(result(gripper.reading(&state, false, false)));
-                            }
-                        }
-                        Either::Right((None, _)) => {}
-                    }
-                });
-            }
-        })
-        .map_err(|e| format!("ROS 2 executor: {e}"))?;
+        let server = Rc::new(Server {
+            handle: handle.clone(),
+            ticks: ticks.clone(),
+            gripper,
+        });
+        goals::serve(spawner, requests, server).map_err(|e| format!("ROS 2 executor: {e}"))?;
     }
     Ok(())
 }

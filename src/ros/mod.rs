@@ -9,6 +9,7 @@
 mod actions;
 mod commands;
 mod convert;
+mod goals;
 mod gripper;
 mod markers;
 mod odometry;

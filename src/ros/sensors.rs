@@ -198,6 +198,33 @@ struct Frames<'a> {
 }
 
 impl Frames<'_> {
+    /// Adds the fixed transform `parent -> child` (once per child).
+    fn add(&mut self, parent: String, child: &str, at: [f64; 3], rotation: UnitQuaternion<f64>) {
+        if self.transforms.iter().any(|t| t.child_frame_id == child) {
+            return;
+        }
+        self.transforms.push(TransformStamped {
+            header: Header {
+                stamp: Time::default(),
+                frame_id: parent,
+            },
+            child_frame_id: child.to_string(),
+            transform: Transform {
+                translation: RosVector3 {
+                    x: at[0],
+                    y: at[1],
+                    z: at[2],
+                },
+                rotation: RosQuaternion {
+                    x: rotation.i,
+                    y: rotation.j,
+                    z: rotation.k,
+                    w: rotation.w,
+                },
+            },
+        });
+    }
+
     /// A frame at `point` of `body`, with the body's orientation: the body's own frame at
     /// its origin, else `<body>_scan` on /tf_static.
     fn of_point(&mut self, body: usize, point: [f64; 3]) -> String {
@@ -206,24 +233,7 @@ impl Frames<'_> {
             return body_frame;
         }
         let frame = format!("{body_frame}_scan");
-        self.transforms.push(TransformStamped {
-            header: Header {
-                stamp: Time::default(),
-                frame_id: body_frame,
-            },
-            child_frame_id: frame.clone(),
-            transform: Transform {
-                translation: RosVector3 {
-                    x: point[0],
-                    y: point[1],
-                    z: point[2],
-                },
-                rotation: RosQuaternion {
-                    w: 1.0,
-                    ..Default::default()
-                },
-            },
-        });
+        self.add(body_frame, &frame, point, UnitQuaternion::identity());
         frame
     }
 
@@ -270,28 +280,7 @@ impl Frames<'_> {
         } else {
             name
         };
-        if !self.transforms.iter().any(|t| t.child_frame_id == frame) {
-            self.transforms.push(TransformStamped {
-                header: Header {
-                    stamp: Time::default(),
-                    frame_id: body_frame,
-                },
-                child_frame_id: frame.clone(),
-                transform: Transform {
-                    translation: RosVector3 {
-                        x: p[0],
-                        y: p[1],
-                        z: p[2],
-                    },
-                    rotation: RosQuaternion {
-                        x: rotation.i,
-                        y: rotation.j,
-                        z: rotation.k,
-                        w: rotation.w,
-                    },
-                },
-            });
-        }
+        self.add(body_frame, &frame, p, rotation);
         frame
     }
 }

@@ -1,0 +1,103 @@
+//! How the node serves an action's goals, shared by the trajectory and gripper controllers
+//! and as ros2_controllers does it: one goal at a time per controller; a newer goal preempts
+//! the running one, which ends aborted; a cancel is accepted, the controller holds still,
+//! and the goal ends canceled.
+use super::spawn;
+use futures::executor::LocalSpawner;
+use futures::future::{Either, select};
+use futures::{Stream, StreamExt};
+use r2r::{ActionServerGoal, ActionServerGoalRequest, WrappedActionTypeSupport};
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+
+type GoalOf<C> = <<C as Controller>::Action as WrappedActionTypeSupport>::Goal;
+type ResultOf<C> = <<C as Controller>::Action as WrappedActionTypeSupport>::Result;
+
+/// How a goal ended by itself.
+pub enum End<R> {
+    Done(R),
+    Failed(R),
+}
+
+/// Tells a running goal whether it still owns its controller.
+#[derive(Clone)]
+pub struct Owner {
+    generation: Rc<Cell<u64>>,
+    mine: u64,
+}
+
+impl Owner {
+    pub fn current(&self) -> bool {
+        self.generation.get() == self.mine
+    }
+}
+
+/// What a controller does with its goals.
+pub trait Controller: 'static {
+    type Action: WrappedActionTypeSupport + 'static;
+    type Plan: 'static;
+    /// Checks a goal; an error ends it aborted with that result.
+    fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, ResultOf<Self>>;
+    /// Runs an accepted goal to its end.
+    fn execute(
+        self: Rc<Self>,
+        goal: ActionServerGoal<Self::Action>,
+        plan: Self::Plan,
+        owner: Owner,
+    ) -> impl Future<Output = End<ResultOf<Self>>> + 'static;
+    /// Holds still after a cancel (unless a newer goal owns the controller) and gives the
+    /// canceled goal's result.
+    fn cancel(&self, owner: &Owner) -> ResultOf<Self>;
+}
+
+/// Serves the goals arriving on `requests` with `controller`.
+pub fn serve<C: Controller>(
+    spawner: &LocalSpawner,
+    mut requests: impl Stream<Item = ActionServerGoalRequest<C::Action>> + Unpin + 'static,
+    controller: Rc<C>,
+) -> Result<(), r2r::Error> {
+    let inner = spawner.clone();
+    let generation = Rc::new(Cell::new(0u64));
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let planned = controller.plan(&request.goal);
+            let Ok((mut goal, mut cancels)) = request.accept() else {
+                continue;
+            };
+            let plan = match planned {
+                Ok(plan) => plan,
+                Err(result) => {
+                    let _ = goal.abort(result);
+                    continue;
+                }
+            };
+            generation.set(generation.get() + 1);
+            let owner = Owner {
+                generation: generation.clone(),
+                mine: generation.get(),
+            };
+            let controller = controller.clone();
+            let _ = spawn(&inner, async move {
+                let run = Box::pin(
+                    controller
+                        .clone()
+                        .execute(goal.clone(), plan, owner.clone()),
+                );
+                match select(run, cancels.next()).await {
+                    Either::Left((End::Done(result), _)) => {
+                        let _ = goal.succeed(result);
+                    }
+                    Either::Left((End::Failed(result), _)) => {
+                        let _ = goal.abort(result);
+                    }
+                    Either::Right((Some(cancel), _)) => {
+                        cancel.accept();
+                        let _ = goal.cancel(controller.cancel(&owner));
+                    }
+                    Either::Right((None, _)) => {}
+                }
+            });
+        }
+    })
+}
