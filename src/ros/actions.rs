@@ -385,15 +385,12 @@ pub fn start(
     let field = format!("robots[{robot}].ros");
     for (name, group) in groups(handle, robot, configured, &field)? {
         let action = topic(&format!("{name}/follow_joint_trajectory"));
-        let requests = node
-            .create_action_server::<Action>(&action)
-            .map_err(|e| format!("ROS 2 action {action}: {e}"))?;
         let server = Rc::new(Server {
             handle: handle.clone(),
             ticks: ticks.clone(),
             group,
         });
-        goals::serve(spawner, requests, server).map_err(|e| format!("ROS 2 executor: {e}"))?;
+        goals::serve(node, spawner, &action, server)?;
     }
     Ok(())
 }

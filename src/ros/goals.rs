@@ -51,8 +51,20 @@ pub trait Controller: 'static {
     fn cancel(&self, owner: &Owner) -> ResultOf<Self>;
 }
 
-/// Serves the goals arriving on `requests` with `controller`.
+/// Serves the action `name` with `controller`.
 pub fn serve<C: Controller>(
+    node: &mut r2r::Node,
+    spawner: &LocalSpawner,
+    name: &str,
+    controller: Rc<C>,
+) -> Result<(), String> {
+    let requests = node
+        .create_action_server::<C::Action>(name)
+        .map_err(|e| format!("ROS 2 action {name}: {e}"))?;
+    serve_requests(spawner, requests, controller).map_err(|e| format!("ROS 2 executor: {e}"))
+}
+
+fn serve_requests<C: Controller>(
     spawner: &LocalSpawner,
     mut requests: impl Stream<Item = ActionServerGoalRequest<C::Action>> + Unpin + 'static,
     controller: Rc<C>,

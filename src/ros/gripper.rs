@@ -262,15 +262,12 @@ pub fn start(
         let field = format!("robots[{robot}].ros.grippers[{k}]");
         let gripper = Rc::new(Gripper::resolve(handle, robot, config, &field)?);
         let action = topic(&format!("{}/gripper_cmd", config.name));
-        let requests = node
-            .create_action_server::<Action>(&action)
-            .map_err(|e| format!("ROS 2 action {action}: {e}"))?;
         let server = Rc::new(Server {
             handle: handle.clone(),
             ticks: ticks.clone(),
             gripper,
         });
-        goals::serve(spawner, requests, server).map_err(|e| format!("ROS 2 executor: {e}"))?;
+        goals::serve(node, spawner, &action, server)?;
     }
     Ok(())
 }
