@@ -23,8 +23,7 @@ use futures::StreamExt;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use r2r::QosProfile;
-use r2r::geometry_msgs::msg::WrenchStamped;
-use r2r::sensor_msgs::msg::{Imu, JointState, LaserScan, Range};
+use r2r::sensor_msgs::msg::JointState;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -174,16 +173,8 @@ impl RosNode {
     }
 }
 
-enum SensorPublisher {
-    Imu(r2r::Publisher<Imu>),
-    Wrench(r2r::Publisher<WrenchStamped>),
-    Range(r2r::Publisher<Range>),
-    Scan(r2r::Publisher<LaserScan>),
-}
-
 struct SensorOutput {
-    topic: sensors::SensorTopic,
-    publisher: SensorPublisher,
+    output: sensors::Output,
     every: Every,
 }
 
@@ -366,26 +357,11 @@ impl Node {
             sensor_frames.extend(plan.frames);
             for sensor in plan.topics {
                 let name = robot_topic(&sensor.topic);
-                let publisher = match sensor.kind() {
-                    sensors::MessageKind::Imu => node
-                        .create_publisher::<Imu>(&name, state_qos())
-                        .map(SensorPublisher::Imu),
-                    sensors::MessageKind::Wrench => node
-                        .create_publisher::<WrenchStamped>(&name, state_qos())
-                        .map(SensorPublisher::Wrench),
-                    sensors::MessageKind::Range => node
-                        .create_publisher::<Range>(&name, state_qos())
-                        .map(SensorPublisher::Range),
-                    sensors::MessageKind::Scan => node
-                        .create_publisher::<LaserScan>(&name, state_qos())
-                        .map(SensorPublisher::Scan),
-                }
-                .map_err(|e| err(&name, e))?;
-                sensor_outputs.push(SensorOutput {
-                    every: Every::hz(sensor.rate),
-                    topic: sensor,
-                    publisher,
-                });
+                let every = Every::hz(sensor.rate);
+                let output = sensor
+                    .advertise(&mut node, &name, state_qos())
+                    .map_err(|e| err(&name, e))?;
+                sensor_outputs.push(SensorOutput { output, every });
             }
             commands::start(&mut node, &spawner, &handle, index, &robot_topic)
                 .map_err(|e| err("commands", e))?;
@@ -585,16 +561,9 @@ impl Node {
                 }
             }
             for sensor in self.sensors.iter_mut() {
-                if !sensor.every.due(now) {
-                    continue;
+                if sensor.every.due(now) {
+                    sensor.output.publish(&state, &stamp);
                 }
-                let _ = match (sensor.topic.fill(&state, &stamp), &sensor.publisher) {
-                    (sensors::Filled::Imu(m), SensorPublisher::Imu(p)) => p.publish(m),
-                    (sensors::Filled::Wrench(m), SensorPublisher::Wrench(p)) => p.publish(m),
-                    (sensors::Filled::Range(m), SensorPublisher::Range(p)) => p.publish(m),
-                    (sensors::Filled::Scan(m), SensorPublisher::Scan(p)) => p.publish(m),
-                    _ => Ok(()),
-                };
             }
         }
     }

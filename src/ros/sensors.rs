@@ -22,27 +22,106 @@ use r2r::std_msgs::msg::Header;
 /// A sensor's values in `sensordata`: (address, dimension).
 type Slice = (usize, usize);
 
+/// A sensor's reading in MuJoCo's `sensordata`, and the message it fills.
+pub struct Filling<M> {
+    /// `sensordata` addresses, in the order the message kind uses them.
+    sources: Vec<Option<usize>>,
+    message: M,
+}
+
+fn vector(data: &[f64], adr: usize) -> RosVector3 {
+    RosVector3 {
+        x: data[adr],
+        y: data[adr + 1],
+        z: data[adr + 2],
+    }
+}
+
+/// A rangefinder value as ROS wants it: MuJoCo reports -1 (or the cutoff) when the ray hits
+/// nothing within reach, REP-117 says +Inf.
+fn ray(value: f64, reach: f32) -> f32 {
+    let range = value as f32;
+    if range < 0.0 || range >= reach {
+        f32::INFINITY
+    } else {
+        range
+    }
+}
+
+/// How far a rangefinder reaches: its cutoff, else infinitely.
+fn reach(model: &MjModel, sensor: usize) -> f64 {
+    let cutoff = model.sensor_cutoff()[sensor];
+    if cutoff > 0.0 { cutoff } else { f64::INFINITY }
+}
+
+impl Filling<Imu> {
+    /// Sources: orientation (framequat), angular velocity (gyro), linear acceleration.
+    fn fill(&mut self, data: &[f64], stamp: &Time) -> &Imu {
+        let m = &mut self.message;
+        m.header.stamp = stamp.clone();
+        if let Some(adr) = self.sources[0] {
+            // MuJoCo w x y z -> ROS x y z w.
+            m.orientation = RosQuaternion {
+                x: data[adr + 1],
+                y: data[adr + 2],
+                z: data[adr + 3],
+                w: data[adr],
+            };
+        }
+        if let Some(adr) = self.sources[1] {
+            m.angular_velocity = vector(data, adr);
+        }
+        if let Some(adr) = self.sources[2] {
+            m.linear_acceleration = vector(data, adr);
+        }
+        m
+    }
+}
+
+impl Filling<WrenchStamped> {
+    /// Sources: force, torque.
+    fn fill(&mut self, data: &[f64], stamp: &Time) -> &WrenchStamped {
+        let m = &mut self.message;
+        m.header.stamp = stamp.clone();
+        if let Some(adr) = self.sources[0] {
+            m.wrench.force = vector(data, adr);
+        }
+        if let Some(adr) = self.sources[1] {
+            m.wrench.torque = vector(data, adr);
+        }
+        m
+    }
+}
+
+impl Filling<Range> {
+    /// Source: the rangefinder.
+    fn fill(&mut self, data: &[f64], stamp: &Time) -> &Range {
+        let m = &mut self.message;
+        m.header.stamp = stamp.clone();
+        if let Some(adr) = self.sources[0] {
+            m.range = ray(data[adr], m.max_range);
+        }
+        m
+    }
+}
+
+impl Filling<LaserScan> {
+    /// Sources: the rays in increasing angle order.
+    fn fill(&mut self, data: &[f64], stamp: &Time) -> &LaserScan {
+        let m = &mut self.message;
+        m.header.stamp = stamp.clone();
+        for (out, adr) in m.ranges.iter_mut().zip(self.sources.iter().flatten()) {
+            *out = ray(data[*adr], m.range_max);
+        }
+        m
+    }
+}
+
 pub enum Reading {
-    Imu {
-        orientation: Option<usize>,
-        angular_velocity: Option<usize>,
-        linear_acceleration: Option<usize>,
-        message: Imu,
-    },
-    Wrench {
-        force: Option<usize>,
-        torque: Option<usize>,
-        message: WrenchStamped,
-    },
-    Range {
-        value: usize,
-        message: Range,
-    },
-    /// Rays in increasing angle order: their `sensordata` addresses.
-    Scan {
-        rays: Vec<usize>,
-        message: LaserScan,
-    },
+    Imu(Filling<Imu>),
+    Wrench(Filling<WrenchStamped>),
+    Range(Filling<Range>),
+    Scan(Filling<LaserScan>),
 }
 
 /// One sensor topic of one robot.
@@ -53,104 +132,42 @@ pub struct SensorTopic {
     pub reading: Reading,
 }
 
-/// Which message a topic carries, for creating its publisher.
-pub enum MessageKind {
-    Imu,
-    Wrench,
-    Range,
-    Scan,
+/// A sensor topic with its publisher.
+pub enum Output {
+    Imu(Filling<Imu>, r2r::Publisher<Imu>),
+    Wrench(Filling<WrenchStamped>, r2r::Publisher<WrenchStamped>),
+    Range(Filling<Range>, r2r::Publisher<Range>),
+    Scan(Filling<LaserScan>, r2r::Publisher<LaserScan>),
 }
 
 impl SensorTopic {
-    pub fn kind(&self) -> MessageKind {
-        match self.reading {
-            Reading::Imu { .. } => MessageKind::Imu,
-            Reading::Wrench { .. } => MessageKind::Wrench,
-            Reading::Range { .. } => MessageKind::Range,
-            Reading::Scan { .. } => MessageKind::Scan,
-        }
-    }
-
-    /// Refreshes the message from `state`; the caller publishes the returned message.
-    pub fn fill(&mut self, state: &StateSnapshot, stamp: &Time) -> Filled<'_> {
-        let data = &state.sensordata;
-        let vector = |adr: usize| RosVector3 {
-            x: data[adr],
-            y: data[adr + 1],
-            z: data[adr + 2],
-        };
-        match &mut self.reading {
-            Reading::Imu {
-                orientation,
-                angular_velocity,
-                linear_acceleration,
-                message,
-            } => {
-                message.header.stamp = stamp.clone();
-                if let Some(adr) = *orientation {
-                    // MuJoCo w x y z -> ROS x y z w.
-                    message.orientation = RosQuaternion {
-                        x: data[adr + 1],
-                        y: data[adr + 2],
-                        z: data[adr + 3],
-                        w: data[adr],
-                    };
-                }
-                if let Some(adr) = *angular_velocity {
-                    message.angular_velocity = vector(adr);
-                }
-                if let Some(adr) = *linear_acceleration {
-                    message.linear_acceleration = vector(adr);
-                }
-                Filled::Imu(message)
-            }
-            Reading::Wrench {
-                force,
-                torque,
-                message,
-            } => {
-                message.header.stamp = stamp.clone();
-                if let Some(adr) = *force {
-                    message.wrench.force = vector(adr);
-                }
-                if let Some(adr) = *torque {
-                    message.wrench.torque = vector(adr);
-                }
-                Filled::Wrench(message)
-            }
-            Reading::Range { value, message } => {
-                message.header.stamp = stamp.clone();
-                // MuJoCo reports -1 (or the cutoff) when the ray hits nothing within reach:
-                // REP-117 says +Inf.
-                let range = data[*value] as f32;
-                message.range = if range < 0.0 || range >= message.max_range {
-                    f32::INFINITY
-                } else {
-                    range
-                };
-                Filled::Range(message)
-            }
-            Reading::Scan { rays, message } => {
-                message.header.stamp = stamp.clone();
-                for (out, adr) in message.ranges.iter_mut().zip(rays.iter()) {
-                    let range = data[*adr] as f32;
-                    *out = if range < 0.0 || range >= message.range_max {
-                        f32::INFINITY
-                    } else {
-                        range
-                    };
-                }
-                Filled::Scan(message)
-            }
-        }
+    /// Creates the publisher of this topic under `name`.
+    pub fn advertise(
+        self,
+        node: &mut r2r::Node,
+        name: &str,
+        qos: r2r::QosProfile,
+    ) -> Result<Output, r2r::Error> {
+        Ok(match self.reading {
+            Reading::Imu(f) => Output::Imu(f, node.create_publisher(name, qos)?),
+            Reading::Wrench(f) => Output::Wrench(f, node.create_publisher(name, qos)?),
+            Reading::Range(f) => Output::Range(f, node.create_publisher(name, qos)?),
+            Reading::Scan(f) => Output::Scan(f, node.create_publisher(name, qos)?),
+        })
     }
 }
 
-pub enum Filled<'a> {
-    Imu(&'a Imu),
-    Wrench(&'a WrenchStamped),
-    Range(&'a Range),
-    Scan(&'a LaserScan),
+impl Output {
+    /// Publishes the reading in `state`.
+    pub fn publish(&mut self, state: &StateSnapshot, stamp: &Time) {
+        let data = &state.sensordata;
+        let _ = match self {
+            Output::Imu(f, p) => p.publish(f.fill(data, stamp)),
+            Output::Wrench(f, p) => p.publish(f.fill(data, stamp)),
+            Output::Range(f, p) => p.publish(f.fill(data, stamp)),
+            Output::Scan(f, p) => p.publish(f.fill(data, stamp)),
+        };
+    }
 }
 
 /// The sensor topics of one robot and the static transforms of their frames.
@@ -556,12 +573,10 @@ pub fn plan(
         topics.push(SensorTopic {
             topic: imu.topic.clone(),
             rate: imu.rate.unwrap_or(rates.imu),
-            reading: Reading::Imu {
-                orientation,
-                angular_velocity,
-                linear_acceleration,
+            reading: Reading::Imu(Filling {
+                sources: vec![orientation, angular_velocity, linear_acceleration],
                 message,
-            },
+            }),
         });
     }
     for (k, ft) in config.force_torque.iter().enumerate() {
@@ -582,9 +597,8 @@ pub fn plan(
         topics.push(SensorTopic {
             topic: ft.topic.clone(),
             rate: ft.rate.unwrap_or(rates.force_torque),
-            reading: Reading::Wrench {
-                force,
-                torque,
+            reading: Reading::Wrench(Filling {
+                sources: vec![force, torque],
                 message: WrenchStamped {
                     header: Header {
                         stamp: Time::default(),
@@ -592,7 +606,7 @@ pub fn plan(
                     },
                     ..Default::default()
                 },
-            },
+            }),
         });
     }
     for (k, range) in config.range.iter().enumerate() {
@@ -605,11 +619,7 @@ pub fn plan(
             MjtSensor::mjSENS_RANGEFINDER,
             "rangefinder",
         )?;
-        let cutoff = model.sensor_cutoff()[id];
-        let max_range =
-            range
-                .max_range
-                .unwrap_or(if cutoff > 0.0 { cutoff } else { f64::INFINITY });
+        let max_range = range.max_range.unwrap_or(reach(model, id));
         if !(range.min_range >= 0.0 && max_range > range.min_range && range.field_of_view >= 0.0) {
             return Err(format!(
                 "{field}: needs 0 <= min_range < max_range and field_of_view >= 0"
@@ -623,8 +633,8 @@ pub fn plan(
         topics.push(SensorTopic {
             topic: range.topic.clone(),
             rate: range.rate.unwrap_or(rates.range),
-            reading: Reading::Range {
-                value: adr,
+            reading: Reading::Range(Filling {
+                sources: vec![Some(adr)],
                 message: Range {
                     header: Header {
                         stamp: Time::default(),
@@ -637,7 +647,7 @@ pub fn plan(
                     range: 0.0,
                     ..Default::default()
                 },
-            },
+            }),
         });
     }
     for (k, scan) in config.laser_scans.iter().enumerate() {
@@ -666,8 +676,7 @@ pub fn plan(
         let fan = fan(model, &ids).map_err(|e| format!("{field}: {e}"))?;
         let range_max = ids
             .iter()
-            .map(|&id| model.sensor_cutoff()[id])
-            .map(|c| if c > 0.0 { c } else { f64::INFINITY })
+            .map(|&id| reach(model, id))
             .fold(f64::INFINITY, f64::min);
         let frame_id = frames.of_point(fan.body, fan.origin);
         let rate = scan.rate.unwrap_or(rates.scan);
@@ -676,11 +685,11 @@ pub fn plan(
         topics.push(SensorTopic {
             topic: scan.topic.clone(),
             rate,
-            reading: Reading::Scan {
-                rays: fan
+            reading: Reading::Scan(Filling {
+                sources: fan
                     .rays
                     .iter()
-                    .map(|(_, id)| model.sensor_adr()[*id] as usize)
+                    .map(|(_, id)| Some(model.sensor_adr()[*id] as usize))
                     .collect(),
                 message: LaserScan {
                     header: Header {
@@ -697,7 +706,7 @@ pub fn plan(
                     ranges: vec![0.0; count],
                     intensities: vec![],
                 },
-            },
+            }),
         });
     }
     Ok(Plan {
