@@ -170,38 +170,18 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
         ));
     }
     let n = joints.len();
-    let mut times = Vec::with_capacity(trajectory.points.len());
-    let mut positions = Vec::with_capacity(n * trajectory.points.len());
-    let mut velocities = Vec::new();
-    let with_velocities = trajectory.points.iter().all(|p| p.velocities.len() == n);
-    for (k, point) in trajectory.points.iter().enumerate() {
-        if point.positions.len() != n {
-            return Err(outcome(
-                GoalResult::INVALID_GOAL as i32,
-                format!(
-                    "point {k} has {} positions for {n} joints",
-                    point.positions.len()
-                ),
-            ));
-        }
-        let t = &point.time_from_start;
-        times.push(t.sec as f64 + t.nanosec as f64 * 1e-9);
-        positions.extend_from_slice(&point.positions);
-        if with_velocities {
-            velocities.extend_from_slice(&point.velocities);
-        }
-    }
+    let arrays = super::convert::trajectory_arrays(trajectory)
+        .map_err(|m| outcome(GoalResult::INVALID_GOAL as i32, m))?;
     let trajectory = Trajectory {
         actuators: (0..n).collect(),
-        times,
-        positions,
-        velocities,
+        times: arrays.times,
+        positions: arrays.positions,
+        velocities: arrays.velocities,
     };
     trajectory
         .validate()
         .map_err(|m| outcome(GoalResult::INVALID_GOAL as i32, m))?;
-    let t = &goal.goal_time_tolerance;
-    let goal_time = t.sec as f64 + t.nanosec as f64 * 1e-9;
+    let goal_time = super::convert::seconds(&goal.goal_time_tolerance);
     let goal_time = if goal_time > 0.0 {
         goal_time
     } else {

@@ -89,24 +89,21 @@ pub fn start(
     super::spawn(spawner, async move {
         while let Some(message) = trajectories.next().await {
             let joints: Vec<&str> = message.joint_names.iter().map(String::as_str).collect();
-            let mut times = Vec::new();
-            let mut positions = Vec::new();
-            let mut velocities = Vec::new();
-            let with_velocities = message
-                .points
-                .iter()
-                .all(|p| p.velocities.len() == joints.len());
-            for point in &message.points {
-                times.push(
-                    point.time_from_start.sec as f64 + point.time_from_start.nanosec as f64 * 1e-9,
-                );
-                positions.extend_from_slice(&point.positions);
-                if with_velocities {
-                    velocities.extend_from_slice(&point.velocities);
+            let arrays = match super::convert::trajectory_arrays(&message) {
+                Ok(arrays) => arrays,
+                Err(m) => {
+                    let _ = commands.bad_command("trajectory", format!("joint_trajectory: {m}"));
+                    continue;
                 }
-            }
+            };
             // The handle checks the shapes, NaN and the times, and names the problem.
-            let _ = commands.follow_trajectory(robot, &joints, &times, &positions, &velocities);
+            let _ = commands.follow_trajectory(
+                robot,
+                &joints,
+                &arrays.times,
+                &arrays.positions,
+                &arrays.velocities,
+            );
         }
     })?;
     Ok(())

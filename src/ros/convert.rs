@@ -18,6 +18,52 @@ pub fn time(seconds: f64) -> Time {
     }
 }
 
+/// A ROS duration in seconds.
+pub fn seconds(d: &r2r::builtin_interfaces::msg::Duration) -> f64 {
+    d.sec as f64 + d.nanosec as f64 * 1e-9
+}
+
+/// A joint trajectory as flat arrays.
+pub struct TrajectoryArrays {
+    /// Seconds from the start, per point.
+    pub times: Vec<f64>,
+    /// Point by point, joint by joint.
+    pub positions: Vec<f64>,
+    /// Same layout as positions when every point has velocities, else empty.
+    pub velocities: Vec<f64>,
+}
+
+/// A trajectory_msgs/JointTrajectory as flat arrays. An error names the first point whose
+/// positions do not match the joints.
+pub fn trajectory_arrays(
+    trajectory: &r2r::trajectory_msgs::msg::JointTrajectory,
+) -> Result<TrajectoryArrays, String> {
+    let n = trajectory.joint_names.len();
+    let points = &trajectory.points;
+    let with_velocities = points.iter().all(|p| p.velocities.len() == n);
+    let mut times = Vec::with_capacity(points.len());
+    let mut positions = Vec::with_capacity(n * points.len());
+    let mut velocities = Vec::new();
+    for (k, point) in points.iter().enumerate() {
+        if point.positions.len() != n {
+            return Err(format!(
+                "point {k} has {} positions for {n} joints",
+                point.positions.len()
+            ));
+        }
+        times.push(seconds(&point.time_from_start));
+        positions.extend_from_slice(&point.positions);
+        if with_velocities {
+            velocities.extend_from_slice(&point.velocities);
+        }
+    }
+    Ok(TrajectoryArrays {
+        times,
+        positions,
+        velocities,
+    })
+}
+
 /// A JointState message of one robot, reused between publications.
 pub struct JointStateMsg {
     /// (qpos address, dof address) per hinge or slide joint.
