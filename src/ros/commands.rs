@@ -1,5 +1,6 @@
 //! Command topics of each robot, all sent through the handle (which validates them, counts
 //! refusals and logs them at a limited rate):
+//! - `cmd_vel` (geometry_msgs/Twist): to the base controller and the legacy twist row;
 //! - `joint_commands` (sensor_msgs/JointState): by joint name; a position servo takes the
 //!   position, a velocity servo the velocity, a motor the effort (or the position in PD mode);
 //! - `forward_command_controller/commands` (std_msgs/Float64MultiArray): every actuator in
@@ -37,6 +38,21 @@ pub fn start(
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), r2r::Error> {
     let qos = QosProfile::default();
+    let mut twists =
+        node.subscribe::<r2r::geometry_msgs::msg::Twist>(&topic("cmd_vel"), qos.clone())?;
+    let commands = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(t) = twists.next().await {
+            // Refusals (NaN) are counted and logged by the handle.
+            let _ = commands.command_twist(
+                ControlSource::Ros,
+                robot,
+                t.linear.x,
+                t.linear.y,
+                t.angular.z,
+            );
+        }
+    })?;
     let mut joint_commands =
         node.subscribe::<r2r::sensor_msgs::msg::JointState>(&topic("joint_commands"), qos.clone())?;
     let commands = handle.clone();

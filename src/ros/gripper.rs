@@ -212,7 +212,7 @@ async fn execute(
 struct Server {
     handle: SimHandle,
     ticks: Ticks,
-    gripper: Rc<Gripper>,
+    gripper: Gripper,
 }
 
 impl goals::Controller for Server {
@@ -260,7 +260,7 @@ pub fn start(
 ) -> Result<(), String> {
     for (k, config) in configured.iter().enumerate() {
         let field = format!("robots[{robot}].ros.grippers[{k}]");
-        let gripper = Rc::new(Gripper::resolve(handle, robot, config, &field)?);
+        let gripper = Gripper::resolve(handle, robot, config, &field)?;
         let action = topic(&format!("{}/gripper_cmd", config.name));
         let server = Rc::new(Server {
             handle: handle.clone(),

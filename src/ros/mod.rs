@@ -17,9 +17,8 @@ mod sensors;
 mod services;
 mod simulation;
 
-use crate::config::{Config, ControlSource, SimMode};
+use crate::config::{Config, SimMode};
 use crate::sim::SimHandle;
-use futures::StreamExt;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use r2r::QosProfile;
@@ -385,27 +384,6 @@ impl Node {
                 &robot_topic,
             )
             .map_err(|e| format!("{}: {e}", config.origin))?;
-            let mut twists = node
-                .subscribe::<r2r::geometry_msgs::msg::Twist>(
-                    &robot_topic("cmd_vel"),
-                    QosProfile::default(),
-                )
-                .map_err(|e| err("cmd_vel", e))?;
-            let commands = handle.clone();
-            spawner
-                .spawn_local(async move {
-                    while let Some(t) = twists.next().await {
-                        // Refusals (NaN) are counted and logged by the handle.
-                        let _ = commands.command_twist(
-                            ControlSource::Ros,
-                            index,
-                            t.linear.x,
-                            t.linear.y,
-                            t.angular.z,
-                        );
-                    }
-                })
-                .map_err(|e| format!("ROS 2 executor: {e}"))?;
         }
         services::start(&mut node, &spawner, &handle, config.ros.wrench_duration)
             .map_err(|e| err("services", e))?;
