@@ -482,11 +482,13 @@ impl Node {
             self.ticks.wake_all();
             self.pool.run_until_stalled();
             self.forward_logs();
-            if !self.handle.latest_state(&mut state) {
+            // Woken by incoming messages only: no publisher is due, nothing to read.
+            let now = Instant::now();
+            let due = self.next_deadline().is_some_and(|d| d <= now);
+            if (static_sent && !due) || !self.handle.latest_state(&mut state) {
                 continue;
             }
             let stamp = convert::time(state.time);
-            let now = Instant::now();
             if !static_sent {
                 static_sent = self.send_static(&state, &stamp);
             }
