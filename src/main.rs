@@ -105,10 +105,10 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     prepare(&handle, cli)?;
     let servers = mujoco_bridge::zmq::start_servers(&config, &handle)
         .map_err(|m| InputError::new(&config.origin, m).at("zmq"))?;
-    // --ros-args reach rcl through the process arguments (r2r passes them to rcl_init).
+    #[cfg(not(any(feature = "ros", feature = "dds")))]
     let _ = ros_args;
-    #[cfg(feature = "ros")]
-    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode)
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode, &ros_args)
         .map_err(|m| InputError::new("<ros>", m))?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();

@@ -158,6 +158,22 @@ impl Config {
                 "must be a positive number of meters per newton".into(),
             );
         }
+        if let Some(domain) = self.ros.dds.domain_id
+            && domain > 232
+        {
+            return err(
+                "ros.dds.domain_id".into(),
+                format!("must be 0..=232 (ROS 2 on Linux), got {domain}"),
+            );
+        }
+        for (i, address) in self.ros.dds.interfaces.iter().flatten().enumerate() {
+            if address.parse::<std::net::Ipv4Addr>().is_err() {
+                return err(
+                    format!("ros.dds.interfaces[{i}]"),
+                    format!("must be an IPv4 address such as 127.0.0.1, got {address:?}"),
+                );
+            }
+        }
         if self.sim.substeps == 0 {
             return err("sim.substeps".into(), "must be at least 1".into());
         }

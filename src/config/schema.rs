@@ -224,6 +224,34 @@ pub struct RosConfig {
     pub wrench_duration: f64,
     /// Length of a contact marker's force arrow per newton (meters).
     pub contact_force_scale: f64,
+    /// The network of the pure-Rust DDS backend (feature `dds`); with rcl, the RMW and its
+    /// environment variables decide these.
+    pub dds: DdsConfig,
+}
+
+/// Which DDS participant the `dds` backend makes and how its services look on the wire.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DdsConfig {
+    /// The ROS domain; unset: `ROS_DOMAIN_ID`, else 0.
+    pub domain_id: Option<u16>,
+    /// IPv4 addresses of the interfaces DDS may use; unset: 127.0.0.1 when
+    /// `ROS_AUTOMATIC_DISCOVERY_RANGE` is LOCALHOST or OFF (or `ROS_LOCALHOST_ONLY=1`),
+    /// else every interface.
+    pub interfaces: Option<Vec<String>>,
+    /// How requests and replies of services are matched, which differs between the RMWs of
+    /// the peers: `fastrtps` (rmw_fastrtps, the ROS 2 default), `cyclonedds`
+    /// (rmw_cyclonedds), or `auto` (from `RMW_IMPLEMENTATION`, else fastrtps).
+    pub service_mapping: ServiceMapping,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceMapping {
+    #[default]
+    Auto,
+    Fastrtps,
+    Cyclonedds,
 }
 
 impl Default for RosConfig {
@@ -232,6 +260,7 @@ impl Default for RosConfig {
             rates: RosRates::default(),
             wrench_duration: 0.1,
             contact_force_scale: 0.002,
+            dds: DdsConfig::default(),
         }
     }
 }

@@ -12,11 +12,11 @@ use super::Ticks;
 use super::goals::{self, End, Owner};
 use crate::config::{ControlMode, TrajectoryController, full_match_regex};
 use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
+use crate::ros::interfaces::control_msgs::action::FollowJointTrajectory;
+use crate::ros::interfaces::control_msgs::msg::JointTolerance;
+use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectoryPoint;
 use crate::sim::{SimHandle, StateSnapshot};
 use futures::executor::LocalSpawner;
-use r2r::control_msgs::action::FollowJointTrajectory;
-use r2r::control_msgs::msg::JointTolerance;
-use r2r::trajectory_msgs::msg::JointTrajectoryPoint;
 use std::rc::Rc;
 
 type Action = FollowJointTrajectory::Action;
@@ -150,14 +150,14 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
             Some(j) if !joints.iter().any(|k: &Joint| &k.name == name) => joints.push(j.clone()),
             Some(_) => {
                 return Err(outcome(
-                    GoalResult::INVALID_JOINTS as i32,
+                    GoalResult::INVALID_JOINTS,
                     format!("joint '{name}' is listed twice"),
                 ));
             }
             None => {
                 let known: Vec<&str> = group.joints.iter().map(|j| j.name.as_str()).collect();
                 return Err(outcome(
-                    GoalResult::INVALID_JOINTS as i32,
+                    GoalResult::INVALID_JOINTS,
                     format!("joint '{name}' is not in this controller; it has {known:?}"),
                 ));
             }
@@ -165,13 +165,13 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
     }
     if joints.is_empty() {
         return Err(outcome(
-            GoalResult::INVALID_JOINTS as i32,
+            GoalResult::INVALID_JOINTS,
             "the trajectory names no joint",
         ));
     }
     let n = joints.len();
     let arrays = super::convert::trajectory_arrays(trajectory)
-        .map_err(|m| outcome(GoalResult::INVALID_GOAL as i32, m))?;
+        .map_err(|m| outcome(GoalResult::INVALID_GOAL, m))?;
     let trajectory = Trajectory {
         actuators: (0..n).collect(),
         times: arrays.times,
@@ -180,7 +180,7 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
     };
     trajectory
         .validate()
-        .map_err(|m| outcome(GoalResult::INVALID_GOAL as i32, m))?;
+        .map_err(|m| outcome(GoalResult::INVALID_GOAL, m))?;
     let goal_time = super::convert::seconds(&goal.goal_time_tolerance);
     let goal_time = if goal_time > 0.0 {
         goal_time
@@ -209,7 +209,7 @@ fn point(positions: Vec<f64>, velocities: Vec<f64>) -> JointTrajectoryPoint {
 async fn execute(
     handle: &SimHandle,
     ticks: &Ticks,
-    goal: &r2r::ActionServerGoal<Action>,
+    goal: &super::backend::Goal<Action>,
     group_robot: usize,
     plan: Plan,
     current: impl Fn() -> bool,
@@ -217,7 +217,7 @@ async fn execute(
     let names: Vec<String> = plan.joints.iter().map(|j| j.name.clone()).collect();
     let mut state: StateSnapshot = handle.new_snapshot();
     if !handle.latest_state(&mut state) {
-        return End::Failed(outcome(GoalResult::INVALID_GOAL as i32, "no state yet"));
+        return End::Failed(outcome(GoalResult::INVALID_GOAL, "no state yet"));
     }
     let start: Vec<f64> = plan.joints.iter().map(|j| state.qpos[j.qpos]).collect();
     let flat: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -225,7 +225,7 @@ async fn execute(
     if let Err(e) =
         handle.follow_trajectory(group_robot, &flat, &t.times, &t.positions, &t.velocities)
     {
-        return End::Failed(outcome(GoalResult::INVALID_GOAL as i32, e.to_string()));
+        return End::Failed(outcome(GoalResult::INVALID_GOAL, e.to_string()));
     }
     handle.latest_state(&mut state);
     let started = state.time;
@@ -234,7 +234,7 @@ async fn execute(
         ticks.next().await;
         if !current() {
             return End::Failed(outcome(
-                GoalResult::INVALID_GOAL as i32,
+                GoalResult::INVALID_GOAL,
                 "preempted by a newer goal on this controller",
             ));
         }
@@ -259,7 +259,7 @@ async fn execute(
             .map(|(d, a)| d - a)
             .collect();
         let _ = goal.publish_feedback(FollowJointTrajectory::Feedback {
-            header: r2r::std_msgs::msg::Header {
+            header: crate::ros::interfaces::std_msgs::msg::Header {
                 stamp: super::convert::time(state.time),
                 frame_id: String::new(),
             },
@@ -278,7 +278,7 @@ async fn execute(
             if let Some(k) = violated {
                 let _ = handle.cancel_trajectory(group_robot);
                 return End::Failed(outcome(
-                    GoalResult::PATH_TOLERANCE_VIOLATED as i32,
+                    GoalResult::PATH_TOLERANCE_VIOLATED,
                     format!(
                         "joint '{}' is {:.4} from its path (tolerance {:.4})",
                         names[k],
@@ -299,12 +299,12 @@ async fn execute(
             .filter(|(k, e)| plan.goal[*k].is_some_and(|tol| *e > tol))
             .collect();
         if misses.is_empty() {
-            return End::Done(outcome(GoalResult::SUCCESSFUL as i32, ""));
+            return End::Done(outcome(GoalResult::SUCCESSFUL, ""));
         }
         if elapsed > end + plan.goal_time {
             let (k, e) = misses[0];
             return End::Failed(outcome(
-                GoalResult::GOAL_TOLERANCE_VIOLATED as i32,
+                GoalResult::GOAL_TOLERANCE_VIOLATED,
                 format!(
                     "joint '{}' is {e:.4} from its goal {:.3} s after the trajectory's end (tolerance {:.4})",
                     names[k],
@@ -333,7 +333,7 @@ impl goals::Controller for Server {
 
     async fn execute(
         self: Rc<Self>,
-        goal: r2r::ActionServerGoal<Action>,
+        goal: super::backend::Goal<Action>,
         plan: Plan,
         owner: Owner,
     ) -> End<GoalResult> {
@@ -348,13 +348,13 @@ impl goals::Controller for Server {
         if owner.current() {
             let _ = self.handle.cancel_trajectory(self.group.robot);
         }
-        outcome(GoalResult::SUCCESSFUL as i32, "canceled")
+        outcome(GoalResult::SUCCESSFUL, "canceled")
     }
 }
 
 /// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`.
 pub fn start(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     ticks: &Ticks,

@@ -6,17 +6,17 @@
 //! - `forward_command_controller/commands` (std_msgs/Float64MultiArray): every actuator in
 //!   the robot's order, as ros2_control's forward command controller;
 //! - `joint_trajectory` (trajectory_msgs/JointTrajectory): followed at physics rate.
+use super::Qos;
 use crate::config::{ControlMode, ControlSource};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::sim::SimHandle;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use r2r::QosProfile;
 
 /// The value of `joint_commands` entry `k` for an actuator of `kind`: None when the message
 /// has no value of that kind.
 fn value_for(
-    message: &r2r::sensor_msgs::msg::JointState,
+    message: &crate::ros::interfaces::sensor_msgs::msg::JointState,
     k: usize,
     kind: ActuatorKind,
     pd: bool,
@@ -31,15 +31,15 @@ fn value_for(
 }
 
 pub fn start(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     robot: usize,
     topic: &dyn Fn(&str) -> String,
-) -> Result<(), r2r::Error> {
-    let qos = QosProfile::default();
-    let mut twists =
-        node.subscribe::<r2r::geometry_msgs::msg::Twist>(&topic("cmd_vel"), qos.clone())?;
+) -> Result<(), super::backend::Error> {
+    let qos = Qos::DEFAULT;
+    let mut twists = node
+        .subscribe::<crate::ros::interfaces::geometry_msgs::msg::Twist>(&topic("cmd_vel"), qos)?;
     let commands = handle.clone();
     super::spawn(spawner, async move {
         while let Some(t) = twists.next().await {
@@ -53,8 +53,11 @@ pub fn start(
             );
         }
     })?;
-    let mut joint_commands =
-        node.subscribe::<r2r::sensor_msgs::msg::JointState>(&topic("joint_commands"), qos.clone())?;
+    let mut joint_commands = node
+        .subscribe::<crate::ros::interfaces::sensor_msgs::msg::JointState>(
+            &topic("joint_commands"),
+            qos,
+        )?;
     let commands = handle.clone();
     // How each actuator reads a command; the mode is the configured one.
     let kinds: Vec<ActuatorKind> = handle.robots()[robot]
@@ -89,9 +92,9 @@ pub fn start(
             let _ = commands.command_actuators(ControlSource::Ros, robot, &names, &values);
         }
     })?;
-    let mut forward = node.subscribe::<r2r::std_msgs::msg::Float64MultiArray>(
+    let mut forward = node.subscribe::<crate::ros::interfaces::std_msgs::msg::Float64MultiArray>(
         &topic("forward_command_controller/commands"),
-        qos.clone(),
+        qos,
     )?;
     let commands = handle.clone();
     super::spawn(spawner, async move {
@@ -100,7 +103,10 @@ pub fn start(
         }
     })?;
     let mut trajectories = node
-        .subscribe::<r2r::trajectory_msgs::msg::JointTrajectory>(&topic("joint_trajectory"), qos)?;
+        .subscribe::<crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory>(
+            &topic("joint_trajectory"),
+            qos,
+        )?;
     let commands = handle.clone();
     super::spawn(spawner, async move {
         while let Some(message) = trajectories.next().await {

@@ -1,13 +1,15 @@
 //! Conversions between simulation state and ROS 2 messages, kept in one place.
 use crate::model::RobotMap;
+use crate::ros::interfaces::builtin_interfaces::msg::Time;
+use crate::ros::interfaces::geometry_msgs::msg::{
+    Quaternion as RosQuaternion, Transform, TransformStamped, Vector3,
+};
+use crate::ros::interfaces::sensor_msgs::msg::JointState;
+use crate::ros::interfaces::std_msgs::msg::Header;
+use crate::ros::interfaces::tf2_msgs::msg::TFMessage;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
-use r2r::builtin_interfaces::msg::Time;
-use r2r::geometry_msgs::msg::{Quaternion as RosQuaternion, Transform, TransformStamped, Vector3};
-use r2r::sensor_msgs::msg::JointState;
-use r2r::std_msgs::msg::Header;
-use r2r::tf2_msgs::msg::TFMessage;
 
 /// Sim time in seconds as a ROS time stamp.
 pub fn time(seconds: f64) -> Time {
@@ -19,7 +21,7 @@ pub fn time(seconds: f64) -> Time {
 }
 
 /// A ROS duration in seconds.
-pub fn seconds(d: &r2r::builtin_interfaces::msg::Duration) -> f64 {
+pub fn seconds(d: &crate::ros::interfaces::builtin_interfaces::msg::Duration) -> f64 {
     d.sec as f64 + d.nanosec as f64 * 1e-9
 }
 
@@ -36,7 +38,7 @@ pub struct TrajectoryArrays {
 /// A trajectory_msgs/JointTrajectory as flat arrays. An error names the first point whose
 /// positions do not match the joints.
 pub fn trajectory_arrays(
-    trajectory: &r2r::trajectory_msgs::msg::JointTrajectory,
+    trajectory: &crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory,
 ) -> Result<TrajectoryArrays, String> {
     let n = trajectory.joint_names.len();
     let points = &trajectory.points;
@@ -232,8 +234,10 @@ impl Transforms {
 pub fn diagnostics(
     stats: &crate::sim::SimStats,
     stamp: &Time,
-) -> r2r::diagnostic_msgs::msg::DiagnosticArray {
-    use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
+) -> crate::ros::interfaces::diagnostic_msgs::msg::DiagnosticArray {
+    use crate::ros::interfaces::diagnostic_msgs::msg::{
+        DiagnosticArray, DiagnosticStatus, KeyValue,
+    };
     let value = |key: &str, value: String| KeyValue {
         key: key.into(),
         value,
@@ -252,9 +256,9 @@ pub fn diagnostics(
     ];
     let warn = stats.instabilities > 0;
     let level = if warn {
-        DiagnosticStatus::WARN as u8
+        DiagnosticStatus::WARN
     } else {
-        DiagnosticStatus::OK as u8
+        DiagnosticStatus::OK
     };
     DiagnosticArray {
         header: Header {

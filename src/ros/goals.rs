@@ -2,17 +2,18 @@
 //! and as ros2_controllers does it: one goal at a time per controller; a newer goal preempts
 //! the running one, which ends aborted; a cancel is accepted, the controller holds still,
 //! and the goal ends canceled.
+use super::backend::{ActionType, Goal, GoalRequest};
+use super::interfaces::Action;
 use super::spawn;
 use futures::executor::LocalSpawner;
 use futures::future::{Either, select};
 use futures::{Stream, StreamExt};
-use r2r::{ActionServerGoal, ActionServerGoalRequest, WrappedActionTypeSupport};
 use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
-type GoalOf<C> = <<C as Controller>::Action as WrappedActionTypeSupport>::Goal;
-type ResultOf<C> = <<C as Controller>::Action as WrappedActionTypeSupport>::Result;
+type GoalOf<C> = <<C as Controller>::Action as Action>::Goal;
+type ResultOf<C> = <<C as Controller>::Action as Action>::Result;
 
 /// How a goal ended by itself.
 pub enum End<R> {
@@ -35,14 +36,14 @@ impl Owner {
 
 /// What a controller does with its goals.
 pub trait Controller: 'static {
-    type Action: WrappedActionTypeSupport + 'static;
+    type Action: ActionType;
     type Plan: 'static;
     /// Checks a goal; an error ends it aborted with that result.
     fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, ResultOf<Self>>;
     /// Runs an accepted goal to its end.
     fn execute(
         self: Rc<Self>,
-        goal: ActionServerGoal<Self::Action>,
+        goal: Goal<Self::Action>,
         plan: Self::Plan,
         owner: Owner,
     ) -> impl Future<Output = End<ResultOf<Self>>> + 'static;
@@ -53,22 +54,22 @@ pub trait Controller: 'static {
 
 /// Serves the action `name` with `controller`.
 pub fn serve<C: Controller>(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     name: &str,
     controller: Rc<C>,
 ) -> Result<(), String> {
     let requests = node
-        .create_action_server::<C::Action>(name)
+        .action_server::<C::Action>(name)
         .map_err(|e| format!("ROS 2 action {name}: {e}"))?;
     serve_requests(spawner, requests, controller).map_err(|e| format!("ROS 2 executor: {e}"))
 }
 
 fn serve_requests<C: Controller>(
     spawner: &LocalSpawner,
-    mut requests: impl Stream<Item = ActionServerGoalRequest<C::Action>> + Unpin + 'static,
+    mut requests: impl Stream<Item = GoalRequest<C::Action>> + Unpin + 'static,
     controller: Rc<C>,
-) -> Result<(), r2r::Error> {
+) -> Result<(), super::backend::Error> {
     let inner = spawner.clone();
     let generation = Rc::new(Cell::new(0u64));
     spawn(spawner, async move {

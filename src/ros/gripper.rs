@@ -8,9 +8,9 @@ use super::Ticks;
 use super::goals::{self, End, Owner};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
+use crate::ros::interfaces::control_msgs::action::GripperCommand;
 use crate::sim::{SimHandle, StateSnapshot};
 use futures::executor::LocalSpawner;
-use r2r::control_msgs::action::GripperCommand;
 use std::rc::Rc;
 
 type Action = GripperCommand::Action;
@@ -152,7 +152,7 @@ fn result(feedback: GripperCommand::Feedback) -> GripperCommand::Result {
 async fn execute(
     handle: &SimHandle,
     ticks: &Ticks,
-    goal: &r2r::ActionServerGoal<Action>,
+    goal: &super::backend::Goal<Action>,
     gripper: &Gripper,
     current: impl Fn() -> bool,
 ) -> End<GripperCommand::Result> {
@@ -225,7 +225,7 @@ impl goals::Controller for Server {
 
     async fn execute(
         self: Rc<Self>,
-        goal: r2r::ActionServerGoal<Action>,
+        goal: super::backend::Goal<Action>,
         _: (),
         owner: Owner,
     ) -> End<GripperCommand::Result> {
@@ -250,7 +250,7 @@ impl goals::Controller for Server {
 
 /// Serves `{prefix}{gripper}/gripper_cmd` for each configured gripper of robot `robot`.
 pub fn start(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     ticks: &Ticks,

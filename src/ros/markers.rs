@@ -5,11 +5,13 @@
 //! offset it applied is undone). Geoms of the groups MuJoCo's viewer shows (0 to 2) only.
 use super::convert::frame_name;
 use crate::model::RobotMap;
+use crate::ros::interfaces::geometry_msgs::msg::{
+    Point, Pose, Quaternion as RosQuaternion, Vector3 as RosVector3,
+};
+use crate::ros::interfaces::std_msgs::msg::{ColorRGBA, Header};
+use crate::ros::interfaces::visualization_msgs::msg::Marker;
 use mujoco_rs::prelude::*;
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
-use r2r::geometry_msgs::msg::{Point, Pose, Quaternion as RosQuaternion, Vector3 as RosVector3};
-use r2r::std_msgs::msg::{ColorRGBA, Header};
-use r2r::visualization_msgs::msg::Marker;
 
 fn isometry(p: [f64; 3], q: [f64; 4]) -> Isometry3<f64> {
     Isometry3::from_parts(
@@ -79,7 +81,7 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
                 frame_id: frame_name("world", robot, body, prefixed),
             },
             ns: robot.name.clone(),
-            action: Marker::ADD as i32,
+            action: Marker::ADD,
             frame_locked: true,
             color: ColorRGBA {
                 r: rgba[0],
@@ -89,9 +91,9 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
             },
             ..Default::default()
         };
-        let shape = |kind: u8, at: &Isometry3<f64>, scale: [f64; 3], part: usize| Marker {
+        let shape = |kind: i32, at: &Isometry3<f64>, scale: [f64; 3], part: usize| Marker {
             id: (3 * geom + part) as i32,
-            type_: kind as i32,
+            type_: kind,
             pose: pose(at),
             scale: RosVector3 {
                 x: scale[0],
@@ -104,35 +106,30 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
             MjtGeomBase::mjGEOM_PLANE => {
                 // An infinite plane (size 0) is drawn 20 m wide.
                 let w = |v: f64| if v > 0.0 { 2.0 * v } else { 20.0 };
-                markers.push(shape(
-                    Marker::CUBE as u8,
-                    &local,
-                    [w(s[0]), w(s[1]), 0.001],
-                    0,
-                ));
+                markers.push(shape(Marker::CUBE, &local, [w(s[0]), w(s[1]), 0.001], 0));
             }
             MjtGeomBase::mjGEOM_SPHERE => {
-                markers.push(shape(Marker::SPHERE as u8, &local, [2.0 * s[0]; 3], 0));
+                markers.push(shape(Marker::SPHERE, &local, [2.0 * s[0]; 3], 0));
             }
             MjtGeomBase::mjGEOM_ELLIPSOID => {
                 let scale = [2.0 * s[0], 2.0 * s[1], 2.0 * s[2]];
-                markers.push(shape(Marker::SPHERE as u8, &local, scale, 0));
+                markers.push(shape(Marker::SPHERE, &local, scale, 0));
             }
             MjtGeomBase::mjGEOM_BOX => {
                 let scale = [2.0 * s[0], 2.0 * s[1], 2.0 * s[2]];
-                markers.push(shape(Marker::CUBE as u8, &local, scale, 0));
+                markers.push(shape(Marker::CUBE, &local, scale, 0));
             }
             MjtGeomBase::mjGEOM_CYLINDER => {
                 let scale = [2.0 * s[0], 2.0 * s[0], 2.0 * s[1]];
-                markers.push(shape(Marker::CYLINDER as u8, &local, scale, 0));
+                markers.push(shape(Marker::CYLINDER, &local, scale, 0));
             }
             MjtGeomBase::mjGEOM_CAPSULE => {
                 // RViz has no capsule: a cylinder and two end spheres.
                 let scale = [2.0 * s[0], 2.0 * s[0], 2.0 * s[1]];
-                markers.push(shape(Marker::CYLINDER as u8, &local, scale, 0));
+                markers.push(shape(Marker::CYLINDER, &local, scale, 0));
                 for (part, sign) in [(1, 1.0), (2, -1.0)] {
                     let end = local * Translation3::from(Vector3::new(0.0, 0.0, sign * s[1]));
-                    markers.push(shape(Marker::SPHERE as u8, &end, [2.0 * s[0]; 3], part));
+                    markers.push(shape(Marker::SPHERE, &end, [2.0 * s[0]; 3], part));
                 }
             }
             MjtGeomBase::mjGEOM_MESH => {
@@ -147,12 +144,8 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
                 // Compiled mesh = file mesh moved by (mesh_pos, mesh_quat): undo it.
                 let file_frame =
                     local * isometry(model.mesh_pos()[m], model.mesh_quat()[m]).inverse();
-                let mut marker = shape(
-                    Marker::MESH_RESOURCE as u8,
-                    &file_frame,
-                    model.mesh_scale()[m],
-                    0,
-                );
+                let mut marker =
+                    shape(Marker::MESH_RESOURCE, &file_frame, model.mesh_scale()[m], 0);
                 marker.mesh_resource = format!("file://{path}");
                 marker.mesh_use_embedded_materials = false;
                 markers.push(marker);
@@ -168,7 +161,7 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
 /// marker clears those of the previous message.
 pub fn contacts(
     state: &crate::sim::StateSnapshot,
-    stamp: &r2r::builtin_interfaces::msg::Time,
+    stamp: &crate::ros::interfaces::builtin_interfaces::msg::Time,
     scale: f64,
 ) -> Vec<Marker> {
     let header = Header {
@@ -178,7 +171,7 @@ pub fn contacts(
     let mut markers = vec![Marker {
         header: header.clone(),
         ns: "contacts".into(),
-        action: Marker::DELETEALL as i32,
+        action: Marker::DELETEALL,
         ..Default::default()
     }];
     let color = ColorRGBA {
@@ -196,7 +189,7 @@ pub fn contacts(
         let base = Marker {
             header: header.clone(),
             ns: "contacts".into(),
-            action: Marker::ADD as i32,
+            action: Marker::ADD,
             color: color.clone(),
             pose: Pose {
                 orientation: RosQuaternion {
@@ -209,7 +202,7 @@ pub fn contacts(
         };
         markers.push(Marker {
             id: (2 * k) as i32,
-            type_: Marker::SPHERE as i32,
+            type_: Marker::SPHERE,
             pose: Pose {
                 position: point(0.0),
                 ..base.pose.clone()
@@ -223,7 +216,7 @@ pub fn contacts(
         });
         markers.push(Marker {
             id: (2 * k + 1) as i32,
-            type_: Marker::ARROW as i32,
+            type_: Marker::ARROW,
             points: vec![point(0.0), point(force * scale)],
             scale: RosVector3 {
                 x: 0.01,

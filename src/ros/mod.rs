@@ -1,11 +1,30 @@
-//! The ROS 2 node on r2r (rcl): maps the simulation to ROS 2 topics and back. It runs on
-//! its own thread and only reads the latest-state snapshot and sends commands through the
-//! simulation handle, so nothing it does can stall the physics thread. `--ros-args`
-//! (remaps, namespace, parameters) reach rcl through r2r's context.
+//! The ROS 2 node: maps the simulation to ROS 2 topics, services and actions, and back. It
+//! runs on its own thread and only reads the latest-state snapshot and sends commands
+//! through the simulation handle, so nothing it does can stall the physics thread.
 //!
-//! QoS follows REP-2003: state and sensor publishers are reliable with a small depth (a
-//! reliable writer serves best-effort readers too), `/tf_static` and `robot_description`
-//! are reliable and transient local, services use the services profile.
+//! The node is written once, on the shared interface structs (`interfaces`) and a small
+//! backend API; the cargo feature picks the backend: `ros` is r2r on rcl (needs a ROS 2
+//! installation to build), `dds` is ros2-client on pure-Rust DDS (needs nothing).
+//!
+//! QoS follows REP-2003 (see `qos`).
+#[cfg(all(feature = "ros", feature = "dds"))]
+compile_error!(
+    "the features `ros` (r2r) and `dds` (ros2-client) pick the ROS 2 backend: enable one (`--no-default-features --features dds` for DDS)"
+);
+
+#[cfg(feature = "dds")]
+mod dds;
+#[cfg(feature = "dds")]
+use dds as backend;
+#[cfg(feature = "ros")]
+mod rcl;
+#[cfg(feature = "ros")]
+use rcl as backend;
+
+pub mod interfaces;
+mod qos;
+pub use qos::Qos;
+
 mod actions;
 mod commands;
 mod convert;
@@ -21,8 +40,7 @@ use crate::config::{Config, SimMode};
 use crate::sim::SimHandle;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
-use r2r::QosProfile;
-use r2r::sensor_msgs::msg::JointState;
+use interfaces::sensor_msgs::msg::JointState;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -54,10 +72,10 @@ fn topic(robots: usize, robot: &str, name: &str) -> String {
 fn spawn(
     spawner: &LocalSpawner,
     task: impl std::future::Future<Output = ()> + 'static,
-) -> Result<(), r2r::Error> {
+) -> Result<(), backend::Error> {
     spawner
         .spawn_local(task)
-        .map_err(|_| r2r::Error::RCL_RET_ERROR)
+        .map_err(|e| backend::Error::from(format!("executor: {e}")))
 }
 
 /// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
@@ -140,16 +158,23 @@ impl Every {
 impl RosNode {
     /// Starts the node on its own thread; returns once it is up (or why it is not).
     /// `play_mode` is what "play" means to the simulation services (realtime or fast).
-    pub fn start(handle: SimHandle, config: &Config, play_mode: SimMode) -> Result<Self, String> {
+    /// `ros_args` are the process's `--ros-args` (namespace, remaps).
+    pub fn start(
+        handle: SimHandle,
+        config: &Config,
+        play_mode: SimMode,
+        ros_args: &[String],
+    ) -> Result<Self, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let config = config.clone();
+        let ros_args = ros_args.to_vec();
         let (ready, started) = std::sync::mpsc::channel();
-        // r2r's executor types are not Send: the node is made on the thread that spins it.
+        // The executor's tasks are not Send: the node is made on the thread that spins it.
         let thread = std::thread::Builder::new()
             .name("ros".into())
             .spawn(move || {
-                let node = match Node::create(handle, &config, play_mode) {
+                let node = match Node::create(handle, &config, play_mode, &ros_args) {
                     Ok(node) => {
                         let _ = ready.send(Ok(()));
                         node
@@ -178,89 +203,77 @@ struct SensorOutput {
 }
 
 struct Node {
-    node: r2r::Node,
+    node: backend::Node,
     pool: LocalPool,
     handle: SimHandle,
-    clock: r2r::Publisher<r2r::rosgraph_msgs::msg::Clock>,
+    clock: backend::Publisher<interfaces::rosgraph_msgs::msg::Clock>,
     clock_every: Every,
-    joint_states: Vec<(r2r::Publisher<JointState>, convert::JointStateMsg)>,
+    joint_states: Vec<(backend::Publisher<JointState>, convert::JointStateMsg)>,
     joint_states_every: Every,
     /// Kept alive for late subscribers (transient local).
-    _descriptions: Vec<r2r::Publisher<r2r::std_msgs::msg::String>>,
+    _descriptions: Vec<backend::Publisher<interfaces::std_msgs::msg::String>>,
     /// Latched geom markers of MJCF robots, kept alive for late subscribers.
-    _markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
-    diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
+    _markers: backend::Publisher<interfaces::visualization_msgs::msg::MarkerArray>,
+    diagnostics: backend::Publisher<interfaces::diagnostic_msgs::msg::DiagnosticArray>,
     diagnostics_every: Every,
-    tf: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    tf: backend::Publisher<interfaces::tf2_msgs::msg::TFMessage>,
     tf_every: Every,
-    tf_static: r2r::Publisher<r2r::tf2_msgs::msg::TFMessage>,
+    tf_static: backend::Publisher<interfaces::tf2_msgs::msg::TFMessage>,
     transforms: Vec<convert::Transforms>,
     /// Frames of sensor sites, fixed to their bodies.
-    sensor_frames: Vec<r2r::geometry_msgs::msg::TransformStamped>,
+    sensor_frames: Vec<interfaces::geometry_msgs::msg::TransformStamped>,
     sensors: Vec<SensorOutput>,
     /// Contact points and forces (when the physics thread exports contacts).
-    contacts: Option<r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>>,
+    contacts: Option<backend::Publisher<interfaces::visualization_msgs::msg::MarkerArray>>,
     contacts_every: Every,
     contact_force_scale: f64,
     odometries: Vec<(
-        r2r::Publisher<r2r::nav_msgs::msg::Odometry>,
+        backend::Publisher<interfaces::nav_msgs::msg::Odometry>,
         odometry::Odometry,
     )>,
     odometry_every: Every,
     /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
-    rosout: r2r::Publisher<r2r::rcl_interfaces::msg::Log>,
+    rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
     logger_name: String,
     ticks: Ticks,
 }
 
 impl Node {
-    fn create(handle: SimHandle, config: &Config, play_mode: SimMode) -> Result<Self, String> {
-        let err = |what: &str, e: r2r::Error| format!("ROS 2 {what}: {e}");
+    fn create(
+        handle: SimHandle,
+        config: &Config,
+        play_mode: SimMode,
+        ros_args: &[String],
+    ) -> Result<Self, String> {
+        let err = |what: &str, e: backend::Error| format!("ROS 2 {what}: {e}");
         let rates = &config.ros.rates;
-        let ctx = r2r::Context::create().map_err(|e| err("context", e))?;
-        let mut node = r2r::Node::create(ctx, "mujoco_bridge", "").map_err(|e| err("node", e))?;
-        // A deep history, so that a subscriber that stalls for a moment (a Python garbage
-        // collection) still gets every message of a 1 kHz topic.
-        let state_qos = || QosProfile::default().keep_last(100).reliable();
-        let latched = || {
-            QosProfile::default()
-                .reliable()
-                .transient_local()
-                .keep_last(1)
-        };
-        // The QoS rcl gives /rosout: reliable, transient local, a deep history.
+        let mut node = backend::Node::create("mujoco_bridge", ros_args, &config.ros.dds)
+            .map_err(|e| err("node", e))?;
+        let state_qos = || Qos::STATE;
+        let latched = || Qos::LATCHED;
         let rosout = node
-            .create_publisher::<r2r::rcl_interfaces::msg::Log>(
-                "/rosout",
-                QosProfile::default()
-                    .reliable()
-                    .transient_local()
-                    .keep_last(1000),
-            )
+            .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
             .map_err(|e| err("/rosout", e))?;
-        let logger_name = node.logger().to_string();
+        let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
         let clock = node
-            .create_publisher::<r2r::rosgraph_msgs::msg::Clock>("/clock", state_qos())
+            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", state_qos())
             .map_err(|e| err("/clock", e))?;
         let robots = handle.robots().to_vec();
         let count = robots.len();
         let mut joint_states = Vec::new();
         let mut descriptions = Vec::new();
         let tf = node
-            .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(
-                "/tf",
-                QosProfile::default().keep_last(100).reliable(),
-            )
+            .publisher::<interfaces::tf2_msgs::msg::TFMessage>("/tf", state_qos())
             .map_err(|e| err("/tf", e))?;
         let diagnostics = node
-            .create_publisher::<r2r::diagnostic_msgs::msg::DiagnosticArray>(
+            .publisher::<interfaces::diagnostic_msgs::msg::DiagnosticArray>(
                 "/diagnostics",
                 state_qos(),
             )
             .map_err(|e| err("/diagnostics", e))?;
         let tf_static = node
-            .create_publisher::<r2r::tf2_msgs::msg::TFMessage>("/tf_static", latched())
+            .publisher::<interfaces::tf2_msgs::msg::TFMessage>("/tf_static", latched())
             .map_err(|e| err("/tf_static", e))?;
         let odometries = robots
             .iter()
@@ -291,7 +304,7 @@ impl Node {
             };
             let name = topic(count, &robot.name, "odom");
             let publisher = node
-                .create_publisher::<r2r::nav_msgs::msg::Odometry>(&name, state_qos())
+                .publisher::<interfaces::nav_msgs::msg::Odometry>(&name, state_qos())
                 .map_err(|e| err(&name, e))?;
             odometry_outputs.push((publisher, odometry));
         }
@@ -299,19 +312,19 @@ impl Node {
         let spawner = pool.spawner();
         let ticks = Ticks::default();
         // The geoms of MJCF robots, latched: RViz shows them on the bodies' tf frames.
-        let geoms = r2r::visualization_msgs::msg::MarkerArray {
+        let geoms = interfaces::visualization_msgs::msg::MarkerArray {
             markers: robots
                 .iter()
                 .flat_map(|r| markers::of_robot(handle.model(), r, count > 1))
                 .collect(),
         };
         let markers = node
-            .create_publisher::<r2r::visualization_msgs::msg::MarkerArray>("~/markers", latched())
+            .publisher::<interfaces::visualization_msgs::msg::MarkerArray>("~/markers", latched())
             .map_err(|e| err("~/markers", e))?;
         markers.publish(&geoms).map_err(|e| err("~/markers", e))?;
         let contacts = if handle.state_layout().ncontact > 0 {
             Some(
-                node.create_publisher::<r2r::visualization_msgs::msg::MarkerArray>(
+                node.publisher::<interfaces::visualization_msgs::msg::MarkerArray>(
                     "~/contacts",
                     state_qos(),
                 )
@@ -325,7 +338,7 @@ impl Node {
         for (index, robot) in robots.iter().enumerate() {
             let robot_topic = |name: &str| topic(count, &robot.name, name);
             let publisher = node
-                .create_publisher::<JointState>(&robot_topic("joint_states"), state_qos())
+                .publisher::<JointState>(&robot_topic("joint_states"), state_qos())
                 .map_err(|e| err("joint_states", e))?;
             joint_states.push((
                 publisher,
@@ -334,13 +347,13 @@ impl Node {
             if let Some(urdf) = &robot.urdf {
                 // Transient local: a late robot_state_publisher or RViz still gets it.
                 let description = node
-                    .create_publisher::<r2r::std_msgs::msg::String>(
+                    .publisher::<interfaces::std_msgs::msg::String>(
                         &robot_topic("robot_description"),
                         latched(),
                     )
                     .map_err(|e| err("robot_description", e))?;
                 description
-                    .publish(&r2r::std_msgs::msg::String { data: urdf.clone() })
+                    .publish(&interfaces::std_msgs::msg::String { data: urdf.clone() })
                     .map_err(|e| err("robot_description", e))?;
                 descriptions.push(description);
             }
@@ -440,19 +453,19 @@ impl Node {
 
     /// Publishes what was logged since the last cycle on /rosout.
     fn forward_logs(&self) {
-        use r2r::rcl_interfaces::msg::Log;
+        use interfaces::rcl_interfaces::msg::Log;
         while let Some(line) = crate::logging::next_rosout_line() {
             let since_epoch = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
             let level = match line.level {
-                log::Level::Error => Log::ERROR as u8,
-                log::Level::Warn => Log::WARN as u8,
-                log::Level::Info => Log::INFO as u8,
-                log::Level::Debug | log::Level::Trace => Log::DEBUG as u8,
+                log::Level::Error => Log::ERROR,
+                log::Level::Warn => Log::WARN,
+                log::Level::Info => Log::INFO,
+                log::Level::Debug | log::Level::Trace => Log::DEBUG,
             };
             let _ = self.rosout.publish(&Log {
-                stamp: r2r::builtin_interfaces::msg::Time {
+                stamp: interfaces::builtin_interfaces::msg::Time {
                     sec: since_epoch.as_secs() as i32,
                     nanosec: since_epoch.subsec_nanos(),
                 },
@@ -496,7 +509,7 @@ impl Node {
             if self.clock_every.due(now)
                 && (state.step != clock_step || now - clock_sent >= CLOCK_WHILE_PAUSED)
             {
-                let _ = self.clock.publish(&r2r::rosgraph_msgs::msg::Clock {
+                let _ = self.clock.publish(&interfaces::rosgraph_msgs::msg::Clock {
                     clock: stamp.clone(),
                 });
                 clock_step = state.step;
@@ -516,7 +529,7 @@ impl Node {
                 odometry.update(&state);
             }
             if self.tf_every.due(now) {
-                let mut moving = r2r::tf2_msgs::msg::TFMessage::default();
+                let mut moving = interfaces::tf2_msgs::msg::TFMessage::default();
                 for transforms in &self.transforms {
                     if let Some(message) = transforms.moving(&state, &stamp) {
                         moving.transforms.extend(message.transforms);
@@ -533,7 +546,8 @@ impl Node {
                 && self.contacts_every.due(now)
             {
                 let markers = markers::contacts(&state, &stamp, self.contact_force_scale);
-                let _ = publisher.publish(&r2r::visualization_msgs::msg::MarkerArray { markers });
+                let _ = publisher
+                    .publish(&interfaces::visualization_msgs::msg::MarkerArray { markers });
             }
             if self.odometry_every.due(now) {
                 for (publisher, odometry) in self.odometries.iter_mut() {
@@ -553,9 +567,9 @@ impl Node {
     fn send_static(
         &self,
         state: &crate::sim::StateSnapshot,
-        stamp: &r2r::builtin_interfaces::msg::Time,
+        stamp: &interfaces::builtin_interfaces::msg::Time,
     ) -> bool {
-        let mut fixed = r2r::tf2_msgs::msg::TFMessage::default();
+        let mut fixed = interfaces::tf2_msgs::msg::TFMessage::default();
         for transforms in &self.transforms {
             if let Some(message) = transforms.fixed(state, stamp) {
                 fixed.transforms.extend(message.transforms);

@@ -7,15 +7,15 @@
 use super::convert::frame_name;
 use crate::config::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
 use crate::model::RobotMap;
+use crate::ros::interfaces::builtin_interfaces::msg::Time;
+use crate::ros::interfaces::geometry_msgs::msg::{
+    Point, Pose, Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3,
+};
+use crate::ros::interfaces::nav_msgs::msg::Odometry as OdometryMsg;
+use crate::ros::interfaces::std_msgs::msg::Header;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
-use r2r::builtin_interfaces::msg::Time;
-use r2r::geometry_msgs::msg::{
-    Point, Pose, Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3,
-};
-use r2r::nav_msgs::msg::Odometry as OdometryMsg;
-use r2r::std_msgs::msg::Header;
 
 pub struct Odometry {
     root: usize,

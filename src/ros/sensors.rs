@@ -9,15 +9,15 @@ use crate::config::{
     ImuTopic, LaserScanTopic, Patterns, RangeTopic, RobotRosConfig, RosRates, full_match_regex,
 };
 use crate::model::RobotMap;
+use crate::ros::interfaces::builtin_interfaces::msg::Time;
+use crate::ros::interfaces::geometry_msgs::msg::{
+    Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3, WrenchStamped,
+};
+use crate::ros::interfaces::sensor_msgs::msg::{Imu, LaserScan, Range};
+use crate::ros::interfaces::std_msgs::msg::Header;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
-use r2r::builtin_interfaces::msg::Time;
-use r2r::geometry_msgs::msg::{
-    Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3, WrenchStamped,
-};
-use r2r::sensor_msgs::msg::{Imu, LaserScan, Range};
-use r2r::std_msgs::msg::Header;
 
 /// A sensor's values in `sensordata`: (address, dimension).
 type Slice = (usize, usize);
@@ -118,7 +118,8 @@ impl Filling<LaserScan> {
 }
 
 pub enum Reading {
-    Imu(Filling<Imu>),
+    // Boxed: an Imu message with its three covariances is several times larger than the rest.
+    Imu(Box<Filling<Imu>>),
     Wrench(Filling<WrenchStamped>),
     Range(Filling<Range>),
     Scan(Filling<LaserScan>),
@@ -134,25 +135,28 @@ pub struct SensorTopic {
 
 /// A sensor topic with its publisher.
 pub enum Output {
-    Imu(Filling<Imu>, r2r::Publisher<Imu>),
-    Wrench(Filling<WrenchStamped>, r2r::Publisher<WrenchStamped>),
-    Range(Filling<Range>, r2r::Publisher<Range>),
-    Scan(Filling<LaserScan>, r2r::Publisher<LaserScan>),
+    Imu(Box<Filling<Imu>>, super::backend::Publisher<Imu>),
+    Wrench(
+        Filling<WrenchStamped>,
+        super::backend::Publisher<WrenchStamped>,
+    ),
+    Range(Filling<Range>, super::backend::Publisher<Range>),
+    Scan(Filling<LaserScan>, super::backend::Publisher<LaserScan>),
 }
 
 impl SensorTopic {
     /// Creates the publisher of this topic under `name`.
     pub fn advertise(
         self,
-        node: &mut r2r::Node,
+        node: &mut super::backend::Node,
         name: &str,
-        qos: r2r::QosProfile,
-    ) -> Result<Output, r2r::Error> {
+        qos: super::Qos,
+    ) -> Result<Output, super::backend::Error> {
         Ok(match self.reading {
-            Reading::Imu(f) => Output::Imu(f, node.create_publisher(name, qos)?),
-            Reading::Wrench(f) => Output::Wrench(f, node.create_publisher(name, qos)?),
-            Reading::Range(f) => Output::Range(f, node.create_publisher(name, qos)?),
-            Reading::Scan(f) => Output::Scan(f, node.create_publisher(name, qos)?),
+            Reading::Imu(f) => Output::Imu(f, node.publisher(name, qos)?),
+            Reading::Wrench(f) => Output::Wrench(f, node.publisher(name, qos)?),
+            Reading::Range(f) => Output::Range(f, node.publisher(name, qos)?),
+            Reading::Scan(f) => Output::Scan(f, node.publisher(name, qos)?),
         })
     }
 }
@@ -564,7 +568,7 @@ pub fn plan(
                 &mut message.linear_acceleration_covariance,
             ),
         ] {
-            *covariance = vec![0.0; 9];
+            *covariance = [0.0; 9];
             if !given {
                 covariance[0] = -1.0;
             }
@@ -573,10 +577,10 @@ pub fn plan(
         topics.push(SensorTopic {
             topic: imu.topic.clone(),
             rate: imu.rate.unwrap_or(rates.imu),
-            reading: Reading::Imu(Filling {
+            reading: Reading::Imu(Box::new(Filling {
                 sources: vec![orientation, angular_velocity, linear_acceleration],
                 message,
-            }),
+            })),
         });
     }
     for (k, ft) in config.force_torque.iter().enumerate() {
@@ -640,7 +644,7 @@ pub fn plan(
                         stamp: Time::default(),
                         frame_id,
                     },
-                    radiation_type: Range::INFRARED as u8,
+                    radiation_type: Range::INFRARED,
                     field_of_view: range.field_of_view as f32,
                     min_range: range.min_range as f32,
                     max_range: max_range as f32,

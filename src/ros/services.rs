@@ -9,14 +9,14 @@
 //! share the world), force and torque are in that body's frame, applied at its centre of
 //! mass for `ros.wrench_duration` seconds of sim time. Step N and body poses are the
 //! `simulation_interfaces` services (StepSimulation, SetEntityState).
+use super::Qos;
 use crate::config::SimMode;
+use crate::ros::interfaces::std_srvs::srv::{SetBool, Trigger};
 use crate::sim::{OperationError, SimHandle};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::MjtObjBase;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
-use r2r::QosProfile;
-use r2r::std_srvs::srv::{SetBool, Trigger};
 
 /// The name of the snapshot that `save_snapshot` and `restore_snapshot` share.
 const SNAPSHOT: &str = "ros";
@@ -30,14 +30,13 @@ fn reply<T>(result: Result<T, OperationError>, done: &str) -> (bool, String) {
 
 /// Serves `name` as a Trigger that runs `action` on the handle.
 fn trigger(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     name: &str,
     action: impl Fn(&SimHandle) -> (bool, String) + 'static,
-) -> Result<(), r2r::Error> {
-    let mut requests =
-        node.create_service::<Trigger::Service>(name, QosProfile::services_default())?;
+) -> Result<(), super::backend::Error> {
+    let mut requests = node.service::<Trigger::Service>(name)?;
     let handle = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -59,13 +58,16 @@ fn body_of_frame(handle: &SimHandle, frame: &str) -> Result<usize, OperationErro
 
 /// Subscribes `~/wrench`.
 fn wrenches(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     duration: f64,
-) -> Result<(), r2r::Error> {
+) -> Result<(), super::backend::Error> {
     let mut messages = node
-        .subscribe::<r2r::geometry_msgs::msg::WrenchStamped>("~/wrench", QosProfile::default())?;
+        .subscribe::<crate::ros::interfaces::geometry_msgs::msg::WrenchStamped>(
+            "~/wrench",
+            Qos::DEFAULT,
+        )?;
     let handle = handle.clone();
     let mut state = handle.new_snapshot();
     super::spawn(spawner, async move {
@@ -94,11 +96,11 @@ fn wrenches(
 }
 
 pub fn start(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     wrench_duration: f64,
-) -> Result<(), r2r::Error> {
+) -> Result<(), super::backend::Error> {
     wrenches(node, spawner, handle, wrench_duration)?;
     trigger(node, spawner, handle, "~/reset", |h| {
         reply(h.reset(), "reset")
@@ -131,8 +133,7 @@ pub fn start(
             )
         })?;
     }
-    let mut pauses =
-        node.create_service::<SetBool::Service>("~/pause", QosProfile::services_default())?;
+    let mut pauses = node.service::<SetBool::Service>("~/pause")?;
     let pause_handle = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = pauses.next().await {

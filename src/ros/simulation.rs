@@ -7,22 +7,23 @@
 //! placed directly in the world that belong to no robot. Poses and velocities are in the
 //! `world` frame. Only free bodies (floating-base robots, loose objects) can be placed.
 use crate::config::SimMode;
+use crate::ros::interfaces::geometry_msgs::msg::Vector3 as RosVector3;
+use crate::ros::interfaces::geometry_msgs::msg::{
+    Accel, Point, Pose, Quaternion as RosQuaternion, Twist,
+};
+use crate::ros::interfaces::simulation_interfaces::msg::{
+    Bounds, EntityCategory, EntityState, Result as SimResult, SimulationState, SimulatorFeatures,
+};
+use crate::ros::interfaces::simulation_interfaces::srv::{
+    GetEntities, GetEntityState, GetSimulationState, GetSimulatorFeatures, ResetSimulation,
+    SetEntityState, SetSimulationState, StepSimulation,
+};
+use crate::ros::interfaces::std_msgs::msg::Header;
 use crate::sim::{OperationError, SimHandle, StateSnapshot};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::*;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
-use r2r::QosProfile;
-use r2r::geometry_msgs::msg::Vector3 as RosVector3;
-use r2r::geometry_msgs::msg::{Accel, Point, Pose, Quaternion as RosQuaternion, Twist};
-use r2r::simulation_interfaces::msg::{
-    Bounds, EntityCategory, EntityState, Result as SimResult, SimulationState, SimulatorFeatures,
-};
-use r2r::simulation_interfaces::srv::{
-    GetEntities, GetEntityState, GetSimulationState, GetSimulatorFeatures, ResetSimulation,
-    SetEntityState, SetSimulationState, StepSimulation,
-};
-use r2r::std_msgs::msg::Header;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -34,11 +35,11 @@ fn outcome(code: u8, message: impl Into<String>) -> SimResult {
 }
 
 fn ok() -> SimResult {
-    outcome(SimResult::RESULT_OK as u8, "")
+    outcome(SimResult::RESULT_OK, "")
 }
 
 fn failed(e: impl std::fmt::Display) -> SimResult {
-    outcome(SimResult::RESULT_OPERATION_FAILED as u8, e.to_string())
+    outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string())
 }
 
 fn from(result: Result<impl Sized, OperationError>) -> SimResult {
@@ -61,7 +62,7 @@ fn entities(handle: &SimHandle) -> Vec<Entity> {
             Some(Entity {
                 name: r.name.clone(),
                 body: r.root_body?,
-                category: EntityCategory::CATEGORY_ROBOT as u8,
+                category: EntityCategory::CATEGORY_ROBOT,
             })
         })
         .collect();
@@ -79,9 +80,9 @@ fn entities(handle: &SimHandle) -> Vec<Entity> {
             continue;
         };
         let category = if model.body_jntnum()[body] > 0 {
-            EntityCategory::CATEGORY_DYNAMIC_OBJECT as u8
+            EntityCategory::CATEGORY_DYNAMIC_OBJECT
         } else {
-            EntityCategory::CATEGORY_STATIC_OBJECT as u8
+            EntityCategory::CATEGORY_STATIC_OBJECT
         };
         list.push(Entity {
             name: name.to_string(),
@@ -98,7 +99,7 @@ fn find(handle: &SimHandle, name: &str) -> Result<Entity, SimResult> {
         .find(|e| e.name == name)
         .ok_or_else(|| {
             outcome(
-                SimResult::RESULT_NOT_FOUND as u8,
+                SimResult::RESULT_NOT_FOUND,
                 format!("no entity '{name}'; get_entities lists them"),
             )
         })
@@ -191,7 +192,7 @@ fn set_entity_state(handle: &SimHandle, request: &SetEntityState::Request) -> Si
         || norm < 1e-9
     {
         return outcome(
-            SetEntityState::Response::INVALID_POSE as u8,
+            SetEntityState::Response::INVALID_POSE,
             "the pose must be finite with a non-zero quaternion",
         );
     }
@@ -212,16 +213,16 @@ fn get_entities(handle: &SimHandle, request: &GetEntities::Request) -> GetEntiti
     if !filters.tags.tags.is_empty() {
         return respond(
             outcome(
-                SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+                SimResult::RESULT_FEATURE_UNSUPPORTED,
                 "entities have no tags here",
             ),
             vec![],
         );
     }
-    if filters.bounds.type_ != Bounds::TYPE_EMPTY as u8 {
+    if filters.bounds.type_ != Bounds::TYPE_EMPTY {
         return respond(
             outcome(
-                SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+                SimResult::RESULT_FEATURE_UNSUPPORTED,
                 "filtering by bounds is not supported",
             ),
             vec![],
@@ -262,14 +263,14 @@ fn set_simulation_state(
 ) -> SimResult {
     let already = || {
         outcome(
-            SetSimulationState::Response::ALREADY_IN_TARGET_STATE as u8,
+            SetSimulationState::Response::ALREADY_IN_TARGET_STATE,
             "already there",
         )
     };
     let paused = handle.mode() == SimMode::Paused;
     let is_stopped = stopped(handle, flag, snapshot);
     match target {
-        t if t == SimulationState::STATE_PLAYING as u8 => {
+        t if t == SimulationState::STATE_PLAYING => {
             if !paused {
                 return already();
             }
@@ -281,10 +282,10 @@ fn set_simulation_state(
             };
             from(handle.set_mode(mode))
         }
-        t if t == SimulationState::STATE_PAUSED as u8 => {
+        t if t == SimulationState::STATE_PAUSED => {
             if is_stopped {
                 return outcome(
-                    SetSimulationState::Response::INCORRECT_TRANSITION as u8,
+                    SetSimulationState::Response::INCORRECT_TRANSITION,
                     "the simulation is stopped: play it before pausing",
                 );
             }
@@ -293,7 +294,7 @@ fn set_simulation_state(
             }
             from(handle.pause())
         }
-        t if t == SimulationState::STATE_STOPPED as u8 => {
+        t if t == SimulationState::STATE_STOPPED => {
             if is_stopped {
                 return already();
             }
@@ -302,7 +303,7 @@ fn set_simulation_state(
             from(result)
         }
         other => outcome(
-            SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
+            SimResult::RESULT_FEATURE_UNSUPPORTED,
             format!("state {other} cannot be set here (playing, paused and stopped can)"),
         ),
     }
@@ -310,15 +311,15 @@ fn set_simulation_state(
 
 fn features() -> SimulatorFeatures {
     let features = vec![
-        SimulatorFeatures::ENTITY_CATEGORIES as u16,
-        SimulatorFeatures::ENTITY_STATE_GETTING as u16,
-        SimulatorFeatures::ENTITY_STATE_SETTING as u16,
-        SimulatorFeatures::SIMULATION_RESET as u16,
-        SimulatorFeatures::SIMULATION_STATE_GETTING as u16,
-        SimulatorFeatures::SIMULATION_STATE_SETTING as u16,
-        SimulatorFeatures::SIMULATION_STATE_PAUSE as u16,
-        SimulatorFeatures::STEP_SIMULATION_SINGLE as u16,
-        SimulatorFeatures::STEP_SIMULATION_MULTIPLE as u16,
+        SimulatorFeatures::ENTITY_CATEGORIES,
+        SimulatorFeatures::ENTITY_STATE_GETTING,
+        SimulatorFeatures::ENTITY_STATE_SETTING,
+        SimulatorFeatures::SIMULATION_RESET,
+        SimulatorFeatures::SIMULATION_STATE_GETTING,
+        SimulatorFeatures::SIMULATION_STATE_SETTING,
+        SimulatorFeatures::SIMULATION_STATE_PAUSE,
+        SimulatorFeatures::STEP_SIMULATION_SINGLE,
+        SimulatorFeatures::STEP_SIMULATION_MULTIPLE,
     ];
     SimulatorFeatures {
         features,
@@ -330,16 +331,14 @@ fn features() -> SimulatorFeatures {
 }
 
 pub fn start(
-    node: &mut r2r::Node,
+    node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     play_mode: SimMode,
-) -> Result<(), r2r::Error> {
-    let qos = QosProfile::services_default;
+) -> Result<(), super::backend::Error> {
     let stopped_flag = Rc::new(Cell::new(false));
 
-    let mut requests =
-        node.create_service::<GetSimulatorFeatures::Service>("~/get_simulator_features", qos())?;
+    let mut requests = node.service::<GetSimulatorFeatures::Service>("~/get_simulator_features")?;
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let _ = request.respond(GetSimulatorFeatures::Response {
@@ -348,41 +347,38 @@ pub fn start(
         }
     })?;
 
-    let mut requests =
-        node.create_service::<ResetSimulation::Service>("~/reset_simulation", qos())?;
+    let mut requests = node.service::<ResetSimulation::Service>("~/reset_simulation")?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let scope = request.message.scope;
-            let both = ResetSimulation::Request::SCOPE_TIME as u8
-                | ResetSimulation::Request::SCOPE_STATE as u8;
-            let result =
-                if scope == ResetSimulation::Request::SCOPE_DEFAULT as u8 || scope & both == both {
-                    from(h.reset())
-                } else if scope == ResetSimulation::Request::SCOPE_SPAWNED as u8 {
-                    ok() // nothing is ever spawned
-                } else {
-                    outcome(
-                        SimResult::RESULT_FEATURE_UNSUPPORTED as u8,
-                        "time and state reset together: use SCOPE_ALL",
-                    )
-                };
+            let both = ResetSimulation::Request::SCOPE_TIME | ResetSimulation::Request::SCOPE_STATE;
+            let result = if scope == ResetSimulation::Request::SCOPE_DEFAULT || scope & both == both
+            {
+                from(h.reset())
+            } else if scope == ResetSimulation::Request::SCOPE_SPAWNED {
+                ok() // nothing is ever spawned
+            } else {
+                outcome(
+                    SimResult::RESULT_FEATURE_UNSUPPORTED,
+                    "time and state reset together: use SCOPE_ALL",
+                )
+            };
             let _ = request.respond(ResetSimulation::Response { result });
         }
     })?;
 
-    let mut requests =
-        node.create_service::<GetSimulationState::Service>("~/get_simulation_state", qos())?;
+    let mut requests = node.service::<GetSimulationState::Service>("~/get_simulation_state")?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
     let mut snapshot = handle.new_snapshot();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let state = if stopped(&h, &flag, &mut snapshot) {
-                SimulationState::STATE_STOPPED as u8
+                SimulationState::STATE_STOPPED
             } else if h.mode() == SimMode::Paused {
-                SimulationState::STATE_PAUSED as u8
+                SimulationState::STATE_PAUSED
             } else {
-                SimulationState::STATE_PLAYING as u8
+                SimulationState::STATE_PLAYING
             };
             let _ = request.respond(GetSimulationState::Response {
                 state: SimulationState { state },
@@ -391,8 +387,7 @@ pub fn start(
         }
     })?;
 
-    let mut requests =
-        node.create_service::<SetSimulationState::Service>("~/set_simulation_state", qos())?;
+    let mut requests = node.service::<SetSimulationState::Service>("~/set_simulation_state")?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
     let mut snapshot = handle.new_snapshot();
     super::spawn(spawner, async move {
@@ -403,8 +398,7 @@ pub fn start(
         }
     })?;
 
-    let mut requests =
-        node.create_service::<StepSimulation::Service>("~/step_simulation", qos())?;
+    let mut requests = node.service::<StepSimulation::Service>("~/step_simulation")?;
     let (h, flag) = (handle.clone(), stopped_flag);
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -435,7 +429,7 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.create_service::<GetEntities::Service>("~/get_entities", qos())?;
+    let mut requests = node.service::<GetEntities::Service>("~/get_entities")?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -444,8 +438,7 @@ pub fn start(
         }
     })?;
 
-    let mut requests =
-        node.create_service::<GetEntityState::Service>("~/get_entity_state", qos())?;
+    let mut requests = node.service::<GetEntityState::Service>("~/get_entity_state")?;
     let h = handle.clone();
     let mut snapshot = handle.new_snapshot();
     super::spawn(spawner, async move {
@@ -468,8 +461,7 @@ pub fn start(
         }
     })?;
 
-    let mut requests =
-        node.create_service::<SetEntityState::Service>("~/set_entity_state", qos())?;
+    let mut requests = node.service::<SetEntityState::Service>("~/set_entity_state")?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {

@@ -1,5 +1,6 @@
-"""The ROS 2 node (r2r) seen by rclpy from the PyPI wheels, inside the private network
-namespace the suite runs in (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)."""
+"""The ROS 2 node (either backend: r2r, or ros2-client on DDS) seen by rclpy from the PyPI
+wheels, inside the private network namespace the suite runs in
+(ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)."""
 import math
 import os
 import struct
@@ -43,6 +44,29 @@ def test_clock_is_published_from_the_start_also_while_paused_and_follows_sim_tim
     spin_until(ros, lambda: stamps and stamps[-1] >= 1.0, what="/clock to reach 1 s")
     assert all(b >= a for a, b in zip(stamps, stamps[1:])), "monotonic"
     assert stamps[-1] == pytest.approx(1.0, abs=1e-9), "matches the sim time of the last step"
+
+
+def test_the_node_is_in_the_ros_graph_under_its_name_and_namespace(ros):
+    bridge = Bridge("default.yaml", ["--ros-args", "-r", "__ns:=/sim"])
+    try:
+        spin_until(
+            ros, lambda: ("mujoco_bridge", "/sim") in ros.get_node_names_and_namespaces(),
+            what="the node in the graph",
+        )
+        # Endpoints belong to the node (ros_discovery_info), with their ROS type names.
+        def by_node(kind):
+            lister = getattr(ros, f"get_{kind}_names_and_types_by_node")
+            return dict(lister("mujoco_bridge", "/sim"))
+
+        spin_until(ros, lambda: "/sim/joint_states" in by_node("publisher"), what="its publishers")
+        assert by_node("publisher")["/sim/joint_states"] == ["sensor_msgs/msg/JointState"]
+        assert by_node("publisher")["/clock"] == ["rosgraph_msgs/msg/Clock"]
+        spin_until(ros, lambda: "/sim/cmd_vel" in by_node("subscriber"), what="its subscriptions")
+        assert by_node("subscriber")["/sim/cmd_vel"] == ["geometry_msgs/msg/Twist"]
+        spin_until(ros, lambda: "/sim/mujoco_bridge/reset" in by_node("service"), what="its services")
+        assert by_node("service")["/sim/mujoco_bridge/reset"] == ["std_srvs/srv/Trigger"]
+    finally:
+        bridge.close()
 
 
 def test_joint_states_match_the_simulation(ros, bridge):

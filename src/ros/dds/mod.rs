@@ -1,0 +1,309 @@
+//! The ROS 2 backend on ros2-client over RustDDS: pure Rust, no ROS installation to build
+//! or run. It speaks to any ROS 2 graph on the same DDS domain: topics carry the shared
+//! interface structs as CDR under their DDS type names (`sensor_msgs::msg::dds_::...`),
+//! services use the request/reply mapping of the peers' RMW, and the node is announced on
+//! `ros_discovery_info` under its name and namespace.
+//!
+//! rcl's jobs are done here: `--ros-args` namespace, node name and remaps (`names`), the
+//! domain and the interfaces from the environment (`ROS_DOMAIN_ID`,
+//! `ROS_AUTOMATIC_DISCOVERY_RANGE`) or `ros.dds` in the config, and the action server's
+//! goal state machine (`actions`). No ros2-client spinner runs: it would subscribe `/clock`
+//! with the wrong type, and the node needs none of its parameter services.
+mod actions;
+mod names;
+
+pub use actions::{Goal, GoalRequest};
+
+use super::Qos;
+use super::interfaces::{Action, Message, Service};
+use crate::config::{DdsConfig, ServiceMapping as MappingChoice};
+use futures::Stream;
+use ros2_client::dds::rustdds::DomainParticipantBuilder;
+use ros2_client::qos::{Durability, History, WhenFull};
+use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile};
+use ros2_client::{RmwRequestId, Server, ServiceMapping, ServiceTypeName};
+use std::net::Ipv4Addr;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// Every service and action can be served here: ros2-client needs no generated code.
+pub trait ServiceType: Service {}
+impl<S: Service> ServiceType for S {}
+pub trait ActionType: Action {}
+impl<A: Action> ActionType for A {}
+
+/// A shared interface struct as ros2-client's message: the same serde form.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+struct Wire<T>(T);
+
+impl<T: Message> ros2_client::Message for Wire<T> {}
+
+#[derive(Debug)]
+pub struct Error(String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Error {
+    fn from(e: String) -> Self {
+        Self(e)
+    }
+}
+
+fn error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error(format!("{what}: {e}"))
+}
+
+fn profile(qos: Qos) -> QosProfile {
+    // A full send window drops the sample rather than stalling the node's thread.
+    QosProfile::publisher_default()
+        .reliability_reliable(WhenFull::Fail)
+        .history(History::KeepLast { depth: qos.depth })
+        .durability(if qos.transient_local {
+            Durability::TransientLocal
+        } else {
+            Durability::Volatile
+        })
+}
+
+/// The domain: the config's, else `ROS_DOMAIN_ID`, else 0.
+fn domain_id(options: &DdsConfig) -> Result<u16, Error> {
+    if let Some(domain) = options.domain_id {
+        return Ok(domain);
+    }
+    match std::env::var("ROS_DOMAIN_ID") {
+        Ok(value) if !value.trim().is_empty() => value
+            .trim()
+            .parse::<u16>()
+            .ok()
+            .filter(|d| *d <= 232)
+            .ok_or_else(|| Error(format!("ROS_DOMAIN_ID={value}: expected 0..=232"))),
+        _ => Ok(0),
+    }
+}
+
+/// The interfaces DDS may use: the config's, else loopback when the environment keeps ROS
+/// on this host, else all (None).
+fn interfaces(options: &DdsConfig) -> Option<Vec<Ipv4Addr>> {
+    if let Some(list) = &options.interfaces {
+        // Validated with the config.
+        return Some(list.iter().filter_map(|a| a.parse().ok()).collect());
+    }
+    let range = std::env::var("ROS_AUTOMATIC_DISCOVERY_RANGE").unwrap_or_default();
+    let localhost_only = std::env::var("ROS_LOCALHOST_ONLY").is_ok_and(|v| v == "1");
+    (matches!(range.as_str(), "LOCALHOST" | "OFF") || localhost_only)
+        .then(|| vec![Ipv4Addr::LOCALHOST])
+}
+
+fn service_mapping(options: &DdsConfig) -> ServiceMapping {
+    let cyclone = match options.service_mapping {
+        MappingChoice::Cyclonedds => true,
+        MappingChoice::Fastrtps => false,
+        MappingChoice::Auto => {
+            std::env::var("RMW_IMPLEMENTATION").is_ok_and(|rmw| rmw.contains("cyclonedds"))
+        }
+    };
+    if cyclone {
+        ServiceMapping::Cyclone
+    } else {
+        ServiceMapping::Enhanced
+    }
+}
+
+/// Services use the ROS services profile: reliable, volatile, the last 10.
+fn service_qos() -> QosProfile {
+    profile(Qos::DEFAULT)
+}
+
+pub struct Node {
+    // Dropped before the context it belongs to.
+    node: ros2_client::Node,
+    _context: Context,
+    names: names::Names,
+    mapping: ServiceMapping,
+    /// Action servers, polled for goal, cancel and result requests on every spin.
+    actions: Vec<actions::Poll>,
+}
+
+impl Node {
+    pub fn create(name: &str, ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
+        let names = names::Names::from_ros_args(name, ros_args)?;
+        let mut participant = DomainParticipantBuilder::new(domain_id(options)?);
+        if let Some(addresses) = interfaces(options) {
+            participant = participant.with_only_networks(addresses);
+        }
+        let participant = participant
+            .build()
+            .map_err(|e| error("DDS participant", e))?;
+        let context =
+            Context::from_domain_participant(participant).map_err(|e| error("context", e))?;
+        let node_name = NodeName::new(names.namespace(), names.node())
+            .map_err(|e| error(&format!("node {}", names.node()), e))?;
+        // /rosout is published by the node itself, with rcl's logger names.
+        let node_options = NodeOptions::new()
+            .enable_rosout(false)
+            .start_parameter_services(false);
+        let node = context
+            .new_node(node_name, node_options)
+            .map_err(|e| error("node", e))?;
+        Ok(Self {
+            node,
+            _context: context,
+            names,
+            mapping: service_mapping(options),
+            actions: Vec::new(),
+        })
+    }
+
+    pub fn logger_name(&self) -> String {
+        self.names.logger()
+    }
+
+    /// Waits up to `timeout` for a wake-up: DDS wakes the executor's tasks (and so this
+    /// thread) when data arrives. Then looks at the action servers.
+    pub fn spin_once(&mut self, timeout: Duration) {
+        std::thread::park_timeout(timeout);
+        for poll in &self.actions {
+            poll();
+        }
+    }
+
+    /// `name` resolved and remapped, as ros2-client's Name.
+    fn name(&self, name: &str) -> Result<(String, Name), Error> {
+        let resolved = self.names.resolve(name);
+        let parsed = Name::parse(&resolved).map_err(|e| error(&resolved, e))?;
+        Ok((resolved, parsed))
+    }
+
+    fn topic<M: Message>(
+        &mut self,
+        name: &str,
+        qos: Qos,
+    ) -> Result<ros2_client::dds::rustdds::Topic, Error> {
+        let (resolved, name) = self.name(name)?;
+        self.node
+            .create_topic(
+                &name,
+                MessageTypeName::new(M::PACKAGE, M::NAME),
+                &profile(qos),
+            )
+            .map_err(|e| error(&resolved, e))
+    }
+
+    pub fn publisher<M: Message>(&mut self, name: &str, qos: Qos) -> Result<Publisher<M>, Error> {
+        let topic = self.topic::<M>(name, qos)?;
+        let publisher = self
+            .node
+            .create_publisher(&topic, None)
+            .map_err(|e| error(name, e))?;
+        Ok(Publisher { publisher })
+    }
+
+    /// The messages of `topic`; one that does not decode is logged and skipped.
+    pub fn subscribe<M: Message>(
+        &mut self,
+        name: &str,
+        qos: Qos,
+    ) -> Result<impl Stream<Item = M> + Unpin + 'static, Error> {
+        let topic = self.topic::<M>(name, qos)?;
+        let subscription = self
+            .node
+            .create_subscription::<M>(&topic, None)
+            .map_err(|e| error(name, e))?;
+        let name = name.to_string();
+        let messages = futures::stream::unfold(subscription, move |subscription| {
+            let name = name.clone();
+            async move {
+                loop {
+                    match subscription.async_take().await {
+                        Ok((message, _)) => return Some((message, subscription)),
+                        Err(e) => log::warn!("{name}: dropped a message: {e}"),
+                    }
+                }
+            }
+        });
+        Ok(Box::pin(messages))
+    }
+
+    pub fn service<S: ServiceType>(
+        &mut self,
+        name: &str,
+    ) -> Result<impl Stream<Item = ServiceRequest<S>> + Unpin + 'static, Error> {
+        let (resolved, service_name) = self.name(name)?;
+        let server = self
+            .node
+            .create_server::<Wire<S::Request>, Wire<S::Response>>(
+                self.mapping,
+                &service_name,
+                &ServiceTypeName::new(S::PACKAGE, S::NAME),
+                service_qos(),
+                service_qos(),
+            )
+            .map_err(|e| error(&resolved, e))?;
+        let server = Rc::new(server);
+        let requests = futures::stream::unfold(server, move |server| {
+            let resolved = resolved.clone();
+            async move {
+                loop {
+                    match server.async_receive_request().await {
+                        Ok((id, Wire(message))) => {
+                            let request = ServiceRequest {
+                                message,
+                                id,
+                                server: server.clone(),
+                            };
+                            return Some((request, server));
+                        }
+                        Err(e) => log::warn!("{resolved}: dropped a request: {e}"),
+                    }
+                }
+            }
+        });
+        Ok(Box::pin(requests))
+    }
+
+    pub fn action_server<A: ActionType>(
+        &mut self,
+        name: &str,
+    ) -> Result<impl Stream<Item = GoalRequest<A>> + Unpin + 'static, Error> {
+        let (resolved, action_name) = self.name(name)?;
+        let (poll, goals) =
+            actions::serve::<A>(&mut self.node, self.mapping, &action_name, &resolved)?;
+        self.actions.push(poll);
+        Ok(goals)
+    }
+}
+
+pub struct Publisher<M: Message> {
+    publisher: ros2_client::Publisher<M>,
+}
+
+impl<M: Message> Publisher<M> {
+    pub fn publish(&self, message: &M) -> Result<(), Error> {
+        self.publisher
+            .publish(message.clone())
+            .map_err(|e| error("publish", e))
+    }
+}
+
+/// The server of service `S`.
+type ServerOf<S> = Server<Wire<<S as Service>::Request>, Wire<<S as Service>::Response>>;
+
+/// A service request; `respond` answers it.
+pub struct ServiceRequest<S: ServiceType> {
+    pub message: S::Request,
+    id: RmwRequestId,
+    server: Rc<ServerOf<S>>,
+}
+
+impl<S: ServiceType> ServiceRequest<S> {
+    pub fn respond(self, response: S::Response) -> Result<(), Error> {
+        self.server
+            .send_response(self.id, Wire(response))
+            .map_err(|e| error("service response", e))
+    }
+}

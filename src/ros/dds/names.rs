@@ -1,0 +1,133 @@
+//! ROS names for the DDS backend, which has no rcl to resolve them: the node's namespace
+//! and name from `--ros-args -r __ns:=... -r __node:=...`, private (`~/x`) and relative
+//! names made absolute, then the `-r from:=to` remaps applied, as rcl does.
+use std::collections::HashMap;
+
+pub struct Names {
+    namespace: String,
+    node: String,
+    remaps: HashMap<String, String>,
+}
+
+impl Names {
+    /// `default_node` under `/`, changed by the remaps among `ros_args`.
+    pub fn from_ros_args(default_node: &str, ros_args: &[String]) -> Result<Self, String> {
+        let mut names = Self {
+            namespace: "/".to_string(),
+            node: default_node.to_string(),
+            remaps: HashMap::new(),
+        };
+        let mut rules = Vec::new();
+        for pair in ros_args.windows(2) {
+            if pair[0] == "-r" || pair[0] == "--remap" {
+                let rule = pair[1].as_str();
+                // `node:from:=to` applies only to that node.
+                let rule = match rule.split_once(':') {
+                    Some((node, rest)) if !rest.starts_with('=') => {
+                        if node != default_node {
+                            continue;
+                        }
+                        rest
+                    }
+                    _ => rule,
+                };
+                let (from, to) = rule
+                    .split_once(":=")
+                    .ok_or_else(|| format!("--ros-args -r {rule}: expected from:=to"))?;
+                match from {
+                    "__ns" => {
+                        names.namespace = format!("/{}", to.trim_matches('/'));
+                    }
+                    "__node" | "__name" => names.node = to.to_string(),
+                    _ => rules.push((from.to_string(), to.to_string())),
+                }
+            }
+        }
+        // Both sides of a remap are resolved against the final namespace.
+        for (from, to) in rules {
+            let from = names.absolute(&from);
+            let to = names.absolute(&to);
+            names.remaps.insert(from, to);
+        }
+        Ok(names)
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// The logger name rcl gives the node: the namespace's segments and the node name,
+    /// joined with dots (`sim.mujoco_bridge`).
+    pub fn logger(&self) -> String {
+        self.namespace
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .chain([self.node.as_str()])
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    fn absolute(&self, name: &str) -> String {
+        let under = |prefix: &str, rest: &str| {
+            format!(
+                "{}/{}",
+                prefix.trim_end_matches('/'),
+                rest.trim_start_matches('/')
+            )
+        };
+        if let Some(private) = name.strip_prefix('~') {
+            under(&under(&self.namespace, &self.node), private)
+        } else if name.starts_with('/') {
+            name.to_string()
+        } else {
+            under(&self.namespace, name)
+        }
+    }
+
+    /// `name` as the absolute name the graph sees.
+    pub fn resolve(&self, name: &str) -> String {
+        let name = self.absolute(name);
+        self.remaps.get(&name).cloned().unwrap_or(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn names_resolve_as_rcl_resolves_them() {
+        let names = Names::from_ros_args("mujoco_bridge", &[]).unwrap();
+        assert_eq!(names.resolve("joint_states"), "/joint_states");
+        assert_eq!(names.resolve("~/reset"), "/mujoco_bridge/reset");
+        assert_eq!(names.resolve("/clock"), "/clock");
+        assert_eq!(names.logger(), "mujoco_bridge");
+
+        let ros_args = args(&[
+            "--ros-args",
+            "-r",
+            "__ns:=/sim",
+            "-r",
+            "__node:=bridge",
+            "-r",
+            "cmd_vel:=/teleop/cmd_vel",
+            "-r",
+            "other_node:joint_states:=x",
+        ]);
+        let names = Names::from_ros_args("mujoco_bridge", &ros_args).unwrap();
+        assert_eq!(names.resolve("joint_states"), "/sim/joint_states");
+        assert_eq!(names.resolve("cmd_vel"), "/teleop/cmd_vel");
+        assert_eq!(names.resolve("~/reset"), "/sim/bridge/reset");
+        assert_eq!(names.resolve("/clock"), "/clock");
+        assert_eq!(names.logger(), "sim.bridge");
+        assert!(Names::from_ros_args("n", &args(&["-r", "nonsense"])).is_err());
+    }
+}

@@ -1,0 +1,49 @@
+pub mod msg {
+    use super::super::geometry_msgs::msg::{Quaternion, Vector3};
+    use super::super::std_msgs::msg::Header;
+    super::super::structs! { "sensor_msgs", "msg";
+        JointState {
+            header: Header,
+            name: Vec<String>,
+            position: Vec<f64>,
+            velocity: Vec<f64>,
+            effort: Vec<f64>,
+        }
+        Imu {
+            header: Header,
+            orientation: Quaternion,
+            orientation_covariance: [f64; 9],
+            angular_velocity: Vector3,
+            angular_velocity_covariance: [f64; 9],
+            linear_acceleration: Vector3,
+            linear_acceleration_covariance: [f64; 9],
+        }
+        LaserScan {
+            header: Header,
+            angle_min: f32,
+            angle_max: f32,
+            angle_increment: f32,
+            time_increment: f32,
+            scan_time: f32,
+            range_min: f32,
+            range_max: f32,
+            ranges: Vec<f32>,
+            intensities: Vec<f32>,
+        }
+        Range {
+            header: Header,
+            radiation_type: u8,
+            field_of_view: f32,
+            min_range: f32,
+            max_range: f32,
+            range: f32,
+            variance: f32,
+        }
+        CompressedImage { header: Header, format: String, data: Vec<u8> }
+    }
+
+    impl Range {
+        pub const ULTRASOUND: u8 = 0;
+        pub const INFRARED: u8 = 1;
+    }
+}

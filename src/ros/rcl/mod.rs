@@ -1,0 +1,238 @@
+//! The ROS 2 backend on r2r (rcl, with the RMW of the ROS 2 installation). Messages travel
+//! as CDR bytes made from the shared interface structs; services and actions go through
+//! r2r's generated types, converted through the same bytes.
+//!
+//! `--ros-args` (remaps, namespace, parameters) reach rcl from the process arguments.
+mod native;
+
+use super::Qos;
+use super::interfaces::{Message, cdr};
+use futures::{Stream, StreamExt};
+use r2r::{WrappedActionTypeSupport, WrappedServiceTypeSupport, WrappedTypesupport};
+use std::marker::PhantomData;
+use std::time::Duration;
+
+pub use native::{ActionType, ServiceType};
+
+/// An error of rcl, or of converting a message.
+#[derive(Debug)]
+pub struct Error(String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<r2r::Error> for Error {
+    fn from(e: r2r::Error) -> Self {
+        Self(e.to_string())
+    }
+}
+
+impl From<String> for Error {
+    fn from(e: String) -> Self {
+        Self(e)
+    }
+}
+
+fn profile(qos: Qos) -> r2r::QosProfile {
+    let profile = r2r::QosProfile::default().reliable().keep_last(qos.depth);
+    if qos.transient_local {
+        profile.transient_local()
+    } else {
+        profile.volatile()
+    }
+}
+
+/// Our interface value as r2r's generated one, through their common CDR bytes.
+fn to_native<T: serde::Serialize, N: WrappedTypesupport>(value: &T) -> Result<N, Error> {
+    Ok(N::from_serialized_bytes(&cdr::encode(value)?)?)
+}
+
+fn from_native<N: WrappedTypesupport, T: serde::de::DeserializeOwned>(
+    value: &N,
+) -> Result<T, Error> {
+    Ok(cdr::decode(&value.to_serialized_bytes()?)?)
+}
+
+pub struct Node {
+    node: r2r::Node,
+}
+
+impl Node {
+    /// The node `name`; rcl applies the process's `--ros-args` (namespace, remaps).
+    pub fn create(
+        name: &str,
+        _ros_args: &[String],
+        _dds: &crate::config::DdsConfig,
+    ) -> Result<Self, Error> {
+        let context = r2r::Context::create()?;
+        Ok(Self {
+            node: r2r::Node::create(context, name, "")?,
+        })
+    }
+
+    /// The logger name of the node (`sim.mujoco_bridge` under `/sim`).
+    pub fn logger_name(&self) -> String {
+        self.node.logger().to_string()
+    }
+
+    /// Handles what arrived, waiting up to `timeout` for something to arrive.
+    pub fn spin_once(&mut self, timeout: Duration) {
+        self.node.spin_once(timeout);
+    }
+
+    pub fn publisher<M: Message>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<M>, Error> {
+        Ok(Publisher {
+            publisher: self
+                .node
+                .create_publisher_untyped(topic, &M::ros_type(), profile(qos))?,
+            message: PhantomData,
+        })
+    }
+
+    /// The messages of `topic`; one that does not decode is logged and skipped.
+    pub fn subscribe<M: Message>(
+        &mut self,
+        topic: &str,
+        qos: Qos,
+    ) -> Result<impl Stream<Item = M> + Unpin + 'static, Error> {
+        let bytes = self
+            .node
+            .subscribe_raw(topic, &M::ros_type(), profile(qos))?;
+        let topic = topic.to_string();
+        Ok(bytes.filter_map(move |bytes| {
+            let message = cdr::decode::<M>(&bytes)
+                .map_err(|e| log::warn!("{topic}: dropped a message: {e}"))
+                .ok();
+            std::future::ready(message)
+        }))
+    }
+
+    pub fn service<S: ServiceType>(
+        &mut self,
+        name: &str,
+    ) -> Result<impl Stream<Item = ServiceRequest<S>> + Unpin + 'static, Error> {
+        let requests = self
+            .node
+            .create_service::<S::Native>(name, profile(Qos::DEFAULT))?;
+        let name = name.to_string();
+        Ok(requests.filter_map(move |request| {
+            let request = from_native(&request.message)
+                .map(|message| ServiceRequest { message, request })
+                .map_err(|e| log::warn!("{name}: dropped a request: {e}"))
+                .ok();
+            std::future::ready(request)
+        }))
+    }
+
+    pub fn action_server<A: ActionType>(
+        &mut self,
+        name: &str,
+    ) -> Result<impl Stream<Item = GoalRequest<A>> + Unpin + 'static, Error> {
+        let requests = self.node.create_action_server::<A::Native>(name)?;
+        let name = name.to_string();
+        Ok(requests.filter_map(move |request| {
+            let request = from_native(&request.goal)
+                .map(|goal| GoalRequest { goal, request })
+                .map_err(|e| log::warn!("{name}: dropped a goal: {e}"))
+                .ok();
+            std::future::ready(request)
+        }))
+    }
+}
+
+pub struct Publisher<M> {
+    publisher: r2r::PublisherUntyped,
+    message: PhantomData<fn(&M)>,
+}
+
+impl<M: Message> Publisher<M> {
+    pub fn publish(&self, message: &M) -> Result<(), Error> {
+        Ok(self.publisher.publish_raw(&cdr::encode(message)?)?)
+    }
+}
+
+/// A service request; `respond` answers it.
+pub struct ServiceRequest<S: ServiceType> {
+    pub message: S::Request,
+    request: r2r::ServiceRequest<S::Native>,
+}
+
+impl<S: ServiceType> ServiceRequest<S> {
+    pub fn respond(self, response: S::Response) -> Result<(), Error> {
+        let native: <S::Native as WrappedServiceTypeSupport>::Response = to_native(&response)?;
+        Ok(self.request.respond(native)?)
+    }
+}
+
+/// A new goal, to accept (which gives its handle and its cancel requests).
+pub struct GoalRequest<A: ActionType> {
+    pub goal: A::Goal,
+    request: r2r::ActionServerGoalRequest<A::Native>,
+}
+
+impl<A: ActionType> GoalRequest<A> {
+    pub fn accept(
+        self,
+    ) -> Result<(Goal<A>, impl Stream<Item = CancelRequest> + Unpin + 'static), Error> {
+        let (native, cancels) = self.request.accept()?;
+        Ok((
+            Goal {
+                goal: self.goal,
+                native,
+            },
+            cancels.map(|request| CancelRequest { request }),
+        ))
+    }
+}
+
+/// An accepted goal: feedback while it runs, then one of succeed, abort or cancel.
+pub struct Goal<A: ActionType> {
+    pub goal: A::Goal,
+    native: r2r::ActionServerGoal<A::Native>,
+}
+
+impl<A: ActionType> Clone for Goal<A> {
+    fn clone(&self) -> Self {
+        Self {
+            goal: self.goal.clone(),
+            native: self.native.clone(),
+        }
+    }
+}
+
+type NativeResult<A> = <<A as ActionType>::Native as WrappedActionTypeSupport>::Result;
+
+impl<A: ActionType> Goal<A> {
+    pub fn publish_feedback(&self, feedback: A::Feedback) -> Result<(), Error> {
+        Ok(self.native.publish_feedback(to_native(&feedback)?)?)
+    }
+
+    pub fn succeed(&mut self, result: A::Result) -> Result<(), Error> {
+        let native: NativeResult<A> = to_native(&result)?;
+        Ok(self.native.succeed(native)?)
+    }
+
+    pub fn abort(&mut self, result: A::Result) -> Result<(), Error> {
+        let native: NativeResult<A> = to_native(&result)?;
+        Ok(self.native.abort(native)?)
+    }
+
+    pub fn cancel(&mut self, result: A::Result) -> Result<(), Error> {
+        let native: NativeResult<A> = to_native(&result)?;
+        Ok(self.native.cancel(native)?)
+    }
+}
+
+/// A request to cancel a running goal.
+pub struct CancelRequest {
+    request: r2r::ActionServerCancelRequest,
+}
+
+impl CancelRequest {
+    pub fn accept(self) {
+        self.request.accept();
+    }
+}

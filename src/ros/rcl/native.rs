@@ -1,0 +1,158 @@
+//! The r2r generated type of each service and action the node serves. Requests, responses,
+//! goals, feedback and results cross between these and the shared structs as CDR bytes.
+use crate::ros::interfaces::{Action, Service};
+use crate::ros::interfaces::{control_msgs, simulation_interfaces, std_srvs};
+
+/// A service the node can serve on rcl.
+pub trait ServiceType: Service {
+    type Native: r2r::WrappedServiceTypeSupport + 'static;
+}
+
+/// An action the node can serve on rcl.
+pub trait ActionType: Action {
+    type Native: r2r::WrappedActionTypeSupport + 'static;
+}
+
+macro_rules! native {
+    ($trait:ident: $($ours:ty => $native:ty),* $(,)?) => {
+        $(impl $trait for $ours {
+            type Native = $native;
+        })*
+    };
+}
+
+native! { ServiceType:
+    std_srvs::srv::Trigger::Service => r2r::std_srvs::srv::Trigger::Service,
+    std_srvs::srv::SetBool::Service => r2r::std_srvs::srv::SetBool::Service,
+    simulation_interfaces::srv::GetEntities::Service =>
+        r2r::simulation_interfaces::srv::GetEntities::Service,
+    simulation_interfaces::srv::GetEntityState::Service =>
+        r2r::simulation_interfaces::srv::GetEntityState::Service,
+    simulation_interfaces::srv::SetEntityState::Service =>
+        r2r::simulation_interfaces::srv::SetEntityState::Service,
+    simulation_interfaces::srv::GetSimulationState::Service =>
+        r2r::simulation_interfaces::srv::GetSimulationState::Service,
+    simulation_interfaces::srv::SetSimulationState::Service =>
+        r2r::simulation_interfaces::srv::SetSimulationState::Service,
+    simulation_interfaces::srv::GetSimulatorFeatures::Service =>
+        r2r::simulation_interfaces::srv::GetSimulatorFeatures::Service,
+    simulation_interfaces::srv::ResetSimulation::Service =>
+        r2r::simulation_interfaces::srv::ResetSimulation::Service,
+    simulation_interfaces::srv::StepSimulation::Service =>
+        r2r::simulation_interfaces::srv::StepSimulation::Service,
+}
+
+native! { ActionType:
+    control_msgs::action::FollowJointTrajectory::Action =>
+        r2r::control_msgs::action::FollowJointTrajectory::Action,
+    control_msgs::action::GripperCommand::Action =>
+        r2r::control_msgs::action::GripperCommand::Action,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ros::interfaces::sample::sample;
+    use crate::ros::interfaces::*;
+    use r2r::WrappedTypesupport;
+
+    /// Fields and values as JSON; rosidl's placeholder member of an empty structure is
+    /// on the wire only, so it is left out.
+    fn fields(value: &impl serde::Serialize) -> String {
+        let json = serde_json::to_string(value).unwrap();
+        json.replace("\"structure_needs_at_least_one_member\":1", "")
+            .replace("\"structure_needs_at_least_one_member\":0", "")
+    }
+
+    /// A sample of our struct, through CDR into r2r's generated type (rosidl's
+    /// definition): both must serialize to the same fields, names, order and values.
+    fn agree<Ours: Message, Native: WrappedTypesupport>() {
+        let ours: Ours = sample();
+        let bytes = cdr::encode(&ours).unwrap();
+        let native = Native::from_serialized_bytes(&bytes)
+            .unwrap_or_else(|e| panic!("{}: rosidl refused our CDR: {e}", Ours::ros_type()));
+        assert_eq!(fields(&native), fields(&ours), "{}", Ours::ros_type());
+        let back: Ours = cdr::decode(&native.to_serialized_bytes().unwrap()).unwrap();
+        assert_eq!(
+            fields(&back),
+            fields(&ours),
+            "{}: back from rosidl's CDR",
+            Ours::ros_type()
+        );
+    }
+
+    macro_rules! agree {
+        ($($package:ident :: $kind:ident :: $($name:ident)::+),* $(,)?) => {$(
+            agree::<$package::$kind::$($name)::+, r2r::$package::$kind::$($name)::+>();
+        )*};
+    }
+
+    #[test]
+    fn every_interface_matches_rosidl() {
+        agree! {
+            builtin_interfaces::msg::Time,
+            builtin_interfaces::msg::Duration,
+            rosgraph_msgs::msg::Clock,
+            std_msgs::msg::Header,
+            std_msgs::msg::String,
+            std_msgs::msg::ColorRGBA,
+            std_msgs::msg::Float64MultiArray,
+            geometry_msgs::msg::Vector3,
+            geometry_msgs::msg::Point,
+            geometry_msgs::msg::Quaternion,
+            geometry_msgs::msg::Pose,
+            geometry_msgs::msg::Transform,
+            geometry_msgs::msg::TransformStamped,
+            geometry_msgs::msg::Twist,
+            geometry_msgs::msg::Accel,
+            geometry_msgs::msg::Wrench,
+            geometry_msgs::msg::WrenchStamped,
+            geometry_msgs::msg::PoseWithCovariance,
+            geometry_msgs::msg::TwistWithCovariance,
+            sensor_msgs::msg::JointState,
+            sensor_msgs::msg::Imu,
+            sensor_msgs::msg::LaserScan,
+            sensor_msgs::msg::Range,
+            sensor_msgs::msg::CompressedImage,
+            nav_msgs::msg::Odometry,
+            tf2_msgs::msg::TFMessage,
+            rcl_interfaces::msg::Log,
+            diagnostic_msgs::msg::DiagnosticArray,
+            trajectory_msgs::msg::JointTrajectory,
+            trajectory_msgs::msg::MultiDOFJointTrajectory,
+            visualization_msgs::msg::Marker,
+            visualization_msgs::msg::MarkerArray,
+            control_msgs::msg::JointTolerance,
+            control_msgs::msg::JointComponentTolerance,
+            control_msgs::msg::GripperCommand,
+            control_msgs::action::FollowJointTrajectory::Goal,
+            control_msgs::action::FollowJointTrajectory::Result,
+            control_msgs::action::FollowJointTrajectory::Feedback,
+            control_msgs::action::GripperCommand::Goal,
+            control_msgs::action::GripperCommand::Result,
+            control_msgs::action::GripperCommand::Feedback,
+            std_srvs::srv::Trigger::Request,
+            std_srvs::srv::Trigger::Response,
+            std_srvs::srv::SetBool::Request,
+            std_srvs::srv::SetBool::Response,
+            simulation_interfaces::msg::EntityFilters,
+            simulation_interfaces::msg::EntityState,
+            simulation_interfaces::msg::SimulatorFeatures,
+            simulation_interfaces::srv::GetEntities::Request,
+            simulation_interfaces::srv::GetEntities::Response,
+            simulation_interfaces::srv::GetEntityState::Request,
+            simulation_interfaces::srv::GetEntityState::Response,
+            simulation_interfaces::srv::SetEntityState::Request,
+            simulation_interfaces::srv::SetEntityState::Response,
+            simulation_interfaces::srv::GetSimulationState::Request,
+            simulation_interfaces::srv::GetSimulationState::Response,
+            simulation_interfaces::srv::SetSimulationState::Request,
+            simulation_interfaces::srv::SetSimulationState::Response,
+            simulation_interfaces::srv::GetSimulatorFeatures::Request,
+            simulation_interfaces::srv::GetSimulatorFeatures::Response,
+            simulation_interfaces::srv::ResetSimulation::Request,
+            simulation_interfaces::srv::ResetSimulation::Response,
+            simulation_interfaces::srv::StepSimulation::Request,
+            simulation_interfaces::srv::StepSimulation::Response,
+        }
+    }
+}
