@@ -162,6 +162,7 @@ def test_cyclone_dds_reads_state_drives_the_base_and_calls_reset():
         requests.write(TriggerRequest(guid=0x0102030405060708, seq=41))
         reply = wait_until(lambda: [r for r in replies.take(N=10) if r.seq == 41], "the reset reply")[0]
         assert reply.success, reply.message
+        assert reply.guid == 0x0102030405060708, "the reply carries the client's id back"
         assert base_x(rows) == pytest.approx(start_x, abs=1e-6), "reset puts the base back"
     finally:
         bridge.close()
