@@ -12,7 +12,7 @@ bash scripts/setup-ros.sh
 # The path of the bench executable cargo builds for the given features.
 bench_binary() {
   cargo bench --locked --bench ros --no-run --message-format=json "$@" \
-    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
+    | grep '"kind":\["bench"\]' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
 }
 # Copied aside: both builds share target/ and the next build would replace it.
 mkdir -p target/bench-dds
