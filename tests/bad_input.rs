@@ -241,6 +241,27 @@ fn wrong_config_field_names_the_path() {
         "{e}"
     );
 
+    let c = write(
+        dir.path(),
+        "dds.yaml",
+        "ros:\n  dds:\n    interfaces: [127.0.0.1, localhost]\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains(&c) && e.contains("ros.dds.interfaces[1]") && e.contains("localhost"),
+        "{e}"
+    );
+    let c = write(
+        dir.path(),
+        "mapping.yaml",
+        "ros:\n  dds:\n    service_mapping: zenoh\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains("ros.dds.service_mapping") && e.contains("zenoh"),
+        "{e}"
+    );
+
     let c = write(dir.path(), "syntax.yaml", "robots: [\n  - name: a\n");
     let e = expect_error(&["--config", &c], &[]);
     assert!(e.contains(&c) && e.contains("invalid YAML"), "{e}");

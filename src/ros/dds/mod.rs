@@ -132,8 +132,24 @@ pub struct Node {
 impl Node {
     pub fn create(name: &str, ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
         let names = names::Names::from_ros_args(name, ros_args)?;
-        let mut participant = DomainParticipantBuilder::new(domain_id(options)?);
-        if let Some(addresses) = interfaces(options) {
+        let domain = domain_id(options)?;
+        let addresses = interfaces(options);
+        let mapping = service_mapping(options);
+        log::info!(
+            "ROS 2 on DDS (ros2-client): node {} in {}, domain {domain}, interfaces {}, services as {}",
+            names.node(),
+            names.namespace(),
+            addresses
+                .as_ref()
+                .map_or("all".to_string(), |a| format!("{a:?}")),
+            if mapping == ServiceMapping::Cyclone {
+                "rmw_cyclonedds"
+            } else {
+                "rmw_fastrtps"
+            },
+        );
+        let mut participant = DomainParticipantBuilder::new(domain);
+        if let Some(addresses) = addresses {
             participant = participant.with_only_networks(addresses);
         }
         let participant = participant
@@ -154,7 +170,7 @@ impl Node {
             node,
             _context: context,
             names,
-            mapping: service_mapping(options),
+            mapping,
             actions: Vec::new(),
         })
     }
