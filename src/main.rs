@@ -12,8 +12,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// Our messages at info; MuJoCo's own (target `mujoco::*`, e.g. compile timings) from warn.
-const DEFAULT_LOG_FILTER: &str = "info,mujoco=warn,mujoco_bridge=info";
+/// Our messages at info; MuJoCo's own (target `mujoco::*`, e.g. compile timings) from warn;
+/// the DDS stack's only when they are errors. Its socket layer is quiet: on a loopback
+/// without multicast (LOCALHOST discovery, the tests) it warns when joining the group and
+/// errs when leaving it, though discovery runs on unicast there.
+const DEFAULT_LOG_FILTER: &str = "info,mujoco=warn,mujoco_bridge=info,rustdds=error,\
+    rustdds::network::udp_listener=off,ros2_client=error";
 
 static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
 

@@ -203,7 +203,6 @@ struct SensorOutput {
 }
 
 struct Node {
-    node: backend::Node,
     pool: LocalPool,
     handle: SimHandle,
     clock: backend::Publisher<interfaces::rosgraph_msgs::msg::Clock>,
@@ -236,6 +235,9 @@ struct Node {
     rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
     logger_name: String,
     ticks: Ticks,
+    /// Last: fields drop in order, and the publishers, subscriptions and services above
+    /// belong to this node.
+    node: backend::Node,
 }
 
 impl Node {

@@ -119,14 +119,15 @@ fn service_qos() -> QosProfile {
     profile(Qos::DEFAULT)
 }
 
+/// Fields drop in order: the action servers, then the node, then the context (the DDS
+/// participant) they belong to.
 pub struct Node {
-    // Dropped before the context it belongs to.
+    /// Action servers, polled for goal, cancel and result requests on every spin.
+    actions: Vec<actions::Poll>,
     node: ros2_client::Node,
     _context: Context,
     names: names::Names,
     mapping: ServiceMapping,
-    /// Action servers, polled for goal, cancel and result requests on every spin.
-    actions: Vec<actions::Poll>,
 }
 
 impl Node {
@@ -167,11 +168,11 @@ impl Node {
             .new_node(node_name, node_options)
             .map_err(|e| error("node", e))?;
         Ok(Self {
+            actions: Vec::new(),
             node,
             _context: context,
             names,
             mapping,
-            actions: Vec::new(),
         })
     }
 
