@@ -166,6 +166,12 @@ impl Config {
                 format!("must be 0..=232 (ROS 2 on Linux), got {domain}"),
             );
         }
+        if self.ros.dds.interfaces.as_ref().is_some_and(Vec::is_empty) {
+            return err(
+                "ros.dds.interfaces".into(),
+                "must name at least one interface (leave it out for the default)".into(),
+            );
+        }
         for (i, address) in self.ros.dds.interfaces.iter().flatten().enumerate() {
             if address.parse::<std::net::Ipv4Addr>().is_err() {
                 return err(

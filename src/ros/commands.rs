@@ -36,7 +36,7 @@ pub fn start(
     handle: &SimHandle,
     robot: usize,
     topic: &dyn Fn(&str) -> String,
-) -> Result<(), super::backend::Error> {
+) -> Result<(), super::Error> {
     let qos = Qos::DEFAULT;
     let mut twists = node
         .subscribe::<crate::ros::interfaces::geometry_msgs::msg::Twist>(&topic("cmd_vel"), qos)?;

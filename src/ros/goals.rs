@@ -69,7 +69,7 @@ fn serve_requests<C: Controller>(
     spawner: &LocalSpawner,
     mut requests: impl Stream<Item = GoalRequest<C::Action>> + Unpin + 'static,
     controller: Rc<C>,
-) -> Result<(), super::backend::Error> {
+) -> Result<(), super::Error> {
     let inner = spawner.clone();
     let generation = Rc::new(Cell::new(0u64));
     spawn(spawner, async move {

@@ -68,14 +68,30 @@ fn topic(robots: usize, robot: &str, name: &str) -> String {
     }
 }
 
+/// An error of a backend: of its middleware, or of converting a message.
+#[derive(Debug)]
+pub struct Error(String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Error {
+    fn from(e: String) -> Self {
+        Self(e)
+    }
+}
+
 /// Runs `task` on the node's executor.
 fn spawn(
     spawner: &LocalSpawner,
     task: impl std::future::Future<Output = ()> + 'static,
-) -> Result<(), backend::Error> {
+) -> Result<(), Error> {
     spawner
         .spawn_local(task)
-        .map_err(|e| backend::Error::from(format!("executor: {e}")))
+        .map_err(|e| Error::from(format!("executor: {e}")))
 }
 
 /// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
@@ -247,35 +263,33 @@ impl Node {
         play_mode: SimMode,
         ros_args: &[String],
     ) -> Result<Self, String> {
-        let err = |what: &str, e: backend::Error| format!("ROS 2 {what}: {e}");
+        let err = |what: &str, e: Error| format!("ROS 2 {what}: {e}");
         let rates = &config.ros.rates;
         let mut node = backend::Node::create("mujoco_bridge", ros_args, &config.ros.dds)
             .map_err(|e| err("node", e))?;
-        let state_qos = || Qos::STATE;
-        let latched = || Qos::LATCHED;
         let rosout = node
             .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
             .map_err(|e| err("/rosout", e))?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
         let clock = node
-            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", state_qos())
+            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", Qos::STATE)
             .map_err(|e| err("/clock", e))?;
         let robots = handle.robots().to_vec();
         let count = robots.len();
         let mut joint_states = Vec::new();
         let mut descriptions = Vec::new();
         let tf = node
-            .publisher::<interfaces::tf2_msgs::msg::TFMessage>("/tf", state_qos())
+            .publisher::<interfaces::tf2_msgs::msg::TFMessage>("/tf", Qos::STATE)
             .map_err(|e| err("/tf", e))?;
         let diagnostics = node
             .publisher::<interfaces::diagnostic_msgs::msg::DiagnosticArray>(
                 "/diagnostics",
-                state_qos(),
+                Qos::STATE,
             )
             .map_err(|e| err("/diagnostics", e))?;
         let tf_static = node
-            .publisher::<interfaces::tf2_msgs::msg::TFMessage>("/tf_static", latched())
+            .publisher::<interfaces::tf2_msgs::msg::TFMessage>("/tf_static", Qos::LATCHED)
             .map_err(|e| err("/tf_static", e))?;
         let odometries = robots
             .iter()
@@ -306,7 +320,7 @@ impl Node {
             };
             let name = topic(count, &robot.name, "odom");
             let publisher = node
-                .publisher::<interfaces::nav_msgs::msg::Odometry>(&name, state_qos())
+                .publisher::<interfaces::nav_msgs::msg::Odometry>(&name, Qos::STATE)
                 .map_err(|e| err(&name, e))?;
             odometry_outputs.push((publisher, odometry));
         }
@@ -321,14 +335,17 @@ impl Node {
                 .collect(),
         };
         let markers = node
-            .publisher::<interfaces::visualization_msgs::msg::MarkerArray>("~/markers", latched())
+            .publisher::<interfaces::visualization_msgs::msg::MarkerArray>(
+                "~/markers",
+                Qos::LATCHED,
+            )
             .map_err(|e| err("~/markers", e))?;
         markers.publish(&geoms).map_err(|e| err("~/markers", e))?;
         let contacts = if handle.state_layout().ncontact > 0 {
             Some(
                 node.publisher::<interfaces::visualization_msgs::msg::MarkerArray>(
                     "~/contacts",
-                    state_qos(),
+                    Qos::STATE,
                 )
                 .map_err(|e| err("~/contacts", e))?,
             )
@@ -340,7 +357,7 @@ impl Node {
         for (index, robot) in robots.iter().enumerate() {
             let robot_topic = |name: &str| topic(count, &robot.name, name);
             let publisher = node
-                .publisher::<JointState>(&robot_topic("joint_states"), state_qos())
+                .publisher::<JointState>(&robot_topic("joint_states"), Qos::STATE)
                 .map_err(|e| err("joint_states", e))?;
             joint_states.push((
                 publisher,
@@ -351,7 +368,7 @@ impl Node {
                 let description = node
                     .publisher::<interfaces::std_msgs::msg::String>(
                         &robot_topic("robot_description"),
-                        latched(),
+                        Qos::LATCHED,
                     )
                     .map_err(|e| err("robot_description", e))?;
                 description
@@ -373,7 +390,7 @@ impl Node {
                 let name = robot_topic(&sensor.topic);
                 let every = Every::hz(sensor.rate);
                 let output = sensor
-                    .advertise(&mut node, &name, state_qos())
+                    .advertise(&mut node, &name, Qos::STATE)
                     .map_err(|e| err(&name, e))?;
                 sensor_outputs.push(SensorOutput { output, every });
             }

@@ -151,7 +151,7 @@ impl SensorTopic {
         node: &mut super::backend::Node,
         name: &str,
         qos: super::Qos,
-    ) -> Result<Output, super::backend::Error> {
+    ) -> Result<Output, super::Error> {
         Ok(match self.reading {
             Reading::Imu(f) => Output::Imu(f, node.publisher(name, qos)?),
             Reading::Wrench(f) => Output::Wrench(f, node.publisher(name, qos)?),

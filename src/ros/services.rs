@@ -35,7 +35,7 @@ fn trigger(
     handle: &SimHandle,
     name: &str,
     action: impl Fn(&SimHandle) -> (bool, String) + 'static,
-) -> Result<(), super::backend::Error> {
+) -> Result<(), super::Error> {
     let mut requests = node.service::<Trigger::Service>(name)?;
     let handle = handle.clone();
     super::spawn(spawner, async move {
@@ -62,7 +62,7 @@ fn wrenches(
     spawner: &LocalSpawner,
     handle: &SimHandle,
     duration: f64,
-) -> Result<(), super::backend::Error> {
+) -> Result<(), super::Error> {
     let mut messages = node
         .subscribe::<crate::ros::interfaces::geometry_msgs::msg::WrenchStamped>(
             "~/wrench",
@@ -100,7 +100,7 @@ pub fn start(
     spawner: &LocalSpawner,
     handle: &SimHandle,
     wrench_duration: f64,
-) -> Result<(), super::backend::Error> {
+) -> Result<(), super::Error> {
     wrenches(node, spawner, handle, wrench_duration)?;
     trigger(node, spawner, handle, "~/reset", |h| {
         reply(h.reset(), "reset")

@@ -335,7 +335,7 @@ pub fn start(
     spawner: &LocalSpawner,
     handle: &SimHandle,
     play_mode: SimMode,
-) -> Result<(), super::backend::Error> {
+) -> Result<(), super::Error> {
     let stopped_flag = Rc::new(Cell::new(false));
 
     let mut requests = node.service::<GetSimulatorFeatures::Service>("~/get_simulator_features")?;

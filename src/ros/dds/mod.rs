@@ -14,8 +14,8 @@ mod names;
 
 pub use actions::{Goal, GoalRequest};
 
-use super::Qos;
 use super::interfaces::{Action, Message, Service};
+use super::{Error, Qos};
 use crate::config::{DdsConfig, ServiceMapping as MappingChoice};
 use futures::Stream;
 use ros2_client::dds::rustdds::DomainParticipantBuilder;
@@ -39,23 +39,8 @@ struct Wire<T>(T);
 
 impl<T: Message> ros2_client::Message for Wire<T> {}
 
-#[derive(Debug)]
-pub struct Error(String);
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<String> for Error {
-    fn from(e: String) -> Self {
-        Self(e)
-    }
-}
-
 fn error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error(format!("{what}: {e}"))
+    Error::from(format!("{what}: {e}"))
 }
 
 fn profile(qos: Qos) -> QosProfile {
@@ -81,7 +66,7 @@ fn domain_id(options: &DdsConfig) -> Result<u16, Error> {
             .parse::<u16>()
             .ok()
             .filter(|d| *d <= 232)
-            .ok_or_else(|| Error(format!("ROS_DOMAIN_ID={value}: expected 0..=232"))),
+            .ok_or_else(|| Error::from(format!("ROS_DOMAIN_ID={value}: expected 0..=232"))),
         _ => Ok(0),
     }
 }

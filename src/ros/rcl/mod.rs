@@ -5,8 +5,8 @@
 //! `--ros-args` (remaps, namespace, parameters) reach rcl from the process arguments.
 mod native;
 
-use super::Qos;
 use super::interfaces::{Message, cdr};
+use super::{Error, Qos};
 use futures::{Stream, StreamExt};
 use r2r::{WrappedActionTypeSupport, WrappedServiceTypeSupport, WrappedTypesupport};
 use std::marker::PhantomData;
@@ -14,25 +14,9 @@ use std::time::Duration;
 
 pub use native::{ActionType, ServiceType};
 
-/// An error of rcl, or of converting a message.
-#[derive(Debug)]
-pub struct Error(String);
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 impl From<r2r::Error> for Error {
     fn from(e: r2r::Error) -> Self {
-        Self(e.to_string())
-    }
-}
-
-impl From<String> for Error {
-    fn from(e: String) -> Self {
-        Self(e)
+        Self::from(e.to_string())
     }
 }
 
