@@ -18,17 +18,51 @@ pub struct RosParams {
     pub overrides: Vec<String>,
 }
 
-/// The node name after `-r __node:=NAME` remaps (default `mujoco_bridge`).
-fn node_name(ros_args: &[String]) -> String {
-    let mut name = "mujoco_bridge".to_string();
-    for pair in ros_args.windows(2) {
-        if (pair[0] == "-r" || pair[0] == "--remap")
-            && let Some(remapped) = pair[1].strip_prefix("__node:=")
-        {
-            name = remapped.to_string();
+/// The node's name before remaps.
+pub const NODE_NAME: &str = "mujoco_bridge";
+
+/// The `-r` (`--remap`) rules among the ROS arguments that apply to this node, as given:
+/// its namespace (`__ns`), its name (`__node`), and name remaps (`from:=to`). A rule
+/// `node:from:=to` applies only when `node` is this node's name before remaps.
+#[derive(Debug, Default, PartialEq)]
+pub struct Remaps {
+    pub namespace: Option<String>,
+    pub node: Option<String>,
+    pub names: Vec<(String, String)>,
+}
+
+impl Remaps {
+    pub fn from_ros_args(ros_args: &[String]) -> Result<Self, String> {
+        let mut remaps = Self::default();
+        for pair in ros_args.windows(2) {
+            if pair[0] != "-r" && pair[0] != "--remap" {
+                continue;
+            }
+            let rule = match pair[1].split_once(':') {
+                Some((node, rest)) if !rest.starts_with('=') => {
+                    if node != NODE_NAME {
+                        continue;
+                    }
+                    rest
+                }
+                _ => pair[1].as_str(),
+            };
+            let (from, to) = rule
+                .split_once(":=")
+                .ok_or_else(|| format!("-r {rule}: expected from:=to"))?;
+            match from {
+                "__ns" => remaps.namespace = Some(to.to_string()),
+                "__node" | "__name" => remaps.node = Some(to.to_string()),
+                _ => remaps.names.push((from.to_string(), to.to_string())),
+            }
         }
+        Ok(remaps)
     }
-    name
+
+    /// The node's name after the remaps.
+    pub fn node_name(&self) -> &str {
+        self.node.as_deref().unwrap_or(NODE_NAME)
+    }
 }
 
 fn applies_to(key: &str, node: &str) -> bool {
@@ -78,7 +112,9 @@ impl RosParams {
 
     /// Reads the parameters in `ros_args` (the arguments after `--ros-args`).
     pub fn from_ros_args(ros_args: &[String]) -> Result<Self, InputError> {
-        let node = node_name(ros_args);
+        let remaps =
+            Remaps::from_ros_args(ros_args).map_err(|m| InputError::new("--ros-args", m))?;
+        let node = remaps.node_name();
         let mut params = Self::default();
         let mut args = ros_args.iter();
         while let Some(arg) = args.next() {
@@ -87,7 +123,7 @@ impl RosParams {
                     let Some(file) = args.next() else {
                         return Err(InputError::new("--ros-args", "--params-file needs a file"));
                     };
-                    params.read_file(Path::new(file), &node)?;
+                    params.read_file(Path::new(file), node)?;
                 }
                 "-p" | "--param" => {
                     let Some(assignment) = args.next() else {
@@ -194,6 +230,34 @@ mod tests {
         assert_eq!(mine.unwrap().overrides, ["sim.speed=2"]);
         let other = RosParams::from_ros_args(&args(&["--params-file", path])).unwrap();
         assert!(other.overrides.is_empty());
+    }
+
+    #[test]
+    fn remaps_that_apply_to_this_node() {
+        let remaps = Remaps::from_ros_args(&args(&[
+            "--ros-args",
+            "-r",
+            "__ns:=/sim",
+            "--remap",
+            "mujoco_bridge:__node:=bridge",
+            "-r",
+            "cmd_vel:=/teleop/cmd_vel",
+            "-r",
+            "other_node:joint_states:=x",
+        ]))
+        .unwrap();
+        assert_eq!(remaps.namespace.as_deref(), Some("/sim"));
+        assert_eq!(remaps.node_name(), "bridge");
+        assert_eq!(
+            remaps.names,
+            [("cmd_vel".to_string(), "/teleop/cmd_vel".to_string())]
+        );
+        assert_eq!(Remaps::default().node_name(), NODE_NAME);
+        let e = RosParams::from_ros_args(&args(&["-r", "nonsense"])).unwrap_err();
+        assert!(
+            e.message.contains("nonsense") && e.message.contains("from:=to"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -265,8 +265,8 @@ impl Node {
     ) -> Result<Self, String> {
         let err = |what: &str, e: Error| format!("ROS 2 {what}: {e}");
         let rates = &config.ros.rates;
-        let mut node = backend::Node::create("mujoco_bridge", ros_args, &config.ros.dds)
-            .map_err(|e| err("node", e))?;
+        let mut node =
+            backend::Node::create(ros_args, &config.ros.dds).map_err(|e| err("node", e))?;
         let rosout = node
             .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
             .map_err(|e| err("/rosout", e))?;

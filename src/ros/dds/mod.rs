@@ -16,7 +16,7 @@ pub use actions::{Goal, GoalRequest};
 
 use super::interfaces::{Action, Message, Service};
 use super::{Error, Qos};
-use crate::config::{DdsConfig, ServiceMapping as MappingChoice};
+use crate::config::{DdsConfig, Remaps, ServiceMapping as MappingChoice};
 use futures::Stream;
 use ros2_client::dds::rustdds::DomainParticipantBuilder;
 use ros2_client::qos::{Durability, History, WhenFull};
@@ -116,8 +116,9 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn create(name: &str, ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
-        let names = names::Names::from_ros_args(name, ros_args)?;
+    /// The node, named and placed by the `--ros-args` remaps.
+    pub fn create(ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
+        let names = names::Names::new(&Remaps::from_ros_args(ros_args)?);
         let domain = domain_id(options)?;
         let addresses = interfaces(options);
         let mapping = service_mapping(options);

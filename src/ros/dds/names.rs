@@ -1,6 +1,7 @@
 //! ROS names for the DDS backend, which has no rcl to resolve them: the node's namespace
-//! and name from `--ros-args -r __ns:=... -r __node:=...`, private (`~/x`) and relative
+//! and name from the `--ros-args` remaps (`config::Remaps`), private (`~/x`) and relative
 //! names made absolute, then the `-r from:=to` remaps applied, as rcl does.
+use crate::config::Remaps;
 use std::collections::HashMap;
 
 pub struct Names {
@@ -10,46 +11,24 @@ pub struct Names {
 }
 
 impl Names {
-    /// `default_node` under `/`, changed by the remaps among `ros_args`.
-    pub fn from_ros_args(default_node: &str, ros_args: &[String]) -> Result<Self, String> {
+    /// The node's namespace, name and name remaps after `remaps`.
+    pub fn new(remaps: &Remaps) -> Self {
+        let namespace = remaps
+            .namespace
+            .as_ref()
+            .map_or("/".to_string(), |ns| format!("/{}", ns.trim_matches('/')));
         let mut names = Self {
-            namespace: "/".to_string(),
-            node: default_node.to_string(),
+            namespace,
+            node: remaps.node_name().to_string(),
             remaps: HashMap::new(),
         };
-        let mut rules = Vec::new();
-        for pair in ros_args.windows(2) {
-            if pair[0] == "-r" || pair[0] == "--remap" {
-                let rule = pair[1].as_str();
-                // `node:from:=to` applies only to that node.
-                let rule = match rule.split_once(':') {
-                    Some((node, rest)) if !rest.starts_with('=') => {
-                        if node != default_node {
-                            continue;
-                        }
-                        rest
-                    }
-                    _ => rule,
-                };
-                let (from, to) = rule
-                    .split_once(":=")
-                    .ok_or_else(|| format!("--ros-args -r {rule}: expected from:=to"))?;
-                match from {
-                    "__ns" => {
-                        names.namespace = format!("/{}", to.trim_matches('/'));
-                    }
-                    "__node" | "__name" => names.node = to.to_string(),
-                    _ => rules.push((from.to_string(), to.to_string())),
-                }
-            }
-        }
         // Both sides of a remap are resolved against the final namespace.
-        for (from, to) in rules {
-            let from = names.absolute(&from);
-            let to = names.absolute(&to);
+        for (from, to) in &remaps.names {
+            let from = names.absolute(from);
+            let to = names.absolute(to);
             names.remaps.insert(from, to);
         }
-        Ok(names)
+        names
     }
 
     pub fn namespace(&self) -> &str {
@@ -105,7 +84,7 @@ mod tests {
 
     #[test]
     fn names_resolve_as_rcl_resolves_them() {
-        let names = Names::from_ros_args("mujoco_bridge", &[]).unwrap();
+        let names = Names::new(&Remaps::default());
         assert_eq!(names.resolve("joint_states"), "/joint_states");
         assert_eq!(names.resolve("~/reset"), "/mujoco_bridge/reset");
         assert_eq!(names.resolve("/clock"), "/clock");
@@ -122,12 +101,11 @@ mod tests {
             "-r",
             "other_node:joint_states:=x",
         ]);
-        let names = Names::from_ros_args("mujoco_bridge", &ros_args).unwrap();
+        let names = Names::new(&Remaps::from_ros_args(&ros_args).unwrap());
         assert_eq!(names.resolve("joint_states"), "/sim/joint_states");
         assert_eq!(names.resolve("cmd_vel"), "/teleop/cmd_vel");
         assert_eq!(names.resolve("~/reset"), "/sim/bridge/reset");
         assert_eq!(names.resolve("/clock"), "/clock");
         assert_eq!(names.logger(), "sim.bridge");
-        assert!(Names::from_ros_args("n", &args(&["-r", "nonsense"])).is_err());
     }
 }

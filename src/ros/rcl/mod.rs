@@ -45,15 +45,11 @@ pub struct Node {
 }
 
 impl Node {
-    /// The node `name`; rcl applies the process's `--ros-args` (namespace, remaps).
-    pub fn create(
-        name: &str,
-        _ros_args: &[String],
-        _dds: &crate::config::DdsConfig,
-    ) -> Result<Self, Error> {
+    /// The node; rcl applies the process's `--ros-args` (namespace, remaps).
+    pub fn create(_ros_args: &[String], _dds: &crate::config::DdsConfig) -> Result<Self, Error> {
         let context = r2r::Context::create()?;
         Ok(Self {
-            node: r2r::Node::create(context, name, "")?,
+            node: r2r::Node::create(context, crate::config::NODE_NAME, "")?,
         })
     }
 
