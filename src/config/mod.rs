@@ -159,11 +159,11 @@ impl Config {
             );
         }
         if let Some(domain) = self.ros.dds.domain_id
-            && domain > 232
+            && domain > MAX_DOMAIN_ID
         {
             return err(
                 "ros.dds.domain_id".into(),
-                format!("must be 0..=232 (ROS 2 on Linux), got {domain}"),
+                format!("must be 0..={MAX_DOMAIN_ID} (ROS 2 on Linux), got {domain}"),
             );
         }
         if self.ros.dds.interfaces.as_ref().is_some_and(Vec::is_empty) {

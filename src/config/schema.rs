@@ -229,6 +229,9 @@ pub struct RosConfig {
     pub dds: DdsConfig,
 }
 
+/// The highest ROS domain id on Linux.
+pub const MAX_DOMAIN_ID: u16 = 232;
+
 /// Which DDS participant the `dds` backend makes and how its services look on the wire.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]

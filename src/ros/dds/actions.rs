@@ -5,7 +5,7 @@
 //! whichever comes first. The last finished goals keep their results for late requests.
 //!
 //! The endpoints are polled on each spin of the node, which runs every few milliseconds.
-use super::{Error, Wire, error, profile};
+use super::{Error, Wire, error, profile, service_qos};
 use crate::ros::Qos;
 use crate::ros::interfaces::Action;
 use futures::Stream;
@@ -210,7 +210,7 @@ pub fn serve<A: Action>(
     name: &Name,
     resolved: &str,
 ) -> Result<(Poll, impl Stream<Item = GoalRequest<A>> + Unpin + use<A>), Error> {
-    let services = profile(Qos::DEFAULT);
+    let services = service_qos();
     let qos = ActionServerQosPolicies {
         goal_service: services.clone(),
         result_service: services.clone(),

@@ -16,7 +16,7 @@ pub use actions::{Goal, GoalRequest};
 
 use super::interfaces::{Action, Message, Service};
 use super::{Error, Qos};
-use crate::config::{DdsConfig, Remaps, ServiceMapping as MappingChoice};
+use crate::config::{DdsConfig, MAX_DOMAIN_ID, Remaps, ServiceMapping as MappingChoice};
 use futures::Stream;
 use ros2_client::dds::rustdds::DomainParticipantBuilder;
 use ros2_client::qos::{Durability, History, WhenFull};
@@ -65,8 +65,12 @@ fn domain_id(options: &DdsConfig) -> Result<u16, Error> {
             .trim()
             .parse::<u16>()
             .ok()
-            .filter(|d| *d <= 232)
-            .ok_or_else(|| Error::from(format!("ROS_DOMAIN_ID={value}: expected 0..=232"))),
+            .filter(|d| *d <= MAX_DOMAIN_ID)
+            .ok_or_else(|| {
+                Error::from(format!(
+                    "ROS_DOMAIN_ID={value}: expected 0..={MAX_DOMAIN_ID}"
+                ))
+            }),
         _ => Ok(0),
     }
 }
