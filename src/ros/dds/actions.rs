@@ -18,7 +18,7 @@ use ros2_client::action_msgs::{CancelGoalResponseEnum, GoalStatus, GoalStatusArr
 use ros2_client::builtin_interfaces::Time;
 use ros2_client::{ActionServer, ActionTypeName, Name, RmwRequestId, ServiceMapping};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 /// Finished goals whose results are kept for clients that ask late.
@@ -37,14 +37,13 @@ struct Entry<A: Action> {
     /// Result requests that came before the result.
     waiting: Vec<RmwRequestId>,
     cancels: Option<mpsc::UnboundedSender<CancelRequest>>,
-    /// Order of finishing, for forgetting the oldest.
-    finished: u64,
 }
 
 struct Server<A: Action> {
     endpoints: Endpoints<A>,
     goals: BTreeMap<GoalId, Entry<A>>,
-    finished: u64,
+    /// Finished goals, oldest first: the ones beyond `FINISHED_KEPT` are forgotten.
+    finished: VecDeque<GoalId>,
     name: String,
 }
 
@@ -81,8 +80,6 @@ impl<A: Action> Server<A> {
 
     /// Ends goal `goal_id` with `status` and `result`, answering waiting requests.
     fn finish(&mut self, goal_id: GoalId, status: GoalStatusEnum, result: A::Result) {
-        self.finished += 1;
-        let finished = self.finished;
         let Some(entry) = self.goals.get_mut(&goal_id) else {
             return;
         };
@@ -92,22 +89,14 @@ impl<A: Action> Server<A> {
         entry.status = status;
         entry.result = Some(result.clone());
         entry.cancels = None;
-        entry.finished = finished;
         let waiting = std::mem::take(&mut entry.waiting);
         for request in waiting {
             self.send_result(request, status, result.clone());
         }
-        // Forget the oldest finished goals beyond the kept number.
-        let mut done: Vec<(u64, GoalId)> = self
-            .goals
-            .iter()
-            .filter(|(_, e)| e.result.is_some())
-            .map(|(id, e)| (e.finished, *id))
-            .collect();
-        if done.len() > FINISHED_KEPT {
-            done.sort();
-            for (_, id) in &done[..done.len() - FINISHED_KEPT] {
-                self.goals.remove(id);
+        self.finished.push_back(goal_id);
+        while self.finished.len() > FINISHED_KEPT {
+            if let Some(oldest) = self.finished.pop_front() {
+                self.goals.remove(&oldest);
             }
         }
         self.publish_statuses();
@@ -229,7 +218,7 @@ pub fn serve<A: Action>(
     let server = Rc::new(RefCell::new(Server::<A> {
         endpoints,
         goals: BTreeMap::new(),
-        finished: 0,
+        finished: VecDeque::new(),
         name: resolved.to_string(),
     }));
     let (new_goals, goals) = mpsc::unbounded();
@@ -287,7 +276,6 @@ impl<A: Action> GoalRequest<A> {
                 result: None,
                 waiting: Vec::new(),
                 cancels: Some(cancels),
-                finished: 0,
             },
         );
         server.publish_statuses();
