@@ -113,6 +113,14 @@ fn keyframe_sequencer_plays_builtin_presets() {
     }
     h.step(350).unwrap(); // 2.5 s: the next pose (Grasp) has begun
     h.stop_preset(0).unwrap();
+    // Stopped, the robot holds the pose it had reached: the targets stay sticky.
+    let held = h.control_status(0).unwrap().values;
+    assert!((held[1] - 0.5).abs() < 1e-9, "joint2 target {}", held[1]);
+    assert!((held[3] + 1.0).abs() < 1e-9, "joint4 target {}", held[3]);
+    h.step(500).unwrap();
+    let s = state(&h);
+    assert!((joint_q(&world, &s, 0, "joint2") - 0.5).abs() < 0.03);
+    assert!((joint_q(&world, &s, 0, "joint4") + 1.0).abs() < 0.03);
     assert!(h.load_preset(0, "No such preset").is_err());
 
     // Spot's knee cycle: pose 1 extends the front-right knee (blend 0.5 s, hold 1.5 s).

@@ -60,6 +60,73 @@ fn reset_to_keyframe_then_two_seconds_stays_at_the_pose() {
     }
 }
 
+/// A trajectory still running must not leave its setpoints behind as sticky commands when an
+/// operation sets every command itself.
+#[test]
+fn reset_and_reset_to_keyframe_during_a_trajectory_leave_none_of_it_behind() {
+    let world = world_from_config_file("panda.yaml");
+    let sim = Simulation::start(&world, &paused()).unwrap();
+    let h = sim.handle();
+    let trajectory = |h: &SimHandle| {
+        h.follow_trajectory(0, &["joint1", "joint2"], &[2.0], &[0.8, 0.6], &[])
+            .unwrap();
+        h.step(500).unwrap(); // halfway
+    };
+    trajectory(&h);
+    h.reset().unwrap();
+    let status = h.control_status(0).unwrap();
+    assert!(
+        status.values.iter().all(|v| *v == 0.0),
+        "reset zeroes every sticky command: {:?}",
+        status.values
+    );
+
+    trajectory(&h);
+    h.reset_to_keyframe(Some(0), "home").unwrap();
+    h.step(1000).unwrap(); // 2 s: the old trajectory's halfway setpoint would pull joint1 away
+    let s = state(&h);
+    for (name, adr, want) in keyframe_joints(&world, 0, "home") {
+        if name.starts_with("finger") {
+            continue;
+        }
+        assert!(
+            (s.qpos[adr] - want).abs() < 0.01,
+            "{name} at {} instead of the keyframe's {want}",
+            s.qpos[adr]
+        );
+    }
+}
+
+/// Step N runs one step per turn of the physics loop: other operations are answered meanwhile,
+/// and a mode change ends it early, so no step count can hold the physics thread.
+#[test]
+fn a_huge_step_request_keeps_the_thread_responsive_and_ends_on_pause() {
+    let world = world_from_config_file("panda.yaml");
+    let sim = Simulation::start(&world, &paused()).unwrap();
+    let h = sim.handle();
+    let stepper = h.clone();
+    let running = std::thread::spawn(move || stepper.step(u64::MAX / 2));
+    while h.stats().steps < 200 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Answered while the steps run.
+    h.hold_keyframe(Some(0), "home").unwrap();
+    assert!(
+        h.step(10)
+            .unwrap_err()
+            .to_string()
+            .contains("already running")
+    );
+    h.set_mode(SimMode::Paused).unwrap();
+    let e = running.join().unwrap().unwrap_err().to_string();
+    assert!(e.contains("interrupted"), "{e}");
+    let steps = h.stats().steps;
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(h.stats().steps, steps, "paused again");
+    let done = h.step(5).unwrap();
+    assert_eq!(done.step, steps + 5);
+}
+
 #[test]
 fn hold_keyframe_drives_to_the_pose_without_a_reset() {
     let world = world_from_config_file("panda.yaml");

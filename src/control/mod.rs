@@ -244,6 +244,7 @@ impl RobotController {
     /// Back to the configured mode and gains, commands zeroed, trajectory and sequencer
     /// stopped. Returns the dropped trajectory for disposal off the physics thread.
     pub fn reset(&mut self) -> Option<Box<Trajectory>> {
+        let dropped = self.discard_trajectory();
         self.mode = self.configured.mode;
         self.gravity_compensation = self.configured.gravity_compensation;
         let gains = PdGains {
@@ -255,12 +256,13 @@ impl RobotController {
         self.values.fill(0.0);
         self.twist = TwistCommand::default();
         self.sequencer.stop();
-        self.cancel_trajectory()
+        dropped
     }
 
     /// Sets every command so that the robot holds the joint positions in `qpos`: position
     /// targets where a position (servo or PD) is commanded, `key_ctrl` elsewhere.
     pub fn hold_pose(&mut self, qpos: &[f64], key_ctrl: Option<&[f64]>) -> Option<Box<Trajectory>> {
+        let dropped = self.discard_trajectory();
         for (i, info) in self.actuators.iter().enumerate() {
             let pd = self.mode == ControlMode::Pd && info.kind == ActuatorKind::Force;
             self.values[i] = match info.joint {
@@ -270,7 +272,7 @@ impl RobotController {
         }
         self.twist = TwistCommand::default();
         self.sequencer.stop();
-        self.cancel_trajectory()
+        dropped
     }
 
     /// The twist in force at `time`: zero once older than the base's timeout.
@@ -355,6 +357,13 @@ impl RobotController {
         previous
     }
 
+    /// Drops the active trajectory without touching the sticky commands (for operations
+    /// that set every command themselves: reset, hold a pose, restore a snapshot).
+    fn discard_trajectory(&mut self) -> Option<Box<Trajectory>> {
+        self.trajectory.take().map(|active| active.trajectory)
+    }
+
+    /// Stops the active trajectory; the robot holds where it was.
     pub fn cancel_trajectory(&mut self) -> Option<Box<Trajectory>> {
         let active = self.trajectory.take()?;
         // Hold where the trajectory was: its last setpoints become the sticky commands.
@@ -480,6 +489,7 @@ impl RobotController {
     /// Restores what `save_state` wrote; stops trajectory and sequencer.
     pub fn load_state(&mut self, state: &[f64]) -> Option<Box<Trajectory>> {
         // Runs on the physics thread: read in place, without building a ControlStatus.
+        let dropped = self.discard_trajectory();
         let n = self.actuators.len();
         self.values.copy_from_slice(&state[..n]);
         for (i, g) in self.gains.iter_mut().enumerate() {
@@ -496,7 +506,7 @@ impl RobotController {
         self.gravity_compensation = state[at + 2] != 0.0;
         self.twist = TwistCommand::read(&state[at + 3..]);
         self.sequencer.stop();
-        self.cancel_trajectory()
+        dropped
     }
 }
 

@@ -2,7 +2,7 @@
 //! wrenches, body poses, control settings, trajectories, presets, recording and playback.
 //! Each checks its input and answers with an error instead of touching MuJoCo with it.
 use super::commands::{Operation, OperationDone, OperationError, OperationResult, Request, Trash};
-use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics};
+use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics, Stepping};
 use super::snapshot::STATE_SPEC;
 use crate::config::{ControlMode, SimMode};
 use crate::control::Trajectory;
@@ -61,19 +61,80 @@ impl Physics {
             }
             return Flow::Stop;
         }
+        if let super::commands::Operation::Step(n) = request.operation {
+            self.begin_steps(n, request.reply);
+            return Flow::Continue;
+        }
         let result = self.carry_out(request.operation);
-        if let Some(reply) = request.reply {
+        self.answer(request.reply, result);
+        Flow::Continue
+    }
+
+    fn answer(
+        &self,
+        reply: Option<crossbeam_channel::Sender<OperationResult>>,
+        result: OperationResult,
+    ) {
+        if let Some(reply) = reply {
             let _ = reply.send(result);
             // The requester may drop its receiver first; the channel must not be freed here.
             self.trash(Trash::Reply(reply));
         }
-        Flow::Continue
+    }
+
+    /// Step N: the steps run one per loop turn (`step_while_paused`), and the reply goes out
+    /// when the last is done.
+    fn begin_steps(&mut self, n: u64, reply: Option<crossbeam_channel::Sender<OperationResult>>) {
+        let refusal = if self.mode != SimMode::Paused {
+            Some("step N works while paused; pause the simulation first")
+        } else if self.stepping.is_some() {
+            Some("a step request is already running")
+        } else {
+            None
+        };
+        if let Some(refusal) = refusal {
+            return self.answer(reply, rejected(refusal));
+        }
+        if n == 0 {
+            return self.answer(reply, Ok(self.done()));
+        }
+        self.stepping = Some(Stepping {
+            until: self.step.saturating_add(n),
+            requested: n,
+            reply,
+        });
+    }
+
+    /// One step of a running step request; answers it after its last step.
+    pub(super) fn step_while_paused(&mut self) {
+        self.step_once();
+        self.window
+            .maybe_publish(&self.shared.stats, super::clock::now_ns(), self.data.time());
+        if self.stepping.as_ref().is_some_and(|s| self.step >= s.until)
+            && let Some(stepping) = self.stepping.take()
+        {
+            let done = Ok(self.done());
+            self.answer(stepping.reply, done);
+        }
+    }
+
+    /// A mode change ends a running step request early.
+    fn interrupt_steps(&mut self) {
+        if let Some(stepping) = self.stepping.take() {
+            let done = stepping.requested - (stepping.until - self.step);
+            let message = format!(
+                "stepping interrupted by a mode change after {done} of {} steps",
+                stepping.requested
+            );
+            self.answer(stepping.reply, rejected(message));
+        }
     }
 
     fn carry_out(&mut self, operation: Operation) -> OperationResult {
         match operation {
             Operation::Shutdown => unreachable!("handled before"),
             Operation::SetMode(mode) => {
+                self.interrupt_steps();
                 if mode == SimMode::Realtime && self.mode != SimMode::Realtime {
                     self.deadline_ns = super::clock::now_ns();
                 }
@@ -88,17 +149,7 @@ impl Physics {
                 self.deadline_ns = super::clock::now_ns();
                 self.publish_mode();
             }
-            Operation::Step(n) => {
-                if self.mode != SimMode::Paused {
-                    return rejected("step N works while paused; pause the simulation first");
-                }
-                for _ in 0..n {
-                    self.step_once();
-                    if self.mode != SimMode::Paused {
-                        break; // cannot happen: only playback's end changes mode, to Paused
-                    }
-                }
-            }
+            Operation::Step(_) => unreachable!("handled before"),
             Operation::Reset => {
                 self.data.reset();
                 let shared = &self.shared;

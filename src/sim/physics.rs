@@ -4,7 +4,7 @@
 //! allocates, frees, does I/O or takes a lock.
 use super::Shared;
 use super::clock::{now_ns, wait_until};
-use super::commands::{Command, Request, Stamped, TapLayout, Trash};
+use super::commands::{Command, OperationResult, Request, Stamped, TapLayout, Trash};
 use super::stats::StatsWindow;
 use crate::config::{ControlMode, SimMode};
 use crate::control::{ActuatorKind, Controllers, TwistCommand};
@@ -33,6 +33,14 @@ pub(super) struct ActiveWrench {
     pub until: f64,
 }
 
+/// A "step N while paused" request in progress: one step per loop turn, so the thread keeps
+/// taking operations (a pause or a mode change ends it early) however large N is.
+pub(super) struct Stepping {
+    pub until: u64,
+    pub requested: u64,
+    pub reply: Option<crossbeam_channel::Sender<OperationResult>>,
+}
+
 pub(super) struct ActivePlayback {
     pub rows: Box<Playback>,
     /// Sim time at which playback started.
@@ -52,7 +60,7 @@ pub struct Physics {
     pub(super) step: u64,
     busy_ns_total: u64,
     pub(super) deadline_ns: u64,
-    window: StatsWindow,
+    pub(super) window: StatsWindow,
     pub(super) controllers: Controllers,
     pub(super) pending: VecDeque<Stamped>,
     pub(super) wrenches: [Option<ActiveWrench>; MAX_WRENCHES],
@@ -60,6 +68,7 @@ pub struct Physics {
     /// Rings that get a row per step (recorder, legacy publishers).
     pub(super) taps: [Option<(Arc<RecordRing>, TapLayout)>; MAX_TAPS],
     pub(super) playback: Option<ActivePlayback>,
+    pub(super) stepping: Option<Stepping>,
 }
 
 pub(super) enum Flow {
@@ -102,6 +111,7 @@ impl Physics {
             wrench_applied: false,
             taps: [const { None }; MAX_TAPS],
             playback: None,
+            stepping: None,
         }
     }
 
@@ -113,7 +123,8 @@ impl Physics {
     pub fn run(mut self) {
         self.publish_mode();
         loop {
-            let flow = if self.mode == SimMode::Paused {
+            let stepping = self.stepping.is_some();
+            let flow = if self.mode == SimMode::Paused && !stepping {
                 self.wait_while_paused()
             } else {
                 self.take_operations()
@@ -122,6 +133,9 @@ impl Physics {
                 return;
             }
             if self.mode == SimMode::Paused {
+                if self.stepping.is_some() {
+                    self.step_while_paused();
+                }
                 continue;
             }
             if self.mode == SimMode::Realtime {
