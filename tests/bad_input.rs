@@ -173,6 +173,17 @@ fn wrong_config_field_names_the_path() {
 
     let c = write(
         dir.path(),
+        "prefix.yaml",
+        "robots:\n  - name: g1\n    mjcf: x.xml\n  - name: g1_b\n    mjcf: x.xml\n",
+    );
+    let e = expect_error(&["--config", &c], &[]);
+    assert!(
+        e.contains(&c) && e.contains("robots[1].name") && e.contains("'g1_b' and 'g1'"),
+        "{e}"
+    );
+
+    let c = write(
+        dir.path(),
         "nan.yaml",
         "world:\n  timestep: .nan\nrobots:\n  - name: a\n    mjcf: x.xml\n",
     );
@@ -293,4 +304,28 @@ fn missing_config_file_and_bad_flags() {
     // clap's own usage errors also exit with 2.
     let out = run_bridge(&["--no-such-flag"], &[]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Input that only shows past parsing, in a real run (not just `--summary`): a NUL character
+/// in a model string, and a model whose memory MuJoCo cannot allocate.
+#[test]
+fn a_nul_character_or_an_impossible_memory_size_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "nul.yaml",
+        "robots:\n  - name: a\n    mjcf_string: \"<mujoco>\\0<worldbody/></mujoco>\"\n",
+    );
+    let e = expect_error(&["--config", &c, "--steps", "10"], &[]);
+    assert!(
+        e.contains(&c) && e.contains("robots[0].mjcf_string") && e.contains("NUL"),
+        "{e}"
+    );
+    let f = write(
+        dir.path(),
+        "huge.xml",
+        "<mujoco><size memory=\"1000G\"/><worldbody><body><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+    );
+    let e = expect_error(&["--mjcf", &f, "--steps", "10"], &[]);
+    assert!(e.contains(&f) && e.contains("allocate memory"), "{e}");
 }

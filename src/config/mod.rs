@@ -296,6 +296,20 @@ impl Config {
             if !names.insert(robot.name.clone()) {
                 return err(at("name"), format!("duplicate robot name '{}'", robot.name));
             }
+            // Elements belong to a robot by their `<name>_` prefix: `a` would claim `a_b`'s.
+            if let Some(other) = self.robots[..i].iter().find(|o| {
+                robot.name.starts_with(&format!("{}_", o.name))
+                    || o.name.starts_with(&format!("{}_", robot.name))
+            }) {
+                return err(
+                    at("name"),
+                    format!(
+                        "'{}' and '{}': one robot name followed by '_' begins the other, so \
+                         their element names would mix; rename one",
+                        robot.name, other.name
+                    ),
+                );
+            }
             let sources = [
                 robot.mjcf.is_some(),
                 robot.urdf.is_some(),

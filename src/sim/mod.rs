@@ -301,7 +301,7 @@ impl Simulation {
             options.speed,
             options.substeps,
             options.spin_us,
-        );
+        )?;
         let priority = options.realtime_priority;
         let thread = std::thread::Builder::new()
             .name("physics".into())

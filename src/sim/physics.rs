@@ -87,12 +87,14 @@ impl Physics {
         speed: f64,
         substeps: u32,
         spin_us: u32,
-    ) -> Self {
-        let mut data = MjData::new(model.clone());
+    ) -> std::io::Result<Self> {
+        let mut data = MjData::try_new(model.clone()).map_err(|_| {
+            std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
+        })?;
         data.forward();
         shared.state.publish(&data, 0);
         let window = StatsWindow::new(now_ns(), data.time());
-        Self {
+        Ok(Self {
             model,
             data,
             shared,
@@ -112,7 +114,7 @@ impl Physics {
             taps: [const { None }; MAX_TAPS],
             playback: None,
             stepping: None,
-        }
+        })
     }
 
     fn period_ns(&self) -> u64 {
