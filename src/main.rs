@@ -132,12 +132,14 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     for server in servers {
         let c = &server.counters;
         log::info!(
-            "legacy ZMQ on {}: {} row sets published, {} messages received, {} dropped, {} commands",
+            "legacy ZMQ on {}: {} row sets published, {} messages received, {} dropped, {} commands, \
+             {} steps' rows lost",
             server.endpoints.state,
             c.row_sets.load(Ordering::Relaxed),
             c.messages_received.load(Ordering::Relaxed),
             c.messages_dropped.load(Ordering::Relaxed),
-            c.commands_sent.load(Ordering::Relaxed)
+            c.commands_sent.load(Ordering::Relaxed),
+            c.steps_lost.load(Ordering::Relaxed)
         );
         server.stop();
     }
@@ -274,6 +276,16 @@ fn console_line(
                 .map(|_| "ok".to_string())
                 .map_err(|e| e.to_string())
         }
+        Some("source") => {
+            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let source = match arg(2)? {
+                "ros" => ControlSource::Ros,
+                "zmq" => ControlSource::Zmq,
+                "player" => ControlSource::Player,
+                other => return Err(format!("source ROBOT ros|zmq|player, not '{other}'")),
+            };
+            done(handle.set_source(r, source))
+        }
         Some("twist") => {
             let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
             let mut v = [0.0; 3];
@@ -296,12 +308,15 @@ fn console_line(
             for c in legacy {
                 let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
                 reply += &format!(
-                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_skipped {}",
+                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_skipped {} \
+                     zmq_gains_skipped {} zmq_steps_lost {}",
                     load(&c.row_sets),
                     load(&c.messages_received),
                     load(&c.messages_dropped),
                     load(&c.commands_sent),
-                    load(&c.pairs_skipped)
+                    load(&c.pairs_skipped),
+                    load(&c.gains_skipped),
+                    load(&c.steps_lost)
                 );
             }
             Ok(reply)

@@ -163,6 +163,23 @@ fn user_presets_come_from_the_config() {
     assert_eq!(h.stats().ignored_commands, 1);
 }
 
+/// A robot without a base controller (its twist only goes to legacy clients) reads zeros
+/// again half a second of sim time after the last twist: nobody drives any more.
+#[test]
+fn the_twist_of_a_robot_without_a_base_times_out() {
+    let world = world_from_config_file("panda.yaml");
+    let sim = Simulation::start(&world, &paused()).unwrap();
+    let h = sim.handle();
+    h.command_twist(ControlSource::Ros, 0, 0.4, -0.2, 0.8)
+        .unwrap();
+    h.step(1).unwrap();
+    assert_eq!(h.twist(0), [0.4, -0.2, 0.8]);
+    h.step(240).unwrap(); // 0.48 s after it
+    assert_eq!(h.twist(0), [0.4, -0.2, 0.8]);
+    h.step(20).unwrap(); // 0.52 s
+    assert_eq!(h.twist(0), [0.0, 0.0, 0.0]);
+}
+
 #[test]
 fn diff_drive_moves_the_default_robot_as_commanded() {
     let world = world_from_config_file("default.yaml");

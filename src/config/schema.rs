@@ -539,6 +539,17 @@ pub enum ControlSource {
     Player,
 }
 
+impl ControlSource {
+    /// The source whose `as u8` is `value` (ROS for anything else).
+    pub fn from_u8(value: u8) -> Self {
+        match value {
+            x if x == Self::Zmq as u8 => Self::Zmq,
+            x if x == Self::Player as u8 => Self::Player,
+            _ => Self::Ros,
+        }
+    }
+}
+
 /// What an actuator command means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]

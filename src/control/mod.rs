@@ -21,6 +21,9 @@ use crate::model::RobotMap;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
+/// Seconds (sim time) a twist stays in force on a robot without a base controller.
+pub const TWIST_TIMEOUT: f64 = 0.5;
+
 /// How an actuator turns `ctrl` into force, as far as the controllers care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActuatorKind {
@@ -275,9 +278,11 @@ impl RobotController {
         dropped
     }
 
-    /// The twist in force at `time`: zero once older than the base's timeout.
+    /// The twist in force at `time`: zero once older than the base's timeout, or than
+    /// `TWIST_TIMEOUT` for a robot without a base controller (whose twist only goes to legacy
+    /// clients): a teleop that stops publishing stops the robot.
     pub fn active_twist(&self, time: f64) -> TwistCommand {
-        let timeout = self.base.as_ref().map(|b| b.timeout).unwrap_or(0.0);
+        let timeout = self.base.as_ref().map_or(TWIST_TIMEOUT, |b| b.timeout);
         if timeout > 0.0 && time - self.twist.stamp > timeout {
             TwistCommand {
                 stamp: self.twist.stamp,
@@ -519,11 +524,7 @@ fn mode_from(value: f64) -> ControlMode {
 }
 
 fn source_from(value: f64) -> ControlSource {
-    match value as u8 {
-        x if x == ControlSource::Zmq as u8 => ControlSource::Zmq,
-        x if x == ControlSource::Player as u8 => ControlSource::Player,
-        _ => ControlSource::Ros,
-    }
+    ControlSource::from_u8(value as u8)
 }
 
 /// A robot controller's settings and commands, as a snapshot holds them.

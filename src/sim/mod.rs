@@ -19,7 +19,7 @@ pub use snapshot::{STATE_SPEC, Snapshot, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
 
-use crate::config::{SimConfig, SimMode};
+use crate::config::{ControlSource, SimConfig, SimMode};
 use crate::control::TwistCommand;
 use crate::model::World;
 use commands::{Request, Trash};
@@ -73,6 +73,8 @@ pub(crate) struct Shared {
     named_snapshots: std::sync::Mutex<std::collections::BTreeMap<String, Box<Snapshot>>>,
     recording: std::sync::Mutex<Option<crate::record::Recording>>,
     log_limiter: crate::rate_limit::RateLimiter,
+    /// Each robot's current control source, as the physics thread last set it.
+    sources: Box<[AtomicU8]>,
     mode: AtomicU8,
     speed_bits: AtomicU64,
     /// The physics thread pauses itself after this step (u64::MAX: never).
@@ -129,6 +131,12 @@ impl SimHandle {
             x if x == SimMode::Paused as u8 => SimMode::Paused,
             _ => SimMode::Realtime,
         }
+    }
+
+    /// Where robot `robot` takes its commands from now (None: no such robot).
+    pub fn control_source(&self, robot: usize) -> Option<ControlSource> {
+        let source = self.shared.sources.get(robot)?;
+        Some(ControlSource::from_u8(source.load(Ordering::Relaxed)))
     }
 
     pub fn speed(&self) -> f64 {
@@ -287,6 +295,11 @@ impl Simulation {
             named_snapshots: Default::default(),
             recording: Default::default(),
             log_limiter: Default::default(),
+            sources: controllers
+                .robots
+                .iter()
+                .map(|r| AtomicU8::new(r.source as u8))
+                .collect(),
             mode: AtomicU8::new(options.mode as u8),
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),

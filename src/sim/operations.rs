@@ -66,6 +66,10 @@ impl Physics {
             return Flow::Continue;
         }
         let result = self.carry_out(request.operation);
+        // Operations that switch sources (set, reset, restore) show on the handle side.
+        for (slot, robot) in self.shared.sources.iter().zip(&self.controllers.robots) {
+            slot.store(robot.source as u8, std::sync::atomic::Ordering::Relaxed);
+        }
         self.answer(request.reply, result);
         Flow::Continue
     }

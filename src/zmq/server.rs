@@ -27,6 +27,10 @@ pub struct LegacyCounters {
     pub commands_sent: AtomicU64,
     /// Control pairs skipped (unknown actuator id, NaN or infinite value).
     pub pairs_skipped: AtomicU64,
+    /// set_gains entries skipped (no such actuator), and set_gains messages refused.
+    pub gains_skipped: AtomicU64,
+    /// Steps whose rows were lost because this server fell behind the physics thread.
+    pub steps_lost: AtomicU64,
     /// Physics steps done when each recent control batch arrived (the batch applies in the
     /// next step); the last `ARRIVALS_KEPT`, oldest first.
     pub control_arrivals: std::sync::Mutex<std::collections::VecDeque<u64>>,
@@ -127,6 +131,7 @@ impl LegacyServer {
             publish_while_paused: options.publish_while_paused,
             period: Duration::from_secs_f64(model.opt().timestep * options.divider.max(1) as f64),
             ticks: 0,
+            lost_seen: 0,
             counters: counters.clone(),
             limiter: RateLimiter::default(),
             stop: stop.clone(),
@@ -179,8 +184,10 @@ struct Worker {
     divider: u64,
     publish_while_paused: bool,
     period: Duration,
-    /// Row sets published, the clock of the discovery schedule.
+    /// Physics steps seen (and ticks while paused): the clock of the discovery schedule.
     ticks: u64,
+    /// The tap ring's drop count already reported.
+    lost_seen: u64,
     counters: Arc<LegacyCounters>,
     limiter: RateLimiter,
     stop: Arc<AtomicBool>,
@@ -223,6 +230,7 @@ impl Worker {
                     at += part.len();
                 }
                 self.publish_row_set();
+                self.tick();
                 next_paused_tick += self.period;
                 if next_paused_tick < Instant::now() {
                     next_paused_tick = Instant::now() + self.period;
@@ -243,8 +251,34 @@ impl Worker {
             if (self.row[0] as u64).is_multiple_of(self.divider) {
                 self.publish_row_set();
             }
+            self.tick();
+        }
+        let lost = self.ring.dropped();
+        if lost > self.lost_seen {
+            self.counters
+                .steps_lost
+                .fetch_add(lost - self.lost_seen, Ordering::Relaxed);
+            self.limiter.warn(
+                "lost",
+                &format!(
+                    "legacy ZMQ: the rows of {} step(s) were lost: this server fell behind the \
+                     physics thread",
+                    lost - self.lost_seen
+                ),
+            );
+            self.lost_seen = lost;
         }
         any
+    }
+
+    /// One physics step (or paused tick) on the discovery schedule's clock.
+    fn tick(&mut self) {
+        self.ticks += 1;
+        if codec::info_due(self.ticks) {
+            for plan in &self.plans {
+                let _ = self.sockets.info.send(plan.discovery.as_bytes(), 0);
+            }
+        }
     }
 
     fn publish_row_set(&mut self) {
@@ -266,13 +300,7 @@ impl Worker {
                 &mut send,
             );
         }
-        self.ticks += 1;
         self.counters.row_sets.fetch_add(1, Ordering::Relaxed);
-        if codec::info_due(self.ticks) {
-            for plan in &self.plans {
-                let _ = self.sockets.info.send(plan.discovery.as_bytes(), 0);
-            }
-        }
     }
 
     fn take_commands(&mut self) {
@@ -316,6 +344,20 @@ impl Worker {
         let index = plan.robot;
         match kind {
             CommandKind::Control => {
+                if let Some(source) = self.handle.control_source(index)
+                    && source != ControlSource::Zmq
+                {
+                    // The physics thread ignores (and counts) them: say why, once in a while.
+                    self.limiter.warn(
+                        "source",
+                        &format!(
+                            "legacy ZMQ: robot '{}' takes its commands from {}, so its \
+                             control messages are ignored (set control.source: zmq)",
+                            plan.name,
+                            format!("{source:?}").to_lowercase()
+                        ),
+                    );
+                }
                 let nu = self.handle.model().ffi().nu as usize;
                 let skipped = codec::decode_control(&frames[1], nu, &mut self.pairs)?;
                 if let Some(first) = skipped.first() {
@@ -366,6 +408,7 @@ impl Worker {
                             },
                         ));
                     } else {
+                        self.counters.gains_skipped.fetch_add(1, Ordering::Relaxed);
                         self.limiter.warn(
                             "gains-name",
                             &format!(
@@ -376,6 +419,7 @@ impl Worker {
                     }
                 }
                 if let Err(e) = self.handle.set_gains(index, &updates) {
+                    self.counters.gains_skipped.fetch_add(1, Ordering::Relaxed);
                     self.limiter
                         .warn("gains", &format!("legacy ZMQ: set_gains refused: {e}"));
                 }

@@ -215,6 +215,7 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
         [b"g1/set_gains ", b"[1, 2, 3]"],                               # not an object
         [b"g1/control ", b"a", b"b"],                                   # three frames
         [b"g1/control extra", b"\x00\x00\x00\x00"],                     # passes the filter, wrong topic
+        [b"g1/set_gains ", json.dumps({"no_such_joint": {"kp": 1.0}}).encode()],  # no such actuator
     ]
     rng = random.Random(7)
     for _ in range(200):
@@ -228,6 +229,16 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     # values are skipped pairs; random bytes land in either.
     assert after["zmq_dropped"] - before["zmq_dropped"] >= 8, after
     assert after["zmq_skipped"] - before["zmq_skipped"] >= 3, after
+    assert after["zmq_gains_skipped"] - before["zmq_gains_skipped"] == 1, after
+    assert after["zmq_steps_lost"] == 0, after
+    # Control for a robot that takes its commands from another source is ignored and counted,
+    # and the log says why.
+    g1.console("source g1 ros")
+    pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)])
+    g1.wait_for("zmq_received", after["zmq_received"] + 1)
+    g1.console("step 1")
+    assert g1.stats()["ignored"] == after["ignored"] + 1
+    g1.console("source g1 zmq")
     # Still serving: rows flow, and the valid pair of a batch with a bad one still works.
     mixed = struct.pack("<i", 2) + struct.pack("<if", 999, 0.5)
     mixed += struct.pack("<if", ids["g1_left_elbow_joint"], 1.0)
@@ -236,6 +247,8 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     log = g1.close()
     assert "dropped a message" in log, "dropped messages are logged"
     assert log.count("dropped a message") < 50, "at a limited rate"
+    assert "robot 'g1' takes its commands from ros" in log, "an ignored robot's control is explained"
+    assert "set_gains names no actuator 'no_such_joint'" in log
 
 
 def test_robots_with_their_own_endpoints_get_their_own_server(tmp_path):
