@@ -302,8 +302,13 @@ fn console_line(
         Some("stats") => {
             let s = handle.stats();
             let mut reply = format!(
-                "ok steps {} time {:.6} rejected {} ignored {} late {}",
-                s.steps, s.sim_time, s.rejected_commands, s.ignored_commands, s.late_commands
+                "ok steps {} time {:.6} rejected {} ignored {} late {} refused {}",
+                s.steps,
+                s.sim_time,
+                s.rejected_commands,
+                s.ignored_commands,
+                s.late_commands,
+                s.refused_operations
             );
             for c in legacy {
                 let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);

@@ -355,8 +355,21 @@ fn bad_commands_are_refused_counted_and_the_physics_thread_keeps_running() {
     assert_eq!(
         h.stats().rejected_commands,
         6,
-        "each refusal is counted (the unknown robot is a plain error)"
+        "each bad command is counted (the unknown robot is a refused operation)"
     );
+    assert_eq!(h.stats().refused_operations, 1, "the unknown robot");
+    // Operations naming what does not exist are refused with the name, and counted.
+    let e = h.reset_to_keyframe(Some(0), "no_key").unwrap_err();
+    assert!(e.to_string().contains("'no_key'"), "{e}");
+    let e = h.load_preset(0, "No such preset").unwrap_err();
+    assert!(e.to_string().contains("'No such preset'"), "{e}");
+    let e = h.robot_index("nobody").unwrap_err();
+    assert!(e.to_string().contains("'nobody'"), "{e}");
+    assert!(
+        h.set_speed(f64::NAN).is_err(),
+        "refused by the physics thread"
+    );
+    assert_eq!(h.stats().refused_operations, 5);
     // Values outside ctrlrange are clamped (documented), not refused.
     h.command_actuators(ControlSource::Ros, 0, &["arm_elbow"], &[9.0])
         .unwrap();

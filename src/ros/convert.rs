@@ -252,6 +252,7 @@ pub fn diagnostics(
         value("rejected_commands", stats.rejected_commands.to_string()),
         value("ignored_commands", stats.ignored_commands.to_string()),
         value("dropped_commands", stats.dropped_commands.to_string()),
+        value("refused_operations", stats.refused_operations.to_string()),
         value("instabilities", stats.instabilities.to_string()),
     ];
     let warn = stats.instabilities > 0;

@@ -46,6 +46,20 @@ impl SimHandle {
         rejected(message)
     }
 
+    /// Counts and logs (rate-limited) an operation refused on the handle side (an unknown
+    /// robot, keyframe, body, preset, snapshot, a file that cannot be read), and returns it.
+    fn refuse(&self, message: impl Into<String>) -> OperationError {
+        let message = message.into();
+        self.shared
+            .stats
+            .refused_operations
+            .fetch_add(1, Ordering::Relaxed);
+        self.shared
+            .log_limiter
+            .warn("refused", &format!("refused: {message}"));
+        rejected(message)
+    }
+
     pub fn robot_index(&self, name: &str) -> Result<usize, OperationError> {
         self.shared
             .robots
@@ -53,7 +67,7 @@ impl SimHandle {
             .position(|r| r.name == name)
             .ok_or_else(|| {
                 let known: Vec<&str> = self.shared.robots.iter().map(|r| r.name.as_str()).collect();
-                rejected(format!("unknown robot '{name}'; robots: {known:?}"))
+                self.refuse(format!("unknown robot '{name}'; robots: {known:?}"))
             })
     }
 
@@ -61,7 +75,7 @@ impl SimHandle {
         self.shared
             .robots
             .get(robot)
-            .ok_or_else(|| rejected(format!("no robot with index {robot}")))
+            .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))
     }
 
     /// Index within the robot of the actuator named `name` (its own name or the name of the
@@ -204,7 +218,7 @@ impl SimHandle {
                             .map(str::to_string)
                     })
                     .collect();
-                rejected(format!("unknown keyframe '{name}'; keyframes: {known:?}"))
+                self.refuse(format!("unknown keyframe '{name}'; keyframes: {known:?}"))
             })
     }
 
@@ -228,7 +242,7 @@ impl SimHandle {
         self.shared
             .model
             .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, name)
-            .ok_or_else(|| rejected(format!("unknown body '{name}'")))
+            .ok_or_else(|| self.refuse(format!("unknown body '{name}'")))
     }
 
     pub fn apply_wrench(
@@ -369,9 +383,9 @@ impl SimHandle {
             .shared
             .controls
             .get(robot)
-            .ok_or_else(|| rejected(format!("no robot with index {robot}")))?;
+            .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))?;
         let preset = find_preset(control, name)
-            .ok_or_else(|| rejected(format!("unknown preset '{name}'")))?;
+            .ok_or_else(|| self.refuse(format!("unknown preset '{name}'")))?;
         self.request(Operation::LoadPreset {
             robot,
             preset: Box::new(preset),
@@ -413,7 +427,7 @@ impl SimHandle {
             .shared
             .actions
             .get(robot)
-            .ok_or_else(|| rejected(format!("no robot with index {robot}")))?;
+            .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))?;
         slot.store(mask, Ordering::Relaxed);
         Ok(())
     }
@@ -454,7 +468,7 @@ impl SimHandle {
             .lock()
             .ok()
             .and_then(|named| named.get(name).cloned())
-            .ok_or_else(|| rejected(format!("no snapshot named '{name}'")))?;
+            .ok_or_else(|| self.refuse(format!("no snapshot named '{name}'")))?;
         self.restore(snapshot)
     }
 
@@ -471,7 +485,7 @@ impl SimHandle {
         let snapshot = self.capture()?;
         snapshot
             .save(path)
-            .map_err(|e| rejected(format!("{}: {e}", path.display())))?;
+            .map_err(|e| self.refuse(format!("{}: {e}", path.display())))?;
         Ok(OperationDone {
             step: snapshot.step,
             time: 0.0,
@@ -483,7 +497,7 @@ impl SimHandle {
     pub fn load_snapshot_file(&self, path: &Path) -> OperationResult {
         let snapshot = Snapshot::load(path).map_err(rejected)?;
         self.restore(Box::new(snapshot)).map_err(|e| match e {
-            OperationError::Rejected(m) => rejected(format!("{}: {m}", path.display())),
+            OperationError::Rejected(m) => self.refuse(format!("{}: {m}", path.display())),
             other => other,
         })
     }
@@ -493,15 +507,15 @@ impl SimHandle {
         let model = &self.shared.model;
         let row = 1 + model.ffi().nq as usize + model.ffi().nv as usize;
         let recording = Recording::start(path, record::header(model), row)
-            .map_err(|e| rejected(format!("{}: {e}", path.display())))?;
+            .map_err(|e| self.refuse(format!("{}: {e}", path.display())))?;
         let ring = recording.ring.clone();
         let mut slot = self
             .shared
             .recording
             .lock()
-            .map_err(|_| rejected("recorder state poisoned"))?;
+            .map_err(|_| self.refuse("recorder state poisoned"))?;
         if slot.is_some() {
-            return Err(rejected("a recording is already running"));
+            return Err(self.refuse("a recording is already running"));
         }
         let done = self.request(Operation::Tap {
             ring,
@@ -517,23 +531,23 @@ impl SimHandle {
             .shared
             .recording
             .lock()
-            .map_err(|_| rejected("recorder state poisoned"))?
+            .map_err(|_| self.refuse("recorder state poisoned"))?
             .take()
-            .ok_or_else(|| rejected("no recording is running"))?;
+            .ok_or_else(|| self.refuse("no recording is running"))?;
         self.request(Operation::Untap(recording.ring.clone()))?;
         let path = recording.path.display().to_string();
         recording
             .finish()
-            .map_err(|e| rejected(format!("{path}: {e}")))
+            .map_err(|e| self.refuse(format!("{path}: {e}")))
     }
 
     /// Loads a CSV trajectory (recorded, or external with joint names with or without the
     /// robot prefix) and plays it back kinematically; the simulation pauses at its end.
     pub fn play_csv(&self, path: &Path) -> OperationResult {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| rejected(format!("{}: {e}", path.display())))?;
+            .map_err(|e| self.refuse(format!("{}: {e}", path.display())))?;
         let rows = record::parse(&text, &self.shared.model, &self.shared.robots)
-            .map_err(|m| rejected(format!("{}: {m}", path.display())))?;
+            .map_err(|m| self.refuse(format!("{}: {m}", path.display())))?;
         self.request(Operation::Playback(Box::new(rows)))
     }
 

@@ -184,6 +184,15 @@ impl SimHandle {
             Err(_) => Err(OperationError::Stopped),
         };
         self.empty_trash();
+        if let Err(OperationError::Rejected(message)) = &answer {
+            self.shared
+                .stats
+                .refused_operations
+                .fetch_add(1, Ordering::Relaxed);
+            self.shared
+                .log_limiter
+                .warn("refused", &format!("refused: {message}"));
+        }
         answer
     }
 

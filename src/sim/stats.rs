@@ -83,6 +83,8 @@ pub struct LiveStats {
     pub ignored_commands: AtomicU64,
     /// Stamped commands that arrived after their step (applied at once).
     pub late_commands: AtomicU64,
+    /// Operations refused (unknown names, bad values, wrong model, ...).
+    pub refused_operations: AtomicU64,
     pub lateness: LatenessHistogram,
 }
 
@@ -103,6 +105,7 @@ pub struct SimStats {
     pub dropped_commands: u64,
     pub ignored_commands: u64,
     pub late_commands: u64,
+    pub refused_operations: u64,
 }
 
 impl LiveStats {
@@ -124,6 +127,7 @@ impl LiveStats {
             dropped_commands: load(&self.dropped_commands),
             ignored_commands: load(&self.ignored_commands),
             late_commands: load(&self.late_commands),
+            refused_operations: load(&self.refused_operations),
         }
     }
 }
