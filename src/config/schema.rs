@@ -611,8 +611,9 @@ pub struct ControlConfig {
     pub presets: Vec<crate::control::Preset>,
     /// A preset (built-in or user) loaded at start.
     pub preset: Option<String>,
-    /// Play the loaded preset from the start (after a 0.5 s delay).
-    #[serde(default)]
+    /// Play the loaded preset from the start (after a 0.5 s delay), as the original plugin
+    /// does by default. Only matters when `preset` is set.
+    #[serde(default = "yes")]
     pub autoplay: bool,
 }
 

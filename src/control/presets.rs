@@ -160,7 +160,7 @@ pub fn builtin_presets() -> Vec<Preset> {
             ],
         ),
         preset(
-            "Spot: Sit",
+            "Spot: Sit (hold)",
             vec![pose(
                 "Sit",
                 &legs([
@@ -174,7 +174,7 @@ pub fn builtin_presets() -> Vec<Preset> {
             )],
         ),
         preset(
-            "ANYmal: Sit",
+            "ANYmal: Sit (hold)",
             vec![pose(
                 "Sit",
                 &legs([

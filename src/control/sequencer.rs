@@ -146,8 +146,14 @@ mod tests {
         let mut s = Sequencer::with_actuators(2);
         s.load(two_pose_preset(true));
         assert!(s.play_from(0, 0.0, &[0.0, 7.0], 0.0));
+        assert_eq!(
+            s.update(0.25)[0],
+            0.15625,
+            "eased in: 3s^2 - 2s^3 at s = 1/4, not 1/4"
+        );
         assert_eq!(s.update(0.5)[0], 0.5, "smoothstep midpoint");
         assert_eq!(s.update(0.5)[1], 7.0, "beyond the preset: untouched");
+        assert_eq!(s.update(0.75)[0], 0.84375, "eased out");
         assert_eq!(s.update(1.5)[0], 1.0, "holding");
         s.update(2.0); // blend + hold over: next pose
         assert_eq!(s.pose_index(), 1);

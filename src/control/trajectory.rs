@@ -126,6 +126,14 @@ mod tests {
             "symmetric midpoint"
         );
         assert!((herm.sample(0, 2.0 - 1e-9, 0.0).0 - 3.0).abs() < 1e-6);
+        // From rest to rest a cubic leaves slowly: a quarter of the way in time covers
+        // 3/16 - 2/64 = 5/32 of the distance (linear would cover 1/4), at velocity 9/8 * 2.
+        let (p, v) = herm.sample(0, 1.25, 0.0);
+        assert!((p - (1.0 + 2.0 * 5.0 / 32.0)).abs() < 1e-12, "{p}");
+        assert!((v - 2.0 * 9.0 / 8.0).abs() < 1e-12, "{v}");
+        // Given end velocities shape the curve: leaving at 4 units/s overshoots linear.
+        let fast_start = two_points(vec![4.0, 0.0]);
+        assert!(fast_start.sample(0, 1.25, 0.0).0 > 1.5 + 0.2);
     }
 
     #[test]
