@@ -66,7 +66,7 @@ pub struct Cli {
     pub zmq_port: Option<u16>,
     /// Read operations from standard input, one per line: reset, pause, realtime, fast,
     /// step N, run N [fast], speed F, keyframe NAME, save NAME, restore NAME, twist ROBOT VX VY WZ,
-    /// actions ROBOT MASK, stats, arrivals, quit.
+    /// actions ROBOT MASK, source ROBOT ros|zmq|player, stats, arrivals, quit.
     #[arg(long)]
     pub console: bool,
 }

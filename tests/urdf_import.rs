@@ -415,3 +415,68 @@ fn mujoco_plugins_from_the_wheel_load() {
     assert_eq!(world.model.ffi().nplugin, 1);
     assert_eq!(world.robots[0].actuators[0].name, "servo");
 }
+
+/// An effort command interface becomes a motor with the joint's effort as its ctrlrange; the
+/// floor and the light are there exactly when the config asks.
+#[test]
+fn effort_interface_gives_a_motor_and_the_world_has_floor_and_light_on_request() {
+    let urdf = r#"<robot name="arm">
+  <link name="base"/>
+  <link name="upper"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="25" velocity="2"/></joint>
+  <ros2_control name="arm" type="system">
+    <joint name="shoulder"><command_interface name="effort"/><state_interface name="position"/></joint>
+  </ros2_control>
+</robot>"#;
+    for (floor, light) in [(true, true), (false, false)] {
+        let yaml = format!(
+            "world: {{floor: {floor}, light: {light}}}\nrobots:\n  - name: arm\n    urdf_string: {}\n",
+            serde_json::to_string(urdf).unwrap()
+        );
+        let world = world_from_yaml(&yaml, Path::new("."));
+        let m = &world.model;
+        let motor = actuator_id(&world, 0, "shoulder");
+        assert_eq!(
+            m.actuator_trnid()[motor][0] as usize,
+            joint_id(&world, 0, "shoulder")
+        );
+        assert_eq!(
+            m.actuator_gainprm()[motor][0],
+            1.0,
+            "a motor: ctrl is the torque"
+        );
+        assert_eq!(
+            &m.actuator_biasprm()[motor][..3],
+            &[0.0, 0.0, 0.0],
+            "no servo terms"
+        );
+        assert_eq!(
+            m.actuator_ctrlrange()[motor],
+            [-25.0, 25.0],
+            "ctrlrange = effort"
+        );
+        let floor_geom = (0..m.ffi().ngeom as usize)
+            .find(|&g| m.geom_type()[g] == MjtGeomBase::mjGEOM_PLANE && m.geom_bodyid()[g] == 0);
+        assert_eq!(floor_geom.is_some(), floor, "floor {floor}");
+        assert_eq!(m.ffi().nlight > 0, light, "light {light}");
+    }
+}
+
+#[test]
+fn help_lists_the_batch_and_override_options() {
+    let out = run_bridge(&["--help"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for option in [
+        "--config",
+        "--mjcf",
+        "--urdf",
+        "--duration",
+        "--steps",
+        "--summary",
+        "--set",
+    ] {
+        assert!(help.contains(option), "--help lacks {option}:\n{help}");
+    }
+}
