@@ -50,13 +50,7 @@ impl SimHandle {
     /// robot, keyframe, body, preset, snapshot, a file that cannot be read), and returns it.
     fn refuse(&self, message: impl Into<String>) -> OperationError {
         let message = message.into();
-        self.shared
-            .stats
-            .refused_operations
-            .fetch_add(1, Ordering::Relaxed);
-        self.shared
-            .log_limiter
-            .warn("refused", &format!("refused: {message}"));
+        self.note_refusal(&message);
         rejected(message)
     }
 

@@ -185,15 +185,20 @@ impl SimHandle {
         };
         self.empty_trash();
         if let Err(OperationError::Rejected(message)) = &answer {
-            self.shared
-                .stats
-                .refused_operations
-                .fetch_add(1, Ordering::Relaxed);
-            self.shared
-                .log_limiter
-                .warn("refused", &format!("refused: {message}"));
+            self.note_refusal(message);
         }
         answer
+    }
+
+    /// Counts a refused operation and logs it (rate-limited).
+    fn note_refusal(&self, message: &str) {
+        self.shared
+            .stats
+            .refused_operations
+            .fetch_add(1, Ordering::Relaxed);
+        self.shared
+            .log_limiter
+            .warn("refused", &format!("refused: {message}"));
     }
 
     /// Drops what the physics thread handed back (it never frees memory itself).
