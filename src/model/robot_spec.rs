@@ -31,14 +31,6 @@ pub(super) fn one_line(message: &str) -> String {
 /// MuJoCo truncates its XML parser messages to 100 characters; check well-formedness first so
 /// a broken file gets a full message with its line.
 fn check_well_formed(origin: &str, text: &str) -> InputResult<()> {
-    // XML allows no NUL character, and MuJoCo takes the text as a C string.
-    if let Some(at) = text.find('\0') {
-        let line = text[..at].matches('\n').count() + 1;
-        return Err(InputError::new(
-            origin,
-            format!("line {line}: a NUL character, which XML does not allow"),
-        ));
-    }
     crate::model::xml::parse(text)
         .map(|_| ())
         .map_err(|m| InputError::new(origin, m))
@@ -127,7 +119,6 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 base_dir.clone(),
             )
         };
-        check_well_formed(&origin, &text)?;
         let resolver = package_resolver(config, index)?;
         let converted = urdf::urdf_to_mjcf(
             &text,

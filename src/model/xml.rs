@@ -95,6 +95,13 @@ fn place(
 
 /// Parses a whole document and returns its root element. Errors name the line.
 pub fn parse(source: &str) -> Result<Element, String> {
+    // XML allows no NUL character, and MuJoCo takes model text as a C string.
+    if let Some(at) = source.find('\0') {
+        return Err(format!(
+            "line {}: a NUL character, which XML does not allow",
+            line_of(source, at)
+        ));
+    }
     let mut reader = Reader::from_str(source);
     reader.config_mut().trim_text(false);
     let mut stack: Vec<Element> = Vec::new();
