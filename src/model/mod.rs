@@ -156,14 +156,6 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map
         })
         .collect();
-    // mj_makeData returns null when the model's arena (`<size memory>`) cannot be allocated.
-    if MjData::try_new(&model).is_err() {
-        return Err(InputError::new(
-            &config.origin,
-            "MuJoCo cannot allocate the simulation data of this world: a model asks for more \
-             memory than is available (see its <size memory=...>)",
-        ));
-    }
     let model = Arc::new(model);
     let controls: Vec<_> = config.robots.iter().map(|r| r.control.clone()).collect();
     let controllers = crate::control::Controllers::new(&model, &robots, &controls, &config.origin)?;
