@@ -253,20 +253,18 @@ impl Worker {
             }
             self.tick();
         }
-        let lost = self.ring.dropped();
-        if lost > self.lost_seen {
-            self.counters
-                .steps_lost
-                .fetch_add(lost - self.lost_seen, Ordering::Relaxed);
+        let dropped = self.ring.dropped();
+        let lost = dropped - self.lost_seen;
+        if lost > 0 {
+            self.counters.steps_lost.fetch_add(lost, Ordering::Relaxed);
             self.limiter.warn(
                 "lost",
                 &format!(
-                    "legacy ZMQ: the rows of {} step(s) were lost: this server fell behind the \
-                     physics thread",
-                    lost - self.lost_seen
+                    "legacy ZMQ: the rows of {lost} step(s) were lost: this server fell behind \
+                     the physics thread"
                 ),
             );
-            self.lost_seen = lost;
+            self.lost_seen = dropped;
         }
         any
     }
