@@ -18,9 +18,15 @@ pub struct Cli {
     /// Load one robot from an MJCF file instead of a config.
     #[arg(long, value_name = "FILE", conflicts_with = "urdf")]
     pub mjcf: Option<PathBuf>,
-    /// Load one robot from a URDF file instead of a config.
+    /// Load one robot from a URDF (or .xacro) file instead of a config.
     #[arg(long, value_name = "FILE")]
     pub urdf: Option<PathBuf>,
+    /// Refuse a URDF that needs repairs (each repair is otherwise a warning).
+    #[arg(long)]
+    pub strict: bool,
+    /// Argument of a .xacro model, NAME:=VALUE (repeatable), as `xacro_args` in a config.
+    #[arg(long = "xacro-arg", value_name = "NAME:=VALUE")]
+    pub xacro_args: Vec<String>,
     /// Override a config field, e.g. --set world.timestep=0.001 or --set robots.0.floating_base=true.
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     pub overrides: Vec<String>,

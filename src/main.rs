@@ -43,7 +43,7 @@ fn load_config(cli: &Cli, ros_args: &[String]) -> Result<Config, InputError> {
     let from_params = params
         .config
         .filter(|_| cli.config.is_none() && cli.mjcf.is_none() && cli.urdf.is_none());
-    if let Some(path) = cli.config.as_ref().or(from_params.as_ref()) {
+    let mut config = if let Some(path) = cli.config.as_ref().or(from_params.as_ref()) {
         Config::load(path, &overrides)
     } else if let Some(path) = &cli.mjcf {
         Config::single_model(ModelKind::Mjcf, path, &overrides)
@@ -51,7 +51,21 @@ fn load_config(cli: &Cli, ros_args: &[String]) -> Result<Config, InputError> {
         Config::single_model(ModelKind::Urdf, path, &overrides)
     } else {
         Config::embedded_default(&overrides)
+    }?;
+    // Model-loading flags apply to every robot of the config.
+    for robot in &mut config.robots {
+        robot.strict |= cli.strict;
+        for arg in &cli.xacro_args {
+            let (name, value) = arg.split_once(":=").ok_or_else(|| {
+                InputError::new(
+                    "<command line>",
+                    format!("--xacro-arg '{arg}' is not NAME:=VALUE"),
+                )
+            })?;
+            robot.xacro_args.insert(name.to_string(), value.to_string());
+        }
     }
+    Ok(config)
 }
 
 fn main() -> ExitCode {

@@ -80,7 +80,7 @@ fn missing_mesh_in_urdf_names_link_and_path() {
     let e = expect_error(&["--urdf", &f, "--summary"], &[]);
     assert!(
         e.contains(&f)
-            && e.contains("link 'base'/visual[0]")
+            && e.contains("link 'base' (line 1)/visual[0]")
             && e.contains("nothere.stl")
             && e.contains("does not exist"),
         "{e}"
@@ -113,7 +113,7 @@ fn unknown_package_names_package_and_element() {
     );
     assert!(
         e.contains(&f)
-            && e.contains("link 'base'/collision[0]")
+            && e.contains("link 'base' (line 1)/collision[0]")
             && e.contains("unknown package 'no_such_pkg'"),
         "{e}"
     );
@@ -135,16 +135,38 @@ fn urdf_structure_errors_name_the_joint() {
         "{e}"
     );
 
+    // What no tool can read: a joint of an unknown type, a link named twice, a number that
+    // is not one.
     let f = write(
         dir.path(),
-        "limits.urdf",
+        "kind.urdf",
         &format!(
-            "<robot name=\"r\">{GOOD_LINK}<link name=\"b\"/><joint name=\"k\" type=\"revolute\"><parent link=\"base\"/><child link=\"b\"/><limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/></joint></robot>"
+            "<robot name=\"r\">{GOOD_LINK}<link name=\"b\"/><joint name=\"k\" type=\"hinge\"><parent link=\"base\"/><child link=\"b\"/></joint></robot>"
         ),
     );
     let e = expect_error(&["--urdf", &f, "--summary"], &[]);
     assert!(
-        e.contains("joint 'k'/limit") && e.contains("must be below upper"),
+        e.contains("joint 'k' (line 1): unknown joint type 'hinge'"),
+        "{e}"
+    );
+    let f = write(
+        dir.path(),
+        "twice.urdf",
+        &format!("<robot name=\"r\">{GOOD_LINK}\n{GOOD_LINK}</robot>"),
+    );
+    let e = expect_error(&["--urdf", &f, "--summary"], &[]);
+    assert!(
+        e.contains("link 'base' (line 2): duplicate link name"),
+        "{e}"
+    );
+    let f = write(
+        dir.path(),
+        "number.urdf",
+        "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"$(arg m)\"/></inertial></link></robot>",
+    );
+    let e = expect_error(&["--urdf", &f, "--summary"], &[]);
+    assert!(
+        e.contains("link 'a' (line 1)/inertial/mass@value: '$(arg m)' is not a number"),
         "{e}"
     );
 }

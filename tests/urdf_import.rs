@@ -248,7 +248,7 @@ fn package_uri_resolved_from_ament_prefix_path_and_ros_package_path() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("unknown package 'demo_meshes'"), "{stderr}");
     assert!(
-        stderr.contains("two_link.urdf") && stderr.contains("link 'base'/collision[0]"),
+        stderr.contains("two_link.urdf") && stderr.contains("link 'base' (line 3)/collision[0]"),
         "{stderr}"
     );
 

@@ -432,7 +432,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.world.timestep, Some(0.001));
-        assert!(config.robots[0].floating_base);
+        assert_eq!(config.robots[0].floating_base, Some(true));
         let err = Config::from_yaml(text, "c.yaml", Path::new("."), &["sim.speed=-1".into()])
             .unwrap_err();
         assert_eq!(err.location.as_deref(), Some("sim.speed"));

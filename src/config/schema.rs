@@ -107,6 +107,34 @@ fn default_stats_period() -> f64 {
     5.0
 }
 
+/// A YAML scalar (text, number or flag) as the text a command line would carry.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Text(String),
+    Integer(i64),
+    Number(f64),
+    Flag(bool),
+}
+
+fn scalar_texts<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<IndexMap<String, String>, D::Error> {
+    let map = IndexMap::<String, Scalar>::deserialize(deserializer)?;
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                Scalar::Text(t) => t,
+                Scalar::Integer(i) => i.to_string(),
+                Scalar::Number(n) => n.to_string(),
+                Scalar::Flag(b) => b.to_string(),
+            };
+            (k, text)
+        })
+        .collect())
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotConfig {
@@ -124,9 +152,16 @@ pub struct RobotConfig {
     /// Where the robot's root is placed in the world.
     #[serde(default)]
     pub pose: PoseConfig,
-    /// URDF only: gives the root link a free joint (mobile and legged robots).
+    /// URDF only: whether the root link gets a free joint. Unset: yes when the robot is not
+    /// attached to a `world` link and has wheels, legs or propellers.
     #[serde(default)]
-    pub floating_base: bool,
+    pub floating_base: Option<bool>,
+    /// URDF only: refuse a file that needs repairs instead of repairing it.
+    #[serde(default)]
+    pub strict: bool,
+    /// URDF only: arguments of a `.xacro` file (`name: value`), passed as `name:=value`.
+    #[serde(default, deserialize_with = "scalar_texts")]
+    pub xacro_args: IndexMap<String, String>,
     /// URDF only: `package://NAME` -> folder, checked before AMENT_PREFIX_PATH and
     /// ROS_PACKAGE_PATH.
     #[serde(default)]

@@ -5,6 +5,7 @@ mod names;
 mod robot_spec;
 mod summary;
 pub mod urdf;
+mod xacro;
 pub mod xml;
 
 pub use names::{NamedId, RobotMap};
@@ -99,6 +100,8 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
     let mut warnings = Vec::new();
     let mut urdf_texts = Vec::new();
+    let mut load_notes = Vec::new();
+    let mut geometry_masses = Vec::new();
     let mut origins = Vec::new();
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
@@ -121,6 +124,12 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         for warning in &loaded.warnings {
             log::warn!("{}: {warning}", loaded.origin);
         }
+        if let Some(rule) = &loaded.base_rule {
+            log::info!("{}: base: {rule}", loaded.origin);
+        }
+        if let Some(repairs) = &loaded.repairs {
+            log::warn!("{}: {repairs}", loaded.origin);
+        }
         warnings.extend(
             loaded
                 .warnings
@@ -128,7 +137,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
                 .map(|w| format!("{}: {w}", loaded.origin)),
         );
         urdf_texts.push(loaded.urdf);
+        geometry_masses.push((loaded.origin.clone(), loaded.geometry_mass_links));
         origins.push(loaded.origin);
+        load_notes.push((loaded.base_rule, loaded.repairs));
     }
     if let Some(ts) = config.world.timestep {
         world.option_mut().timestep = ts;
@@ -140,6 +151,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         Ok(model) => model,
         Err(message) => return Err(attribute_compile_error(config, &origins, message)),
     };
+    log_geometry_masses(config, &model, &geometry_masses);
     if add_config_keyframes(config, &mut world, &model)? {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
@@ -149,10 +161,13 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         .iter()
         .zip(urdf_texts)
         .zip(origins)
-        .map(|((robot, urdf), origin)| {
+        .zip(load_notes)
+        .map(|(((robot, urdf), origin), (base_rule, repairs))| {
             let mut map =
                 RobotMap::build(&model, &robot.name, &prefix_of(&robot.name), origin, urdf);
             map.actions = robot.zmq.actions;
+            map.base_rule = base_rule;
+            map.repairs = repairs;
             map
         })
         .collect();
@@ -165,6 +180,27 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         controllers,
         warnings,
     })
+}
+
+/// The repair that gave massless moving links the mass of their collision geometry says
+/// "logged after compiling": here are the values.
+fn log_geometry_masses(config: &Config, model: &MjModel, links: &[(String, Vec<String>)]) {
+    for ((origin, names), robot) in links.iter().zip(&config.robots) {
+        for link in names {
+            let full = format!("{}{link}", prefix_of(&robot.name));
+            if let Some(id) = model.name_to_id(MjtObjBase::mjOBJ_BODY, &full) {
+                let i = model.body_inertia()[id];
+                log::warn!(
+                    "{origin}: link '{link}': mass from its collision geometry: {} kg, \
+                     principal inertia [{:.4e}, {:.4e}, {:.4e}] kg m^2",
+                    model.body_mass()[id],
+                    i[0],
+                    i[1],
+                    i[2]
+                );
+            }
+        }
+    }
 }
 
 /// A compile error of the composed world names MuJoCo's element; find the robot it came from

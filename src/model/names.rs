@@ -33,6 +33,10 @@ pub struct RobotMap {
     pub keyframes: Vec<NamedId>,
     /// The legacy action-key bitmask the robot starts with (config `zmq.actions`).
     pub actions: i32,
+    /// URDF robots: whether the root floats and why (for `--summary`).
+    pub base_rule: Option<String>,
+    /// URDF robots: the one-line count of repairs made at load, if any.
+    pub repairs: Option<String>,
 }
 
 fn named(model: &MjModel, kind: MjtObjBase, count: usize, prefix: &str) -> Vec<NamedId> {
@@ -80,6 +84,8 @@ impl RobotMap {
             cameras: named(model, MjtObjBase::mjOBJ_CAMERA, n(ffi.ncam), prefix),
             keyframes: named(model, MjtObjBase::mjOBJ_KEY, n(ffi.nkey), prefix),
             actions: 0,
+            base_rule: None,
+            repairs: None,
         }
     }
 

@@ -5,6 +5,7 @@ use crate::config::{
 };
 use crate::error::{InputError, InputResult};
 use crate::model::urdf::{self, PackageResolver, UrdfOptions};
+use crate::model::xacro;
 use mujoco_rs::prelude::*;
 use mujoco_rs::wrappers::mj_editing::{MjsActuator, MjtLimited, PositionConfig};
 use std::path::Path;
@@ -17,6 +18,11 @@ pub struct LoadedRobot {
     /// The URDF text, when the model came from URDF (for `robot_description`).
     pub urdf: Option<String>,
     pub warnings: Vec<String>,
+    /// URDF robots: the floating-base decision and the repair count, for `--summary`.
+    pub base_rule: Option<String>,
+    pub repairs: Option<String>,
+    /// URDF links whose mass MuJoCo computes from their collision geometry (a repair).
+    pub geometry_mass_links: Vec<String>,
 }
 
 /// MuJoCo's messages span lines ("Error: ...\nElement 'geom', line 3"); keep them on one.
@@ -88,6 +94,9 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             origin,
             urdf: None,
             warnings: Vec::new(),
+            base_rule: None,
+            repairs: None,
+            geometry_mass_links: Vec::new(),
         }
     } else if let Some(text) = &robot.mjcf_string {
         let origin = format!("{} ({})", config.origin, field("mjcf_string"));
@@ -100,15 +109,31 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             origin,
             urdf: None,
             warnings: Vec::new(),
+            base_rule: None,
+            repairs: None,
+            geometry_mass_links: Vec::new(),
         }
     } else {
+        let resolver = package_resolver(config, index)?;
         let (text, origin, urdf_dir) = if let Some(path) = &robot.urdf {
             let path = config.resolve_path(path, &field("urdf"))?;
             let origin = path.display().to_string();
-            let text = read_text(&path).map_err(|e| {
-                InputError::new(&config.origin, format!("cannot read URDF '{origin}': {e}"))
-                    .at(field("urdf"))
-            })?;
+            let text = if xacro::is_xacro(&path) {
+                if !path.is_file() {
+                    return Err(InputError::new(
+                        &config.origin,
+                        format!("xacro file '{origin}' does not exist"),
+                    )
+                    .at(field("urdf")));
+                }
+                xacro::expand(&path, &robot.xacro_args, &resolver)
+                    .map_err(|m| InputError::new(&origin, m))?
+            } else {
+                read_text(&path).map_err(|e| {
+                    InputError::new(&config.origin, format!("cannot read URDF '{origin}': {e}"))
+                        .at(field("urdf"))
+                })?
+            };
             let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             (text, origin, dir)
         } else {
@@ -119,7 +144,6 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 base_dir.clone(),
             )
         };
-        let resolver = package_resolver(config, index)?;
         let converted = urdf::urdf_to_mjcf(
             &text,
             &UrdfOptions {
@@ -127,6 +151,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 base_dir: &urdf_dir,
                 resolver: &resolver,
                 floating_base: robot.floating_base,
+                strict: robot.strict,
                 generate_actuators: robot.urdf_actuators,
                 gains: &robot.urdf_gains,
                 config_actuated: &config_actuated,
@@ -139,15 +164,30 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             )
         })?;
         spec.set_modelfiledir(&format!("{}/", urdf_dir.display()));
+        let mut warnings: Vec<String> = converted
+            .repairs
+            .list
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
+        warnings.extend(converted.warnings.iter().cloned());
+        let base = &converted.base;
         LoadedRobot {
             spec,
             origin,
-            urdf: Some(text),
-            warnings: converted.warnings,
+            urdf: Some(converted.urdf),
+            warnings,
+            base_rule: Some(format!(
+                "{} ({})",
+                if base.floating { "floating" } else { "fixed" },
+                base.reason
+            )),
+            repairs: converted.repairs.summary(),
+            geometry_mass_links: converted.geometry_mass_links,
         }
     };
 
-    if robot.floating_base && loaded.urdf.is_none() {
+    if robot.floating_base.is_some() && loaded.urdf.is_none() {
         loaded.warnings.push(format!(
             "{}: floating_base applies to URDF models; an MJCF model declares its own free joint",
             field("floating_base")

@@ -49,6 +49,12 @@ pub fn summary(world: &World) -> String {
                     .unwrap_or_default())
                 .unwrap_or_else(|| "no".into())
         );
+        if let Some(rule) = &robot.base_rule {
+            let _ = writeln!(out, "  base: {rule}");
+        }
+        if let Some(repairs) = &robot.repairs {
+            let _ = writeln!(out, "  {repairs} (each logged as a warning at load)");
+        }
         let joints: Vec<String> = robot
             .joints
             .iter()

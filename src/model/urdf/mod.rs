@@ -1,16 +1,26 @@
 //! URDF -> MJCF conversion. MuJoCo's own URDF import drops visuals, ignores `package://`,
 //! welds the root to the world and creates no actuators; this converter keeps what ROS users
-//! rely on and writes MJCF text that MuJoCo then compiles.
+//! rely on and writes MJCF text that MuJoCo then compiles. Real-world files are read as
+//! forgivingly as ROS's tools read them (`reader`), with every repair reported (`repairs`).
+mod base;
+mod inertia;
 mod interfaces;
+mod mesh;
 mod packages;
+mod reader;
+mod repairs;
 
+pub use base::BaseRule;
 pub use interfaces::{ActuatorRequest, CommandKind};
 pub use packages::PackageResolver;
+pub use repairs::{Repair, RepairKind, Repairs};
 
 use crate::config::UrdfGains;
 use crate::error::{InputError, InputResult};
 use crate::model::xml::{self, Element, escape};
-use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+use mesh::MeshData;
+use nalgebra::{UnitQuaternion, Vector3};
+use reader::{Geometry, JointType, Pose, Robot, Shape};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -18,16 +28,16 @@ use std::path::{Path, PathBuf};
 /// Name of the free joint given to the root link of a floating-base robot.
 pub const FLOATING_BASE_JOINT: &str = "floating_base";
 
-/// Mesh formats MuJoCo 3.17 reads. Others (e.g. COLLADA) are skipped with a warning.
-const MESH_FORMATS: [&str; 3] = ["stl", "obj", "msh"];
-
 pub struct UrdfOptions<'a> {
     /// Names the source in messages: a file path or `<robot_description>`.
     pub origin: &'a str,
     /// Folder for relative mesh paths (the URDF's folder).
     pub base_dir: &'a Path,
     pub resolver: &'a PackageResolver,
-    pub floating_base: bool,
+    /// None: decided by the rule of `base::detect` (wheels, legs or propellers float).
+    pub floating_base: Option<bool>,
+    /// Repairs become errors.
+    pub strict: bool,
     pub generate_actuators: bool,
     pub gains: &'a UrdfGains,
     /// Joints whose actuators the robot config defines instead.
@@ -39,7 +49,16 @@ pub struct ConvertedUrdf {
     pub mjcf: String,
     pub robot_name: String,
     pub root_link: String,
+    /// Whether the root got a free joint, and why.
+    pub base: BaseRule,
+    /// What was changed to make the file load (each also a warning).
+    pub repairs: Repairs,
+    /// Other findings (skipped meshes, ignored actuators).
     pub warnings: Vec<String>,
+    /// The URDF text as read (without bytes after `</robot>`), for `robot_description`.
+    pub urdf: String,
+    /// Links whose mass MuJoCo computes from their collision geometry (a repair).
+    pub geometry_mass_links: Vec<String>,
 }
 
 fn fmt3(v: &[f64; 3]) -> String {
@@ -55,7 +74,7 @@ fn quat_from_rpy(rpy: &[f64; 3]) -> Option<String> {
     Some(format!("{} {} {} {}", q.w, q.i, q.j, q.k))
 }
 
-fn pose_attrs(pose: &urdf_rs::Pose) -> String {
+fn pose_attrs(pose: &Pose) -> String {
     let mut out = String::new();
     if pose.xyz.iter().any(|v| *v != 0.0) {
         let _ = write!(out, " pos=\"{}\"", fmt3(&pose.xyz));
@@ -66,18 +85,48 @@ fn pose_attrs(pose: &urdf_rs::Pose) -> String {
     out
 }
 
+/// A mesh asset: the file MuJoCo reads, or the converted triangles.
+struct MeshAsset {
+    name: String,
+    path: PathBuf,
+    scale: [f64; 3],
+    data: MeshData,
+    /// Whether the mesh is flat, computed when a collision geom first uses it.
+    flat: Option<Option<mesh::FlatBox>>,
+    /// A collision geom whose body takes its mass from geometry uses it.
+    gives_mass: bool,
+}
+
+/// Where a body's mass comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MassSource {
+    /// The URDF's `<inertial>` (repaired where needed).
+    Inertial,
+    /// A moving link with a massless subtree: its collision geometry at water density.
+    CollisionGeometry,
+    /// None: a massless link whose collision geoms must not add mass.
+    Massless,
+}
+
 struct Converter<'a> {
     opts: &'a UrdfOptions<'a>,
-    robot: urdf_rs::Robot,
+    robot: Robot,
     doc: Element,
+    repairs: Repairs,
     warnings: Vec<String>,
-    /// (resolved path, scale) -> mesh asset name.
-    meshes: BTreeMap<(PathBuf, String), String>,
+    /// (resolved path, scale as text) -> index in `mesh_assets`.
+    meshes: BTreeMap<(PathBuf, String), usize>,
+    mesh_assets: Vec<MeshAsset>,
     mesh_names: HashSet<String>,
     geom_names: HashSet<String>,
-    materials: HashMap<String, [f64; 4]>,
     children_of: HashMap<String, Vec<usize>>,
     link_index: HashMap<String, usize>,
+    /// Links that move (a moving joint above them, or the floating root) and have no mass
+    /// anywhere in their subtree.
+    needs_mass: HashSet<String>,
+    /// Links whose mass MuJoCo computes from their collision geometry.
+    geometry_mass_links: Vec<String>,
+    floating: bool,
     /// `<body name="LINK">` content from the `<mujoco>` extension, by link.
     extension_bodies: HashMap<String, String>,
     discard_visual: bool,
@@ -89,27 +138,34 @@ impl<'a> Converter<'a> {
         InputError::new(self.opts.origin, message).at(location)
     }
 
+    fn link_location(&self, link: &str) -> String {
+        match self.link_index.get(link) {
+            Some(i) => format!("link '{link}' (line {})", self.robot.links[*i].line),
+            None => format!("link '{link}'"),
+        }
+    }
+
     fn mesh_asset(
         &mut self,
         location: &str,
         filename: &str,
-        scale: Option<&urdf_rs::Vec3>,
+        scale: &[f64; 3],
     ) -> InputResult<Option<String>> {
-        let path = self
+        let (path, repair) = self
             .opts
             .resolver
             .resolve_uri(filename, &self.mesh_dir)
             .map_err(|m| self.error(location, m))?;
-        let extension = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        if !MESH_FORMATS.contains(&extension.as_str()) {
-            self.warnings.push(format!(
-                "{location}: mesh '{filename}' is skipped: MuJoCo reads {MESH_FORMATS:?} files, not '.{extension}'"
-            ));
-            return Ok(None);
+        if let Some(note) = repair {
+            self.repairs.add(RepairKind::Package, location, note);
         }
+        // A relative path that a `<compiler meshdir>` already prefixes is relative to the URDF.
+        let beside = self.opts.base_dir.join(filename);
+        let path = if !path.is_file() && !filename.contains("://") && beside.is_file() {
+            beside
+        } else {
+            path
+        };
         if !path.is_file() {
             return Err(self.error(
                 location,
@@ -119,11 +175,28 @@ impl<'a> Converter<'a> {
                 ),
             ));
         }
-        let scale = scale.map(|s| fmt3(&s.0)).unwrap_or_else(|| "1 1 1".into());
-        let key = (path.clone(), scale);
-        if let Some(name) = self.meshes.get(&key) {
-            return Ok(Some(name.clone()));
+        let key = (path.clone(), fmt3(scale));
+        if let Some(index) = self.meshes.get(&key) {
+            return Ok(Some(self.mesh_assets[*index].name.clone()));
         }
+        let data = match mesh::load(&path) {
+            Ok(data) => data,
+            Err(mesh::MeshError::Unsupported(ext)) => {
+                self.warnings.push(format!(
+                    "{location}: mesh '{filename}' is skipped: {}",
+                    mesh::MeshError::Unsupported(ext)
+                ));
+                return Ok(None);
+            }
+            Err(e) => {
+                self.repairs.add(
+                    RepairKind::Shape,
+                    location,
+                    format!("mesh '{}' {e}: treated as absent", path.display()),
+                );
+                return Ok(None);
+            }
+        };
         let stem: String = path
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
@@ -134,7 +207,15 @@ impl<'a> Converter<'a> {
             name = format!("{stem}_{n}");
             n += 1;
         }
-        self.meshes.insert(key, name.clone());
+        self.meshes.insert(key, self.mesh_assets.len());
+        self.mesh_assets.push(MeshAsset {
+            name: name.clone(),
+            path,
+            scale: *scale,
+            data,
+            flat: None,
+            gives_mass: false,
+        });
         Ok(Some(name))
     }
 
@@ -158,51 +239,29 @@ impl<'a> Converter<'a> {
         name
     }
 
+    /// MJCF geometry attributes; None for a mesh that is skipped. The reader has already
+    /// dropped shapes of zero size.
     fn geometry_attrs(
         &mut self,
         location: &str,
-        geometry: &urdf_rs::Geometry,
+        geometry: &Geometry,
     ) -> InputResult<Option<String>> {
-        let positive = |v: f64, what: &str| {
-            if v.is_finite() && v > 0.0 {
-                Ok(v)
-            } else {
-                Err(self.error(
-                    location,
-                    format!("{what} must be a positive number, got {v}"),
-                ))
-            }
-        };
         Ok(Some(match geometry {
-            urdf_rs::Geometry::Box { size } => {
-                for v in size.iter() {
-                    positive(*v, "box size")?;
-                }
-                format!(
-                    "type=\"box\" size=\"{} {} {}\"",
-                    size[0] / 2.0,
-                    size[1] / 2.0,
-                    size[2] / 2.0
-                )
-            }
-            urdf_rs::Geometry::Cylinder { radius, length } => format!(
-                "type=\"cylinder\" size=\"{} {}\"",
-                positive(*radius, "cylinder radius")?,
-                positive(*length, "cylinder length")? / 2.0
+            Geometry::Box { size } => format!(
+                "type=\"box\" size=\"{} {} {}\"",
+                size[0] / 2.0,
+                size[1] / 2.0,
+                size[2] / 2.0
             ),
-            urdf_rs::Geometry::Capsule { radius, length } => format!(
-                "type=\"capsule\" size=\"{} {}\"",
-                positive(*radius, "capsule radius")?,
-                positive(*length, "capsule length")? / 2.0
-            ),
-            urdf_rs::Geometry::Sphere { radius } => {
-                format!(
-                    "type=\"sphere\" size=\"{}\"",
-                    positive(*radius, "sphere radius")?
-                )
+            Geometry::Cylinder { radius, length } => {
+                format!("type=\"cylinder\" size=\"{radius} {}\"", length / 2.0)
             }
-            urdf_rs::Geometry::Mesh { filename, scale } => {
-                match self.mesh_asset(location, filename, scale.as_ref())? {
+            Geometry::Capsule { radius, length } => {
+                format!("type=\"capsule\" size=\"{radius} {}\"", length / 2.0)
+            }
+            Geometry::Sphere { radius } => format!("type=\"sphere\" size=\"{radius}\""),
+            Geometry::Mesh { filename, scale } => {
+                match self.mesh_asset(location, filename, scale)? {
                     Some(mesh) => format!("type=\"mesh\" mesh=\"{}\"", escape(&mesh)),
                     None => return Ok(None),
                 }
@@ -210,154 +269,105 @@ impl<'a> Converter<'a> {
         }))
     }
 
-    fn visual_rgba(&self, visual: &urdf_rs::Visual) -> [f64; 4] {
-        let Some(material) = &visual.material else {
-            return [0.7, 0.7, 0.7, 1.0];
-        };
-        if let Some(color) = &material.color {
-            return color.rgba.0;
+    fn visual_rgba(&self, visual: &Shape) -> [f64; 4] {
+        if let Some(rgba) = visual.rgba {
+            return rgba;
         }
-        self.materials
-            .get(&material.name)
+        visual
+            .material
+            .as_ref()
+            .and_then(|m| self.robot.materials.get(m))
             .copied()
             .unwrap_or([0.7, 0.7, 0.7, 1.0])
     }
 
-    fn write_inertial(&self, out: &mut String, link: &urdf_rs::Link) -> InputResult<()> {
-        let inertial = &link.inertial;
-        let i = &inertial.inertia;
-        let values = [
-            inertial.mass.value,
-            i.ixx,
-            i.iyy,
-            i.izz,
-            i.ixy,
-            i.ixz,
-            i.iyz,
-        ];
-        if values.iter().any(|v| !v.is_finite()) {
-            return Err(self.error(
-                format!("link '{}'/inertial", link.name),
-                "values must be finite",
-            ));
+    fn write_inertial(&mut self, out: &mut String, link_idx: usize) -> InputResult<MassSource> {
+        let link = &self.robot.links[link_idx];
+        let location = format!("{}/inertial", self.link_location(&link.name));
+        let needs_mass = self.needs_mass.contains(&link.name);
+        let given = link.inertial.map(|i| i.mass).unwrap_or(0.0);
+        if needs_mass && given == 0.0 && !link.collision.is_empty() {
+            // As MuJoCo's inertiafromgeom does for bodies without an inertial (kinematics-only
+            // URDFs): a plausible mass, where a stand-in speck would make the chain unstable.
+            self.repairs.add(
+                RepairKind::Inertia,
+                location,
+                "a moving link with no mass in its subtree (mass 0): mass and inertia from its \
+                 collision geometry at 1000 kg/m^3 (the values are logged after compiling)",
+            );
+            self.geometry_mass_links.push(link.name.clone());
+            return Ok(MassSource::CollisionGeometry);
         }
-        if inertial.mass.value < 0.0 {
-            return Err(self.error(
-                format!("link '{}'/inertial/mass", link.name),
-                "mass must not be negative",
-            ));
+        let (inertial, repair) = inertia::body_inertial(link.inertial.as_ref(), needs_mass)
+            .map_err(|m| self.error(&location, m))?;
+        if let Some(note) = repair {
+            self.repairs.add(RepairKind::Inertia, location, note);
         }
-        if values.iter().all(|v| *v == 0.0) {
-            return Ok(()); // no <inertial>: massless, bounded by the compiler
-        }
-        // URDF gives the inertia in the inertial frame (origin rpy); MJCF's fullinertia is in
-        // the body frame when no orientation is given, so rotate it here.
-        let r = UnitQuaternion::from_euler_angles(
-            inertial.origin.rpy[0],
-            inertial.origin.rpy[1],
-            inertial.origin.rpy[2],
-        )
-        .to_rotation_matrix()
-        .into_inner();
-        let local = Matrix3::new(
-            i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz,
-        );
-        let body = r * local * r.transpose();
-        let _ = writeln!(
-            out,
-            "<inertial pos=\"{}\" mass=\"{}\" fullinertia=\"{} {} {} {} {} {}\"/>",
-            fmt3(&inertial.origin.xyz),
-            inertial.mass.value.max(1e-9),
-            body[(0, 0)],
-            body[(1, 1)],
-            body[(2, 2)],
-            body[(0, 1)],
-            body[(0, 2)],
-            body[(1, 2)]
-        );
-        Ok(())
-    }
-
-    fn write_joint(&self, out: &mut String, joint: &urdf_rs::Joint) -> InputResult<()> {
-        let name = escape(&joint.name);
-        let location = format!("joint '{}'", joint.name);
-        let axis = Vector3::from(joint.axis.xyz.0);
-        if !axis.iter().all(|v| v.is_finite()) || axis.norm() < 1e-12 {
-            return Err(self.error(location, "axis must be a non-zero finite vector"));
-        }
-        let mut dynamics = String::new();
-        if let Some(d) = &joint.dynamics {
-            if !(d.damping.is_finite() && d.friction.is_finite()) {
-                return Err(self.error(format!("{location}/dynamics"), "values must be finite"));
-            }
-            if d.damping > 0.0 {
-                let _ = write!(dynamics, " damping=\"{}\"", d.damping);
-            }
-            if d.friction > 0.0 {
-                let _ = write!(dynamics, " frictionloss=\"{}\"", d.friction);
-            }
-        }
-        let limit = &joint.limit;
-        if limit.effort.is_finite() && limit.effort > 0.0 {
-            let _ = write!(
-                dynamics,
-                " actuatorfrcrange=\"{} {}\"",
-                -limit.effort, limit.effort
+        let Some(i) = inertial else {
+            return Ok(MassSource::Massless);
+        };
+        {
+            let _ = writeln!(
+                out,
+                "<inertial pos=\"{}\" quat=\"{} {} {} {}\" mass=\"{}\" diaginertia=\"{}\"/>",
+                fmt3(&i.pos),
+                i.quat[0],
+                i.quat[1],
+                i.quat[2],
+                i.quat[3],
+                i.mass,
+                fmt3(&i.diag)
             );
         }
-        let range = |kind: &str| -> InputResult<String> {
-            if !(limit.lower.is_finite() && limit.upper.is_finite()) {
-                return Err(self.error(
-                    format!("{location}/limit"),
-                    "lower and upper must be finite",
-                ));
-            }
-            if limit.lower < limit.upper {
-                Ok(format!(" range=\"{} {}\"", limit.lower, limit.upper))
-            } else if limit.lower == limit.upper && limit.lower == 0.0 && kind == "hinge" {
-                Ok(" limited=\"false\"".into())
-            } else {
-                Err(self.error(
-                    format!("{location}/limit"),
-                    format!(
-                        "lower ({}) must be below upper ({})",
-                        limit.lower, limit.upper
-                    ),
-                ))
-            }
+        Ok(MassSource::Inertial)
+    }
+
+    fn write_joint(&self, out: &mut String, joint: &reader::Joint) {
+        let name = escape(&joint.name);
+        let mut dynamics = String::new();
+        if joint.damping > 0.0 {
+            let _ = write!(dynamics, " damping=\"{}\"", joint.damping);
+        }
+        if joint.friction > 0.0 {
+            let _ = write!(dynamics, " frictionloss=\"{}\"", joint.friction);
+        }
+        let effort = joint.limit.effort;
+        if effort > 0.0 {
+            let _ = write!(dynamics, " actuatorfrcrange=\"{} {effort}\"", -effort);
+        }
+        let range = match joint.limit.range {
+            Some([lo, hi]) => format!(" range=\"{lo} {hi}\""),
+            None => " limited=\"false\"".into(),
         };
-        let axis_attr = fmt3(&joint.axis.xyz.0);
-        use urdf_rs::JointType::*;
+        let axis_attr = fmt3(&joint.axis);
         match joint.joint_type {
-            Revolute => {
-                let r = range("hinge")?;
+            JointType::Revolute => {
                 let _ = writeln!(
                     out,
-                    "<joint name=\"{name}\" type=\"hinge\" axis=\"{axis_attr}\"{r}{dynamics}/>"
+                    "<joint name=\"{name}\" type=\"hinge\" axis=\"{axis_attr}\"{range}{dynamics}/>"
                 );
             }
-            Continuous => {
+            JointType::Continuous => {
                 let _ = writeln!(
                     out,
                     "<joint name=\"{name}\" type=\"hinge\" axis=\"{axis_attr}\" limited=\"false\"{dynamics}/>"
                 );
             }
-            Prismatic => {
-                let r = range("slide")?;
+            JointType::Prismatic => {
                 let _ = writeln!(
                     out,
-                    "<joint name=\"{name}\" type=\"slide\" axis=\"{axis_attr}\"{r}{dynamics}/>"
+                    "<joint name=\"{name}\" type=\"slide\" axis=\"{axis_attr}\"{range}{dynamics}/>"
                 );
             }
-            Floating => {
+            JointType::Floating => {
                 let _ = writeln!(out, "<freejoint name=\"{name}\"/>");
             }
-            Spherical => {
+            JointType::Spherical => {
                 let _ = writeln!(out, "<joint name=\"{name}\" type=\"ball\"{dynamics}/>");
             }
-            Planar => {
+            JointType::Planar => {
                 // Two slides spanning the plane normal to the axis, and a hinge about it.
-                let normal = axis.normalize();
+                let normal = Vector3::from(joint.axis);
                 let helper = if normal.x.abs() < 0.9 {
                     Vector3::x()
                 } else {
@@ -377,7 +387,104 @@ impl<'a> Converter<'a> {
                     "<joint name=\"{name}_yaw\" type=\"hinge\" axis=\"{axis_attr}\" limited=\"false\"{dynamics}/>"
                 );
             }
-            Fixed => {}
+            JointType::Fixed => {}
+        }
+    }
+
+    /// The box standing in for a flat collision mesh, if the mesh is flat.
+    fn flat_collision(&mut self, mesh_name: &str) -> Option<mesh::FlatBox> {
+        let asset = self.mesh_assets.iter_mut().find(|a| a.name == mesh_name)?;
+        if asset.flat.is_none() {
+            asset.flat = Some(mesh::flat_box(&asset.path, &asset.data, &asset.scale));
+        }
+        asset.flat.flatten()
+    }
+
+    fn write_shapes(
+        &mut self,
+        out: &mut String,
+        link_idx: usize,
+        visual: bool,
+        mass: MassSource,
+    ) -> InputResult<()> {
+        let link = self.robot.links[link_idx].clone();
+        let location = self.link_location(&link.name);
+        let (shapes, kind) = if visual {
+            (&link.visual, "visual")
+        } else {
+            (&link.collision, "collision")
+        };
+        let count = shapes.len();
+        for (i, shape) in shapes.iter().enumerate() {
+            let at = format!("{location}/{kind}[{i}]");
+            let Some(geometry) = self.geometry_attrs(&at, &shape.geometry)? else {
+                continue;
+            };
+            let name = self.geom_name(&link.name, kind, i, count);
+            let mut pose = pose_attrs(&shape.origin);
+            let mut geometry = geometry;
+            if !visual
+                && let Geometry::Mesh { .. } = shape.geometry
+                && let Some(mesh_name) = geometry.split('"').nth(3).map(str::to_string)
+                && let Some(flat) = self.flat_collision(&mesh_name)
+            {
+                self.repairs.add(
+                    RepairKind::Mesh,
+                    &at,
+                    format!(
+                        "collision mesh '{mesh_name}' is flat (MuJoCo builds no convex hull from \
+                         it): a box of half sizes {:?} m instead",
+                        flat.half
+                    ),
+                );
+                let o = &shape.origin;
+                let origin = nalgebra::Isometry3::from_parts(
+                    nalgebra::Translation3::from(Vector3::from(o.xyz)),
+                    UnitQuaternion::from_euler_angles(o.rpy[0], o.rpy[1], o.rpy[2]),
+                );
+                let [w, x, y, z] = flat.quat;
+                let local = nalgebra::Isometry3::from_parts(
+                    nalgebra::Translation3::from(Vector3::from(flat.center)),
+                    UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(w, x, y, z)),
+                );
+                let p = origin * local;
+                let (t, q) = (p.translation.vector, p.rotation);
+                pose = format!(
+                    " pos=\"{} {} {}\" quat=\"{} {} {} {}\"",
+                    t.x, t.y, t.z, q.w, q.i, q.j, q.k
+                );
+                geometry = format!("type=\"box\" size=\"{}\"", fmt3(&flat.half));
+            }
+            if !visual
+                && mass == MassSource::CollisionGeometry
+                && let Some(mesh_name) = geometry.split('"').nth(3)
+                && let Some(asset) = self.mesh_assets.iter_mut().find(|a| a.name == mesh_name)
+            {
+                asset.gives_mass = true;
+            }
+            if visual {
+                let rgba = self.visual_rgba(shape);
+                let _ = writeln!(
+                    out,
+                    "<geom name=\"{}\" {geometry}{pose} group=\"2\" contype=\"0\" conaffinity=\"0\" density=\"0\" rgba=\"{} {} {} {}\"/>",
+                    escape(&name),
+                    rgba[0],
+                    rgba[1],
+                    rgba[2],
+                    rgba[3]
+                );
+            } else {
+                let density = if mass == MassSource::Massless {
+                    " density=\"0\""
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "<geom name=\"{}\" {geometry}{pose} group=\"3\"{density} rgba=\"0.5 0.5 0.5 1\"/>",
+                    escape(&name)
+                );
+            }
         }
         Ok(())
     }
@@ -392,78 +499,68 @@ impl<'a> Converter<'a> {
         if depth > 1000 {
             return Err(self.error("robot", "the kinematic tree is too deep (a cycle?)"));
         }
-        let link = self.robot.links[link_idx].clone();
-        let location = format!("link '{}'", link.name);
+        let link_name = self.robot.links[link_idx].name.clone();
         let joint = joint_idx.map(|j| self.robot.joints[j].clone());
         let pose = joint
             .as_ref()
             .map(|j| pose_attrs(&j.origin))
             .unwrap_or_default();
-        let _ = writeln!(out, "<body name=\"{}\"{pose}>", escape(&link.name));
-        if joint.is_none() && self.opts.floating_base {
+        let _ = writeln!(out, "<body name=\"{}\"{pose}>", escape(&link_name));
+        if joint.is_none() && self.floating {
             let _ = writeln!(out, "<freejoint name=\"{FLOATING_BASE_JOINT}\"/>");
         }
         if let Some(joint) = &joint {
-            self.write_joint(out, joint)?;
+            self.write_joint(out, joint);
         }
-        self.write_inertial(out, &link)?;
+        let mass = self.write_inertial(out, link_idx)?;
         if !self.discard_visual {
-            let count = link.visual.len();
-            for (i, visual) in link.visual.iter().enumerate() {
-                let at = format!("{location}/visual[{i}]");
-                let Some(geometry) = self.geometry_attrs(&at, &visual.geometry)? else {
-                    continue;
-                };
-                let name = self.geom_name(&link.name, "visual", i, count);
-                let rgba = self.visual_rgba(visual);
-                let _ = writeln!(
-                    out,
-                    "<geom name=\"{}\" {geometry}{} group=\"2\" contype=\"0\" conaffinity=\"0\" density=\"0\" rgba=\"{} {} {} {}\"/>",
-                    escape(&name),
-                    pose_attrs(&visual.origin),
-                    rgba[0],
-                    rgba[1],
-                    rgba[2],
-                    rgba[3]
-                );
-            }
+            self.write_shapes(out, link_idx, true, mass)?;
         }
-        let count = link.collision.len();
-        for (i, collision) in link.collision.iter().enumerate() {
-            let at = format!("{location}/collision[{i}]");
-            let Some(geometry) = self.geometry_attrs(&at, &collision.geometry)? else {
-                continue;
-            };
-            let name = self.geom_name(&link.name, "collision", i, count);
-            let _ = writeln!(
-                out,
-                "<geom name=\"{}\" {geometry}{} group=\"3\" rgba=\"0.5 0.5 0.5 1\"/>",
-                escape(&name),
-                pose_attrs(&collision.origin)
-            );
-        }
+        self.write_shapes(out, link_idx, false, mass)?;
         // A site per link, so sensors and tools can refer to the link frame by name.
         let _ = writeln!(
             out,
             "<site name=\"{}\" size=\"0.005\" group=\"5\"/>",
-            escape(&link.name)
+            escape(&link_name)
         );
-        if let Some(extra) = self.extension_bodies.remove(&link.name) {
+        if let Some(extra) = self.extension_bodies.remove(&link_name) {
             out.push_str(&extra);
             out.push('\n');
         }
         for child_joint in self
             .children_of
-            .get(&link.name)
+            .get(&link_name)
             .cloned()
             .unwrap_or_default()
         {
-            let child = self.robot.joints[child_joint].child.link.clone();
+            let child = self.robot.joints[child_joint].child.clone();
             let child_idx = self.link_index[&child];
             self.write_link(out, child_idx, Some(child_joint), depth + 1)?;
         }
         out.push_str("</body>\n");
         Ok(())
+    }
+
+    /// Marks the moving links whose whole subtree is massless (their joint's mass matrix
+    /// entry would be zero). Returns the subtree's mass.
+    fn mark_massless(&mut self, link: &str, moving: bool, depth: usize) -> f64 {
+        if depth > 1000 {
+            return 0.0;
+        }
+        let own = self.robot.links[self.link_index[link]]
+            .inertial
+            .map(|i| i.mass)
+            .unwrap_or(0.0);
+        let mut total = own.max(0.0);
+        for j in self.children_of.get(link).cloned().unwrap_or_default() {
+            let joint = &self.robot.joints[j];
+            let (child, child_moving) = (joint.child.clone(), joint.joint_type.is_moving());
+            total += self.mark_massless(&child, child_moving, depth + 1);
+        }
+        if moving && total < inertia::MIN_MOVING_MASS {
+            self.needs_mass.insert(link.to_string());
+        }
+        total
     }
 
     fn actuator_xml(&self, request: &ActuatorRequest) -> InputResult<String> {
@@ -484,7 +581,7 @@ impl<'a> Converter<'a> {
         let name = escape(&request.name);
         let target = escape(&request.joint);
         let limit = &joint.limit;
-        let effort = (limit.effort.is_finite() && limit.effort > 0.0).then_some(limit.effort);
+        let effort = (limit.effort > 0.0).then_some(limit.effort);
         let force = effort
             .map(|e| format!(" forcerange=\"{} {}\"", -e, e))
             .unwrap_or_default();
@@ -499,23 +596,14 @@ impl<'a> Converter<'a> {
         };
         let gains = self.opts.gains;
         Ok(match request.kind {
-            CommandKind::Position => {
-                let joint_range = (limit.lower < limit.upper
-                    && matches!(
-                        joint.joint_type,
-                        urdf_rs::JointType::Revolute | urdf_rs::JointType::Prismatic
-                    ))
-                .then_some([limit.lower, limit.upper]);
-                format!(
-                    "<position name=\"{name}\" joint=\"{target}\" kp=\"{}\" kv=\"{}\"{}{force}{gear}/>",
-                    gains.position_kp,
-                    gains.position_kv,
-                    range(request.ctrlrange.or(joint_range))
-                )
-            }
+            CommandKind::Position => format!(
+                "<position name=\"{name}\" joint=\"{target}\" kp=\"{}\" kv=\"{}\"{}{force}{gear}/>",
+                gains.position_kp,
+                gains.position_kv,
+                range(request.ctrlrange.or(limit.range))
+            ),
             CommandKind::Velocity => {
-                let vel = (limit.velocity.is_finite() && limit.velocity > 0.0)
-                    .then_some([-limit.velocity, limit.velocity]);
+                let vel = (limit.velocity > 0.0).then_some([-limit.velocity, limit.velocity]);
                 format!(
                     "<velocity name=\"{name}\" joint=\"{target}\" kv=\"{}\"{}{force}{gear}/>",
                     gains.velocity_kv,
@@ -528,10 +616,189 @@ impl<'a> Converter<'a> {
             ),
         })
     }
+
+    fn mesh_assets_xml(&self) -> String {
+        let mut xml = String::new();
+        for asset in &self.mesh_assets {
+            let name = escape(&asset.name);
+            // A mesh's inertia only places it in its geom's frame, except where it gives a body
+            // its mass: a shell then loads open and paper-thin meshes (MuJoCo's volume-based
+            // default refuses them), and a convex hull gives a mass that makes sense.
+            let inertia = if asset.gives_mass { "convex" } else { "shell" };
+            let scale = format!("{}\" inertia=\"{inertia}", fmt3(&asset.scale));
+            match &asset.data {
+                MeshData::File => {
+                    let _ = writeln!(
+                        xml,
+                        "<mesh name=\"{name}\" file=\"{}\" scale=\"{scale}\"/>",
+                        escape(&asset.path.display().to_string())
+                    );
+                }
+                MeshData::Converted { vertices, faces } => {
+                    let _ = write!(xml, "<mesh name=\"{name}\" scale=\"{scale}\" vertex=\"");
+                    for v in vertices {
+                        let _ = write!(xml, "{} {} {} ", v[0], v[1], v[2]);
+                    }
+                    xml.push_str("\" face=\"");
+                    for f in faces {
+                        let _ = write!(xml, "{} {} {} ", f[0], f[1], f[2]);
+                    }
+                    xml.push_str("\"/>\n");
+                }
+            }
+        }
+        xml
+    }
+}
+
+/// Links, joints and the tree they form; errors for what no tool can load.
+struct Tree {
+    link_index: HashMap<String, usize>,
+    children_of: HashMap<String, Vec<usize>>,
+    root_link: String,
+}
+
+fn build_tree(robot: &Robot, origin: &str) -> InputResult<Tree> {
+    if robot.links.is_empty() {
+        return Err(InputError::new(origin, "the URDF has no <link>"));
+    }
+    let mut link_index = HashMap::new();
+    for (i, link) in robot.links.iter().enumerate() {
+        if link_index.insert(link.name.clone(), i).is_some() {
+            return Err(InputError::new(origin, "duplicate link name")
+                .at(format!("link '{}' (line {})", link.name, link.line)));
+        }
+    }
+    let mut children_of: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut parent_of: HashMap<String, String> = HashMap::new();
+    let mut joint_names = HashSet::new();
+    for (j, joint) in robot.joints.iter().enumerate() {
+        let at = format!("joint '{}' (line {})", joint.name, joint.line);
+        if !joint_names.insert(joint.name.clone()) {
+            return Err(InputError::new(origin, "duplicate joint name").at(at));
+        }
+        for (role, link) in [("parent", &joint.parent), ("child", &joint.child)] {
+            if !link_index.contains_key(link) {
+                return Err(InputError::new(
+                    origin,
+                    format!("{role} link '{link}' is not defined"),
+                )
+                .at(at));
+            }
+        }
+        if parent_of
+            .insert(joint.child.clone(), joint.parent.clone())
+            .is_some()
+        {
+            return Err(InputError::new(
+                origin,
+                format!("link '{}' is the child of two joints", joint.child),
+            )
+            .at(at));
+        }
+        children_of.entry(joint.parent.clone()).or_default().push(j);
+    }
+    let roots: Vec<&str> = robot
+        .links
+        .iter()
+        .filter(|l| !parent_of.contains_key(&l.name))
+        .map(|l| l.name.as_str())
+        .collect();
+    if roots.len() != 1 {
+        return Err(InputError::new(
+            origin,
+            format!("the links must form one tree, but these links have no parent: {roots:?}"),
+        ));
+    }
+    Ok(Tree {
+        root_link: roots[0].to_string(),
+        link_index,
+        children_of,
+    })
+}
+
+/// What the `<mujoco>` extension adds: compiler attributes merged into ours, `<worldbody><body
+/// name=LINK>` content for that link's body, every other element copied as written.
+struct Extension {
+    compiler: Vec<(String, String)>,
+    bodies: HashMap<String, String>,
+    sections: String,
+    world: String,
+    discard_visual: bool,
+    has_option: bool,
+    mesh_dir: PathBuf,
+}
+
+fn read_extension(doc: &Element, text: &str, tree: &Tree, base_dir: &Path) -> Extension {
+    let mut ext = Extension {
+        compiler: [
+            ("angle", "radian"),
+            ("autolimits", "true"),
+            ("balanceinertia", "true"),
+            // Bodies with an <inertial> keep it; see MassSource for the others.
+            ("inertiafromgeom", "auto"),
+            ("boundmass", "1e-6"),
+            ("boundinertia", "1e-10"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+        bodies: HashMap::new(),
+        sections: String::new(),
+        world: String::new(),
+        discard_visual: false,
+        has_option: doc
+            .children_named("mujoco")
+            .any(|e| e.children_named("option").next().is_some()),
+        mesh_dir: base_dir.to_path_buf(),
+    };
+    for block in doc.children_named("mujoco") {
+        for section in &block.children {
+            match section.name.as_str() {
+                "compiler" => {
+                    for (key, value) in &section.attributes {
+                        match key.as_str() {
+                            "discardvisual" => ext.discard_visual = value == "true",
+                            "meshdir" | "assetdir" => ext.mesh_dir = base_dir.join(value),
+                            "strippath" => {}
+                            _ => {
+                                ext.compiler.retain(|(k, _)| k != key);
+                                ext.compiler.push((key.clone(), value.clone()));
+                            }
+                        }
+                    }
+                }
+                "worldbody" => {
+                    for item in &section.children {
+                        let link = item
+                            .attr("name")
+                            .filter(|n| item.name == "body" && tree.link_index.contains_key(*n));
+                        match link {
+                            Some(link) => {
+                                ext.bodies
+                                    .insert(link.to_string(), text[item.inner.clone()].to_string());
+                            }
+                            None => {
+                                ext.world.push_str(&text[item.span.clone()]);
+                                ext.world.push('\n');
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    ext.sections.push_str(&text[section.span.clone()]);
+                    ext.sections.push('\n');
+                }
+            }
+        }
+    }
+    ext
 }
 
 /// Converts URDF text to MJCF text.
 pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf> {
+    let mut repairs = Repairs::default();
+    let text = reader::cut_trailing_text(text, &mut repairs, opts.origin);
     let doc = xml::parse(text).map_err(|m| InputError::new(opts.origin, m))?;
     if doc.name != "robot" {
         return Err(InputError::new(
@@ -542,147 +809,52 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
             ),
         ));
     }
-    let robot = urdf_rs::read_from_string(text)
-        .map_err(|e| InputError::new(opts.origin, format!("invalid URDF: {e}")))?;
-    if robot.links.is_empty() {
-        return Err(InputError::new(opts.origin, "the URDF has no <link>"));
-    }
+    let find = |package: &str| {
+        opts.resolver
+            .find_package(package)
+            .ok()
+            .map(|p| p.display().to_string())
+    };
+    let robot = reader::read_robot(&doc, &mut repairs, &find)
+        .map_err(|m| InputError::new(opts.origin, m))?;
+    let tree = build_tree(&robot, opts.origin)?;
+    let ext = read_extension(&doc, text, &tree, opts.base_dir);
 
-    let mut link_index = HashMap::new();
-    for (i, link) in robot.links.iter().enumerate() {
-        if link_index.insert(link.name.clone(), i).is_some() {
-            return Err(InputError::new(opts.origin, "duplicate link name")
-                .at(format!("link '{}'", link.name)));
+    // A `world` root welds the robot; otherwise the config decides, or the rule of base.rs.
+    let root_link = tree.root_link.clone();
+    let base = if root_link == "world" {
+        BaseRule {
+            floating: false,
+            reason: "the root link is 'world': the robot is attached to the world".into(),
         }
-    }
-    let mut children_of: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut parent_of: HashMap<String, String> = HashMap::new();
-    let mut joint_names = HashSet::new();
-    for (j, joint) in robot.joints.iter().enumerate() {
-        let at = format!("joint '{}'", joint.name);
-        if !joint_names.insert(joint.name.clone()) {
-            return Err(InputError::new(opts.origin, "duplicate joint name").at(at));
+    } else {
+        match opts.floating_base {
+            Some(floating) => BaseRule {
+                floating,
+                reason: format!("floating_base: {floating} in the config"),
+            },
+            None => base::detect(&robot, &root_link),
         }
-        for (role, link) in [("parent", &joint.parent.link), ("child", &joint.child.link)] {
-            if !link_index.contains_key(link) {
-                return Err(InputError::new(
-                    opts.origin,
-                    format!("{role} link '{link}' is not defined"),
-                )
-                .at(at));
-            }
-        }
-        if parent_of
-            .insert(joint.child.link.clone(), joint.parent.link.clone())
-            .is_some()
-        {
-            return Err(InputError::new(
-                opts.origin,
-                format!("link '{}' is the child of two joints", joint.child.link),
-            )
-            .at(at));
-        }
-        children_of
-            .entry(joint.parent.link.clone())
-            .or_default()
-            .push(j);
-    }
-    let roots: Vec<&str> = robot
-        .links
-        .iter()
-        .filter(|l| !parent_of.contains_key(&l.name))
-        .map(|l| l.name.as_str())
-        .collect();
-    if roots.len() != 1 {
-        return Err(InputError::new(
-            opts.origin,
-            format!("the links must form one tree, but these links have no parent: {roots:?}"),
-        ));
-    }
-    let root_link = roots[0].to_string();
-
-    let materials = robot
-        .materials
-        .iter()
-        .filter_map(|m| m.color.as_ref().map(|c| (m.name.clone(), c.rgba.0)))
-        .collect();
-
-    // The <mujoco> extension: compiler attributes merge into ours, <worldbody><body name=LINK>
-    // content goes into that link's body, every other element is copied as written.
-    let mut compiler: Vec<(String, String)> = [
-        ("angle", "radian"),
-        ("autolimits", "true"),
-        ("balanceinertia", "true"),
-        ("inertiafromgeom", "false"),
-        ("boundmass", "1e-6"),
-        ("boundinertia", "1e-10"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let mut extension_bodies = HashMap::new();
-    let mut extension_sections = String::new();
-    let mut extension_world = String::new();
-    let mut discard_visual = false;
-    let has_option = doc
-        .children_named("mujoco")
-        .any(|ext| ext.children_named("option").next().is_some());
-    let mut mesh_dir = opts.base_dir.to_path_buf();
-    for ext in doc.children_named("mujoco") {
-        for section in &ext.children {
-            match section.name.as_str() {
-                "compiler" => {
-                    for (key, value) in &section.attributes {
-                        match key.as_str() {
-                            "discardvisual" => discard_visual = value == "true",
-                            "meshdir" | "assetdir" => mesh_dir = opts.base_dir.join(value),
-                            "strippath" => {}
-                            _ => {
-                                compiler.retain(|(k, _)| k != key);
-                                compiler.push((key.clone(), value.clone()));
-                            }
-                        }
-                    }
-                }
-                "worldbody" => {
-                    for item in &section.children {
-                        let link = item
-                            .attr("name")
-                            .filter(|n| item.name == "body" && link_index.contains_key(*n));
-                        match link {
-                            Some(link) => {
-                                extension_bodies
-                                    .insert(link.to_string(), text[item.inner.clone()].to_string());
-                            }
-                            None => {
-                                extension_world.push_str(&text[item.span.clone()]);
-                                extension_world.push('\n');
-                            }
-                        }
-                    }
-                }
-                _ => {
-                    extension_sections.push_str(&text[section.span.clone()]);
-                    extension_sections.push('\n');
-                }
-            }
-        }
-    }
+    };
 
     let mut converter = Converter {
         opts,
         robot,
         doc,
+        repairs,
         warnings: Vec::new(),
         meshes: BTreeMap::new(),
+        mesh_assets: Vec::new(),
         mesh_names: HashSet::new(),
         geom_names: HashSet::new(),
-        materials,
-        children_of,
-        link_index,
-        extension_bodies,
-        discard_visual,
-        mesh_dir,
+        children_of: tree.children_of,
+        link_index: tree.link_index,
+        needs_mass: HashSet::new(),
+        geometry_mass_links: Vec::new(),
+        floating: base.floating,
+        extension_bodies: ext.bodies,
+        discard_visual: ext.discard_visual,
+        mesh_dir: ext.mesh_dir,
     };
 
     let mut body = String::new();
@@ -694,37 +866,56 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
             .cloned()
             .unwrap_or_default()
         {
-            let child = converter.robot.joints[joint_idx].child.link.clone();
+            let joint = &converter.robot.joints[joint_idx];
+            let (child, moving) = (joint.child.clone(), joint.joint_type.is_moving());
+            converter.mark_massless(&child, moving, 1);
             let child_idx = converter.link_index[&child];
             converter.write_link(&mut body, child_idx, Some(joint_idx), 1)?;
         }
     } else {
+        converter.mark_massless(&root_link, base.floating, 0);
         let root_idx = converter.link_index[&root_link];
         converter.write_link(&mut body, root_idx, None, 0)?;
     }
 
-    // Mimic joints become equality constraints: joint = offset + multiplier * leader.
+    // Mimic joints become equality constraints: joint = offset + multiplier * leader. A
+    // mimic of a joint that does not exist is dropped, as robot_state_publisher ignores it.
     let mut equality = String::new();
     let mut mimic_joints = HashSet::new();
+    let joint_names: HashSet<String> = converter
+        .robot
+        .joints
+        .iter()
+        .map(|j| j.name.clone())
+        .collect();
     for joint in &converter.robot.joints {
-        if let Some(mimic) = &joint.mimic {
-            if !joint_names.contains(&mimic.joint) {
-                return Err(converter.error(
-                    format!("joint '{}'/mimic", joint.name),
-                    format!("mimics joint '{}', which is not defined", mimic.joint),
-                ));
-            }
-            mimic_joints.insert(joint.name.clone());
-            let _ = writeln!(
-                equality,
-                "<joint name=\"mimic_{}\" joint1=\"{}\" joint2=\"{}\" polycoef=\"{} {} 0 0 0\"/>",
-                escape(&joint.name),
-                escape(&joint.name),
-                escape(&mimic.joint),
-                mimic.offset.unwrap_or(0.0),
-                mimic.multiplier.unwrap_or(1.0)
+        let Some(mimic) = &joint.mimic else {
+            continue;
+        };
+        if !joint_names.contains(&mimic.joint) || mimic.joint == joint.name {
+            converter.repairs.add(
+                RepairKind::Mimic,
+                format!("joint '{}' (line {})/mimic", joint.name, joint.line),
+                format!(
+                    "mimics joint '{}', which is not defined: dropped",
+                    mimic.joint
+                ),
             );
+            continue;
         }
+        if !joint.joint_type.is_moving() {
+            continue;
+        }
+        mimic_joints.insert(joint.name.clone());
+        let _ = writeln!(
+            equality,
+            "<joint name=\"mimic_{}\" joint1=\"{}\" joint2=\"{}\" polycoef=\"{} {} 0 0 0\"/>",
+            escape(&joint.name),
+            escape(&joint.name),
+            escape(&mimic.joint),
+            mimic.offset,
+            mimic.multiplier
+        );
     }
 
     let mut actuators = String::new();
@@ -741,6 +932,17 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
             if (opts.config_actuated)(&request.joint) || mimic_joints.contains(&request.joint) {
                 continue;
             }
+            if !joint_names.contains(&request.joint) {
+                converter.repairs.add(
+                    RepairKind::Actuator,
+                    request.source.clone(),
+                    format!(
+                        "names joint '{}', which the URDF does not have: no actuator",
+                        request.joint
+                    ),
+                );
+                continue;
+            }
             if !seen.insert(request.name.clone()) {
                 converter.warnings.push(format!(
                     "{}: a second actuator named '{}' is ignored",
@@ -753,44 +955,56 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         }
     }
 
+    if opts.strict
+        && let Some(first) = converter.repairs.list.first()
+    {
+        let count = converter.repairs.list.len();
+        return Err(InputError::new(
+            opts.origin,
+            format!(
+                "strict: the URDF needs {count} repair{} ({}); the first: {}",
+                if count == 1 { "" } else { "s" },
+                converter.repairs.summary().unwrap_or_default(),
+                first.action
+            ),
+        )
+        .at(first.location.clone()));
+    }
+
     let mut mjcf = String::new();
     let _ = writeln!(mjcf, "<mujoco model=\"{}\">", escape(&converter.robot.name));
-    let compiler_attrs: String = compiler
+    let compiler_attrs: String = ext
+        .compiler
         .iter()
         .map(|(k, v)| format!(" {k}=\"{}\"", escape(v)))
         .collect();
     let _ = writeln!(mjcf, "<compiler{compiler_attrs}/>");
     // Servo gains (kv) on light links are unstable with the explicit Euler integrator;
     // implicitfast integrates actuator damping implicitly. The extension may choose otherwise.
-    if !has_option {
+    if !ext.has_option {
         mjcf.push_str("<option integrator=\"implicitfast\"/>\n");
     }
-    if !converter.meshes.is_empty() {
-        mjcf.push_str("<asset>\n");
-        for ((path, scale), name) in &converter.meshes {
-            let _ = writeln!(
-                mjcf,
-                "<mesh name=\"{}\" file=\"{}\" scale=\"{scale}\"/>",
-                escape(name),
-                escape(&path.display().to_string())
-            );
-        }
-        mjcf.push_str("</asset>\n");
+    if !converter.mesh_assets.is_empty() {
+        let _ = write!(mjcf, "<asset>\n{}</asset>\n", converter.mesh_assets_xml());
     }
-    let _ = write!(mjcf, "<worldbody>\n{body}{extension_world}</worldbody>\n");
+    let _ = write!(mjcf, "<worldbody>\n{body}{}</worldbody>\n", ext.world);
     if !equality.is_empty() {
         let _ = write!(mjcf, "<equality>\n{equality}</equality>\n");
     }
     if !actuators.is_empty() {
         let _ = write!(mjcf, "<actuator>\n{actuators}</actuator>\n");
     }
-    mjcf.push_str(&extension_sections);
+    mjcf.push_str(&ext.sections);
     mjcf.push_str("</mujoco>\n");
 
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),
         root_link,
+        base,
+        repairs: converter.repairs,
         warnings: converter.warnings,
+        urdf: text.to_string(),
+        geometry_mass_links: converter.geometry_mass_links,
     })
 }

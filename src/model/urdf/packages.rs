@@ -32,78 +32,145 @@ fn package_xml_name(dir: &Path) -> Option<String> {
     Some(text[start..end].trim().to_string())
 }
 
-/// Looks for package `name` under `root`, as ROS_PACKAGE_PATH crawling does (a few levels).
-fn crawl(root: &Path, name: &str, depth: usize) -> Option<PathBuf> {
-    if package_xml_name(root).as_deref() == Some(name) {
-        return Some(root.to_path_buf());
+/// Folders under `root` that are package `name`, nearest first, as ROS_PACKAGE_PATH crawling
+/// finds them: a folder whose package.xml names it, or a folder of that name. Hidden folders
+/// are skipped and the walk is bounded.
+fn crawl(root: &Path, name: &str) -> Vec<PathBuf> {
+    const MAX_DEPTH: usize = 6;
+    const MAX_FOLDERS: usize = 20_000;
+    let mut found = Vec::new();
+    let mut level = vec![root.to_path_buf()];
+    let mut visited = 0;
+    for depth in 0..=MAX_DEPTH {
+        let mut next = Vec::new();
+        for dir in &level {
+            let named = depth > 0 && dir.file_name().is_some_and(|f| f == name);
+            if named || package_xml_name(dir).as_deref() == Some(name) {
+                found.push(dir.clone());
+            }
+            visited += 1;
+            if visited > MAX_FOLDERS {
+                return found;
+            }
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut children: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.is_dir()
+                        && !p
+                            .file_name()
+                            .is_some_and(|f| f.to_string_lossy().starts_with('.'))
+                })
+                .collect();
+            children.sort();
+            next.extend(children);
+        }
+        level = next;
     }
-    let direct = root.join(name);
-    if direct.is_dir() {
-        return Some(direct);
-    }
-    if depth == 0 {
-        return None;
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(root)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    entries.sort();
-    entries
-        .into_iter()
-        .find_map(|dir| crawl(&dir, name, depth - 1))
+    found
 }
 
 impl PackageResolver {
-    pub fn find_package(&self, name: &str) -> Result<PathBuf, String> {
+    /// Every folder that may be package `name`, in the order a ROS user expects: the config's
+    /// packages, its search paths, AMENT_PREFIX_PATH, ROS_PACKAGE_PATH.
+    fn candidates(&self, name: &str) -> Vec<PathBuf> {
+        let mut out = Vec::new();
         if let Some(dir) = self.explicit.get(name) {
-            return Ok(dir.clone());
+            out.push(dir.clone());
         }
         for root in &self.search_paths {
-            if let Some(found) = crawl(root, name, 2) {
-                return Ok(found);
-            }
+            out.extend(crawl(root, name));
         }
-        let ament = env_paths("AMENT_PREFIX_PATH");
-        for prefix in &ament {
+        for prefix in env_paths("AMENT_PREFIX_PATH") {
             let share = prefix.join("share").join(name);
             if share.is_dir() {
-                return Ok(share);
+                out.push(share);
             }
         }
-        let ros = env_paths("ROS_PACKAGE_PATH");
-        for root in &ros {
-            if let Some(found) = crawl(root, name, 2) {
-                return Ok(found);
-            }
+        for root in env_paths("ROS_PACKAGE_PATH") {
+            out.extend(crawl(&root, name));
         }
-        Err(format!(
+        out
+    }
+
+    pub fn find_package(&self, name: &str) -> Result<PathBuf, String> {
+        self.candidates(name)
+            .into_iter()
+            .next()
+            .ok_or_else(|| self.unknown(name))
+    }
+
+    fn unknown(&self, name: &str) -> String {
+        format!(
             "unknown package '{name}': not in the robot config's packages, nor under \
              package_search_paths {:?}, AMENT_PREFIX_PATH {:?} or ROS_PACKAGE_PATH {:?}",
-            self.search_paths, ament, ros
-        ))
+            self.search_paths,
+            env_paths("AMENT_PREFIX_PATH"),
+            env_paths("ROS_PACKAGE_PATH")
+        )
     }
 
     /// Turns a URDF filename into a path: `package://`, `file://`, absolute, or relative to
-    /// `base_dir`.
-    pub fn resolve_uri(&self, uri: &str, base_dir: &Path) -> Result<PathBuf, String> {
+    /// `base_dir`. The second value says what was repaired: `package:///NAME` (three slashes)
+    /// read as `package://NAME`, or a package that is on no path but whose file sits beside
+    /// the URDF (in `base_dir` or a parent, directly or under a folder named after the
+    /// package), as PyBullet and many tools resolve it.
+    pub fn resolve_uri(
+        &self,
+        uri: &str,
+        base_dir: &Path,
+    ) -> Result<(PathBuf, Option<String>), String> {
         if let Some(rest) = uri.strip_prefix("package://") {
-            let (package, relative) = rest.split_once('/').unwrap_or((rest, ""));
+            let mut repair = None;
+            let trimmed = rest.trim_start_matches('/');
+            if trimmed.len() != rest.len() {
+                repair = Some(format!("'{uri}' read as 'package://{trimmed}'"));
+            }
+            let (package, relative) = trimmed.split_once('/').unwrap_or((trimmed, ""));
             if package.is_empty() {
                 return Err(format!("'{uri}' names no package"));
             }
-            return Ok(self.find_package(package)?.join(relative));
+            // Of several folders with the package's name, the one that holds the file; then
+            // the file beside the URDF; else the first folder (the caller names the missing
+            // file).
+            let candidates = self.candidates(package);
+            if let Some(dir) = candidates.iter().find(|d| d.join(relative).exists()) {
+                return Ok((dir.join(relative), repair));
+            }
+            // `package://mesh.obj` (no package at all) names a file beside the URDF.
+            let in_package = |dir: &Path| match relative {
+                "" => dir.join(package),
+                _ => dir.join(package).join(relative),
+            };
+            let beside = base_dir.ancestors().take(8).find_map(|dir| {
+                [dir.join(relative), in_package(dir)]
+                    .into_iter()
+                    .find(|p| p.is_file())
+            });
+            return match (beside, candidates.first()) {
+                (Some(path), _) => {
+                    let note = format!(
+                        "package '{package}' holds no '{relative}' on any package path; \
+                         '{uri}' found beside the URDF at '{}'",
+                        path.display()
+                    );
+                    Ok((path, Some(note)))
+                }
+                (None, Some(dir)) => Ok((dir.join(relative), repair)),
+                (None, None) => Err(self.unknown(package)),
+            };
         }
         if let Some(rest) = uri.strip_prefix("file://") {
-            return Ok(against(PathBuf::from(rest), base_dir));
+            return Ok((against(PathBuf::from(rest), base_dir), None));
         }
         if let Some((scheme, _)) = uri.split_once("://") {
             return Err(format!(
                 "'{uri}': the '{scheme}://' scheme is not supported (package:// and file:// are)"
             ));
         }
-        Ok(against(PathBuf::from(uri), base_dir))
+        Ok((against(PathBuf::from(uri), base_dir), None))
     }
 }
 
@@ -130,23 +197,26 @@ mod tests {
         assert_eq!(
             resolver
                 .resolve_uri("package://my_robot/meshes/a.stl", Path::new("/"))
-                .unwrap(),
+                .unwrap()
+                .0,
             pkg.join("meshes/a.stl")
         );
         assert_eq!(
             resolver
                 .resolve_uri("package://other/x.obj", Path::new("/"))
-                .unwrap(),
+                .unwrap()
+                .0,
             PathBuf::from("/opt/other/x.obj")
         );
         assert_eq!(
             resolver
                 .resolve_uri("file:///abs/m.stl", Path::new("/"))
-                .unwrap(),
+                .unwrap()
+                .0,
             PathBuf::from("/abs/m.stl")
         );
         assert_eq!(
-            resolver.resolve_uri("m.stl", Path::new("/base")).unwrap(),
+            resolver.resolve_uri("m.stl", Path::new("/base")).unwrap().0,
             PathBuf::from("/base/m.stl")
         );
         let err = resolver
@@ -158,5 +228,19 @@ mod tests {
                 .resolve_uri("http://x/a.stl", Path::new("/"))
                 .is_err()
         );
+        // Three slashes, and an unknown package whose files sit beside the URDF.
+        let (path, repair) = resolver
+            .resolve_uri("package:///my_robot/meshes/a.stl", Path::new("/"))
+            .unwrap();
+        assert_eq!(path, pkg.join("meshes/a.stl"));
+        assert!(repair.unwrap().contains("read as 'package://my_robot/"));
+        std::fs::write(pkg.join("meshes/a.stl"), "x").unwrap();
+        let urdf_dir = pkg.join("urdf");
+        std::fs::create_dir_all(&urdf_dir).unwrap();
+        let (path, repair) = resolver
+            .resolve_uri("package://renamed_pkg/meshes/a.stl", &urdf_dir)
+            .unwrap();
+        assert_eq!(path, pkg.join("meshes/a.stl"));
+        assert!(repair.unwrap().contains("on any package path"));
     }
 }
