@@ -446,3 +446,84 @@ fn legs_give_a_floating_base_unless_the_config_says_otherwise() {
         "{summary}"
     );
 }
+
+/// A binary STL of one flat 0.2 x 0.1 m quad (two triangles) in the plane z = 0.
+fn write_flat_stl(path: &Path) {
+    let corners = [
+        [0.0f32, 0.0, 0.0],
+        [0.2, 0.0, 0.0],
+        [0.2, 0.1, 0.0],
+        [0.0, 0.1, 0.0],
+    ];
+    let mut bytes = vec![0u8; 80];
+    bytes.extend_from_slice(&2u32.to_le_bytes());
+    for tri in [[0, 1, 2], [0, 2, 3]] {
+        for f in [0.0f32, 0.0, 1.0] {
+            bytes.extend_from_slice(&f.to_le_bytes());
+        }
+        for i in tri {
+            for f in corners[i] {
+                bytes.extend_from_slice(&f.to_le_bytes());
+            }
+        }
+        bytes.extend_from_slice(&[0, 0]);
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_flat_mesh_loads_as_visual_and_collides_as_a_thin_box() {
+    // An ArUco marker plate: no volume for MuJoCo's default mesh inertia, no convex hull.
+    let dir = tempfile::tempdir().unwrap();
+    write_flat_stl(&dir.path().join("marker.stl"));
+    let urdf = dir.path().join("marker.urdf");
+    std::fs::write(
+        &urdf,
+        format!(
+            r#"<robot name="m"><link name="base">{INERTIA_1KG}</link>
+<link name="plate">{INERTIA_1KG}
+  <visual><geometry><mesh filename="marker.stl"/></geometry></visual>
+  <collision><origin xyz="0 0 0.5"/><geometry><mesh filename="marker.stl"/></geometry></collision>
+</link>
+<joint name="j" type="fixed"><parent link="base"/><child link="plate"/></joint></robot>"#
+        ),
+    )
+    .unwrap();
+    let urdf = urdf.display().to_string();
+    let out = run_bridge(&["--urdf", &urdf, "--steps", "100", "--mode", "fast"], &[]);
+    let stderr = stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "link 'plate' (line 2)/collision[0]: repaired: collision mesh 'marker' is flat"
+        ),
+        "{stderr}"
+    );
+    let config = Config::from_yaml(
+        &format!("robots:\n  - name: m\n    urdf: {urdf}\n"),
+        "test.yaml",
+        Path::new("."),
+        &[],
+    )
+    .unwrap();
+    let world = build_world(&config).unwrap();
+    let m = &world.model;
+    let plate = world.robots[0].body("plate").unwrap().id;
+    let geoms: Vec<usize> = (0..m.ffi().ngeom as usize)
+        .filter(|g| m.geom_bodyid()[*g] as usize == plate)
+        .collect();
+    let visual = geoms.iter().find(|g| m.geom_group()[**g] == 2).unwrap();
+    assert_eq!(m.geom_type()[*visual], MjtGeomBase::mjGEOM_MESH);
+    let collision = geoms.iter().find(|g| m.geom_group()[**g] == 3).unwrap();
+    assert_eq!(m.geom_type()[*collision], MjtGeomBase::mjGEOM_BOX);
+    let mut size = m.geom_size()[*collision];
+    size.sort_by(f64::total_cmp);
+    for (got, want) in size.iter().zip([0.0005, 0.05, 0.1]) {
+        assert!((got - want).abs() < 1e-6, "{size:?}");
+    }
+    // Centred on the quad, at the collision origin's height.
+    let pos = m.geom_pos()[*collision];
+    for (got, want) in pos.iter().zip([0.1, 0.05, 0.5]) {
+        assert!((got - want).abs() < 1e-6, "{pos:?}");
+    }
+}

@@ -84,6 +84,10 @@ pub fn body_inertial(
             ));
         } else {
             moments = moments.map(|m| m.max(stand_in));
+            notes.push(format!(
+                "principal moments {} raised to at least {stand_in:.4e} kg m^2 for the new mass",
+                format_moments(&old)
+            ));
         }
     } else {
         // Non-positive principal moments are lifted to a thousandth of the largest.
@@ -102,7 +106,8 @@ pub fn body_inertial(
         moments[a] += raise;
         moments[b] += raise;
     }
-    if largest > 0.0 && moments != old {
+    let raised_for_mass = mass_used != mass && largest > 0.0;
+    if largest > 0.0 && !raised_for_mass && moments != old {
         notes.push(format!(
             "principal moments {} are not physical (positive, each at most the sum of the \
              others): -> {}",

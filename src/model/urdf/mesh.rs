@@ -132,37 +132,38 @@ pub struct FlatBox {
 /// Thickness given to the box standing in for a flat mesh, as a half size in m.
 const FLAT_HALF_THICKNESS: f64 = 0.0005;
 
-/// The vertices of a mesh file (any format this module reads), scaled.
-fn vertices(path: &Path, data: &MeshData, scale: &[f64; 3]) -> Option<Vec<[f64; 3]>> {
-    let raw: Vec<[f32; 3]> = match data {
-        MeshData::Converted { vertices, .. } => vertices.clone(),
+/// The vertices (scaled) and triangles of a mesh file, in any format this module reads.
+type Triangles = (Vec<[f64; 3]>, Vec<[u32; 3]>);
+
+fn triangles(path: &Path, data: &MeshData, scale: &[f64; 3]) -> Option<Triangles> {
+    let (raw, faces): (Vec<[f32; 3]>, Vec<[u32; 3]>) = match data {
+        MeshData::Converted { vertices, faces } => (vertices.clone(), faces.clone()),
         MeshData::File => {
             let loader = mesh_loader::Loader::default().merge_meshes(true);
-            let scene = loader.load(path).ok()?;
-            scene.meshes.into_iter().flat_map(|m| m.vertices).collect()
+            let mesh = loader.load(path).ok()?.meshes.into_iter().next()?;
+            (mesh.vertices, mesh.faces)
         }
     };
-    Some(
-        raw.iter()
-            .map(|v| {
-                [
-                    v[0] as f64 * scale[0],
-                    v[1] as f64 * scale[1],
-                    v[2] as f64 * scale[2],
-                ]
-            })
-            .collect(),
-    )
+    let scaled = raw
+        .iter()
+        .map(|v| {
+            [
+                v[0] as f64 * scale[0],
+                v[1] as f64 * scale[1],
+                v[2] as f64 * scale[2],
+            ]
+        })
+        .collect();
+    Some((scaled, faces))
 }
 
 /// Some(box) when the mesh's vertices lie in one plane (their extent across the plane is a
-/// millionth of their extent along it).
+/// millionth of their extent along it). The plane's normal comes from the vertices'
+/// principal axes; in the plane, the box is turned to the mesh edge that gives the least area.
 pub fn flat_box(path: &Path, data: &MeshData, scale: &[f64; 3]) -> Option<FlatBox> {
     use nalgebra::{Matrix3, Rotation3, SymmetricEigen, UnitQuaternion, Vector3};
-    let points: Vec<Vector3<f64>> = vertices(path, data, scale)?
-        .into_iter()
-        .map(Vector3::from)
-        .collect();
+    let (vertices, faces) = triangles(path, data, scale)?;
+    let points: Vec<Vector3<f64>> = vertices.into_iter().map(Vector3::from).collect();
     if points.len() < 3 {
         return None;
     }
@@ -171,22 +172,42 @@ pub fn flat_box(path: &Path, data: &MeshData, scale: &[f64; 3]) -> Option<FlatBo
         .iter()
         .map(|p| (p - mean) * (p - mean).transpose())
         .sum::<Matrix3<f64>>();
-    let mut axes = SymmetricEigen::new(covariance).eigenvectors;
-    if axes.determinant() < 0.0 {
-        axes.set_column(2, &(-axes.column(2)));
-    }
-    let mut low = [f64::INFINITY; 3];
-    let mut high = [f64::NEG_INFINITY; 3];
-    for p in &points {
-        let local = axes.transpose() * (p - mean);
-        for k in 0..3 {
-            low[k] = low[k].min(local[k]);
-            high[k] = high[k].max(local[k]);
+    let eigen = SymmetricEigen::new(covariance);
+    let thin = eigen.eigenvalues.imin();
+    let normal = eigen.eigenvectors.column(thin).into_owned();
+    // Extents of the points along the axes (u, v, normal), and their low corner.
+    let extents = |u: &Vector3<f64>| {
+        let axes = Matrix3::from_columns(&[*u, normal.cross(u), normal]);
+        let mut low = [f64::INFINITY; 3];
+        let mut high = [f64::NEG_INFINITY; 3];
+        for p in &points {
+            let local = axes.transpose() * (p - mean);
+            for k in 0..3 {
+                low[k] = low[k].min(local[k]);
+                high[k] = high[k].max(local[k]);
+            }
         }
-    }
+        (axes, low, high)
+    };
+    let in_plane = |d: Vector3<f64>| {
+        let d = d - normal * normal.dot(&d);
+        (d.norm() > 1e-12).then(|| d.normalize())
+    };
+    let first_axis = eigen.eigenvectors.column((thin + 1) % 3).into_owned();
+    let candidates = std::iter::once(first_axis).chain(faces.iter().take(500).flat_map(|f| {
+        let [a, b, c] = f.map(|i| points.get(i as usize).copied().unwrap_or(mean));
+        [b - a, c - b, a - c]
+    }));
+    let (axes, low, high) = candidates
+        .filter_map(in_plane)
+        .map(|u| extents(&u))
+        .min_by(|(_, l1, h1), (_, l2, h2)| {
+            let area = |l: &[f64; 3], h: &[f64; 3]| (h[0] - l[0]) * (h[1] - l[1]);
+            area(l1, h1).total_cmp(&area(l2, h2))
+        })?;
     let extent: [f64; 3] = std::array::from_fn(|k| high[k] - low[k]);
     let largest = extent.iter().cloned().fold(0.0, f64::max);
-    if largest.is_nan() || largest <= 0.0 || extent.iter().all(|e| *e > largest * 1e-6) {
+    if largest.is_nan() || largest <= 0.0 || extent[2] > largest * 1e-6 {
         return None;
     }
     let mid = Vector3::from(std::array::from_fn::<f64, 3, _>(|k| {
