@@ -425,7 +425,8 @@ fn legs_give_a_floating_base_unless_the_config_says_otherwise() {
     );
     assert!(
         summary.contains(
-            "base: floating (legs (limbs ending 0.1 below the root: left_shin, right_shin))"
+            "base: floating (legs (limbs ending 0.1 m below the root, or a leg's name: \
+             left_shin, right_shin))"
         ),
         "{summary}"
     );

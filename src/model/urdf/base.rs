@@ -16,17 +16,22 @@ pub struct BaseRule {
     pub reason: String,
 }
 
+/// Words in link and joint names that mark a leg.
+const LEG_WORDS: [&str; 9] = [
+    "leg", "foot", "feet", "knee", "hip", "ankle", "thigh", "calf", "shin",
+];
+
 fn is_wheel(robot: &Robot, joint_index: usize) -> bool {
     let joint = &robot.joints[joint_index];
-    if joint.joint_type != JointType::Continuous {
-        return false;
-    }
     let named = |n: &str| {
         let n = n.to_ascii_lowercase();
         n.contains("wheel") || n.contains("caster")
     };
-    if named(&joint.name) || named(&joint.child) {
+    if joint.joint_type.is_moving() && (named(&joint.name) || named(&joint.child)) {
         return true;
+    }
+    if joint.joint_type != JointType::Continuous {
+        return false;
     }
     // A round collision shape spinning freely is a wheel whatever its name.
     robot
@@ -44,25 +49,38 @@ fn is_wheel(robot: &Robot, joint_index: usize) -> bool {
         })
 }
 
+/// A propeller or rotor (drones often fix them with `fixed` joints: any joint counts), or a
+/// wing.
 fn is_propeller(robot: &Robot, joint_index: usize) -> bool {
     let joint = &robot.joints[joint_index];
     let n = format!("{} {}", joint.name, joint.child).to_ascii_lowercase();
-    joint.joint_type == JointType::Continuous && (n.contains("rotor") || n.contains("prop"))
+    let prop = n.match_indices("prop").any(|(at, _)| {
+        let after = n[at + 4..].chars().next();
+        after.is_none_or(|c| c.is_ascii_digit() || c == '_' || c == 'e' || c == ' ')
+    });
+    prop || n.contains("rotor") || n.contains("wing")
 }
 
-/// Tips of limbs that hang below the root in the zero pose, reached through at least two
-/// moving joints: legs (a humanoid's hanging arms count too, which changes nothing).
+/// Tips of limbs reached through at least two moving joints that hang below the root in the
+/// zero pose, or that are not above it and have a leg's name on the way (a quadruped's zero
+/// pose may stretch its legs out): legs. A humanoid's hanging arms count too, which changes
+/// nothing.
 fn legs(robot: &Robot, root: &str) -> Vec<String> {
     let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
     for (j, joint) in robot.joints.iter().enumerate() {
         children.entry(joint.parent.as_str()).or_default().push(j);
     }
     let mut tips = Vec::new();
-    // (link, pose relative to the root, moving joints on the way)
-    let mut stack = vec![(root, Isometry3::identity(), 0usize)];
-    while let Some((link, pose, moving)) = stack.pop() {
+    let leg_named = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        LEG_WORDS.iter().any(|w| n.contains(w))
+    };
+    // (link, pose relative to the root, moving joints on the way, a leg's name on the way)
+    let mut stack = vec![(root, Isometry3::identity(), 0usize, false)];
+    while let Some((link, pose, moving, named)) = stack.pop() {
         let below = children.get(link).map(Vec::as_slice).unwrap_or_default();
-        if below.is_empty() && moving >= 2 && pose.translation.z <= -LEG_DROP {
+        let z = pose.translation.z;
+        if below.is_empty() && moving >= 2 && (z <= -LEG_DROP || (named && z <= 0.0)) {
             tips.push(link.to_string());
         }
         for &j in below {
@@ -73,7 +91,8 @@ fn legs(robot: &Robot, root: &str) -> Vec<String> {
                 UnitQuaternion::from_euler_angles(o.rpy[0], o.rpy[1], o.rpy[2]),
             );
             let moves = usize::from(joint.joint_type.is_moving());
-            stack.push((joint.child.as_str(), pose * step, moving + moves));
+            let named = named || leg_named(&joint.name) || leg_named(&joint.child);
+            stack.push((joint.child.as_str(), pose * step, moving + moves, named));
         }
     }
     tips.sort();
@@ -99,7 +118,7 @@ pub fn detect(robot: &Robot, root: &str) -> BaseRule {
     if !propellers.is_empty() {
         return BaseRule {
             floating: true,
-            reason: format!("propellers ({})", propellers.join(", ")),
+            reason: format!("propellers or wings ({})", propellers.join(", ")),
         };
     }
     let legs = legs(robot, root);
@@ -107,8 +126,7 @@ pub fn detect(robot: &Robot, root: &str) -> BaseRule {
         return BaseRule {
             floating: true,
             reason: format!(
-                "legs (limbs ending {} below the root: {})",
-                LEG_DROP,
+                "legs (limbs ending {LEG_DROP} m below the root, or a leg's name: {})",
                 legs.join(", ")
             ),
         };
