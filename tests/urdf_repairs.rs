@@ -5,8 +5,6 @@
 mod common;
 
 use common::*;
-use mujoco_bridge::config::Config;
-use mujoco_bridge::model::build_world;
 use mujoco_rs::prelude::*;
 use std::path::Path;
 
@@ -61,6 +59,13 @@ fn quirky_urdf(dir: &Path) -> String {
     // A trailing NUL, as some exporters write.
     std::fs::write(&path, format!("{urdf}\0")).unwrap();
     path.display().to_string()
+}
+
+/// The geoms of `body` in `group` (2 visual, 3 collision).
+fn geoms(m: &MjModel, body: usize, group: i32) -> Vec<usize> {
+    (0..m.ffi().ngeom as usize)
+        .filter(|g| m.geom_bodyid()[*g] as usize == body && m.geom_group()[*g] == group)
+        .collect()
 }
 
 fn stderr_of(out: &std::process::Output) -> String {
@@ -129,16 +134,12 @@ fn each_repair_is_a_named_warning_and_the_robot_loads_and_steps() {
     );
 
     // The MuJoCo structure the repairs give.
-    let config = Config::from_yaml(
+    let world = world_from_yaml(
         &format!(
             "robots:\n  - name: q\n    urdf: {urdf}\n    package_search_paths: [{ros_path}]\n"
         ),
-        "test.yaml",
         Path::new("."),
-        &[],
-    )
-    .unwrap();
-    let world = build_world(&config).unwrap();
+    );
     let m = &world.model;
     let robot = &world.robots[0];
     assert_eq!(robot.floating_joint, None, "an arm on a table stays fixed");
@@ -159,9 +160,7 @@ fn each_repair_is_a_named_warning_and_the_robot_loads_and_steps() {
         assert!(m.body_mass()[body] > 0.0, "{link}");
     }
     let base = robot.body("base").unwrap().id;
-    let visuals: Vec<usize> = (0..m.ffi().ngeom as usize)
-        .filter(|g| m.geom_bodyid()[*g] as usize == base && m.geom_group()[*g] == 2)
-        .collect();
+    let visuals = geoms(m, base, 2);
     assert_eq!(
         visuals.len(),
         1,
@@ -251,18 +250,13 @@ fn a_collada_meshed_link_gets_its_collision_mesh() {
         ),
     )
     .unwrap();
-    let config = Config::from_yaml(
+    let world = world_from_yaml(
         &format!("robots:\n  - name: d\n    urdf: {}\n", urdf.display()),
-        "test.yaml",
         Path::new("."),
-        &[],
-    )
-    .unwrap();
-    let world = build_world(&config).unwrap();
+    );
     let m = &world.model;
-    let collision: Vec<usize> = (0..m.ffi().ngeom as usize)
-        .filter(|g| m.geom_group()[*g] == 3)
-        .collect();
+    let base = world.robots[0].body("base").unwrap().id;
+    let collision = geoms(m, base, 3);
     assert_eq!(collision.len(), 1, "the COLLADA collision mesh is kept");
     let g = collision[0];
     assert_eq!(m.geom_type()[g], MjtGeomBase::mjGEOM_MESH);
@@ -344,21 +338,15 @@ fn xacro_files_expand_with_arguments_and_find() {
 
     // The argument reaches the model: the upper visual box is 0.8 long (config xacro_args).
     for (args, length) in [("", 0.5), ("\n    xacro_args: {length: 0.8}", 0.8)] {
-        let config = Config::from_yaml(
+        let world = world_from_yaml(
             &format!(
                 "robots:\n  - name: arm\n    urdf: {main}\n    package_search_paths: [{ros_path}]{args}\n"
             ),
-            "test.yaml",
             Path::new("."),
-            &[],
-        )
-        .unwrap();
-        let world = build_world(&config).unwrap();
+        );
         let m = &world.model;
         let upper = world.robots[0].body("upper").unwrap().id;
-        let visual = (0..m.ffi().ngeom as usize)
-            .find(|g| m.geom_bodyid()[*g] as usize == upper && m.geom_group()[*g] == 2)
-            .unwrap();
+        let visual = geoms(m, upper, 2)[0];
         assert!(
             (m.geom_size()[visual][2] - length / 2.0).abs() < 1e-12,
             "{args}"
@@ -500,31 +488,63 @@ fn a_flat_mesh_loads_as_visual_and_collides_as_a_thin_box() {
         ),
         "{stderr}"
     );
-    let config = Config::from_yaml(
+    let world = world_from_yaml(
         &format!("robots:\n  - name: m\n    urdf: {urdf}\n"),
-        "test.yaml",
         Path::new("."),
-        &[],
-    )
-    .unwrap();
-    let world = build_world(&config).unwrap();
+    );
     let m = &world.model;
     let plate = world.robots[0].body("plate").unwrap().id;
-    let geoms: Vec<usize> = (0..m.ffi().ngeom as usize)
-        .filter(|g| m.geom_bodyid()[*g] as usize == plate)
-        .collect();
-    let visual = geoms.iter().find(|g| m.geom_group()[**g] == 2).unwrap();
-    assert_eq!(m.geom_type()[*visual], MjtGeomBase::mjGEOM_MESH);
-    let collision = geoms.iter().find(|g| m.geom_group()[**g] == 3).unwrap();
-    assert_eq!(m.geom_type()[*collision], MjtGeomBase::mjGEOM_BOX);
-    let mut size = m.geom_size()[*collision];
+    let visual = geoms(m, plate, 2)[0];
+    assert_eq!(m.geom_type()[visual], MjtGeomBase::mjGEOM_MESH);
+    let collision = geoms(m, plate, 3)[0];
+    assert_eq!(m.geom_type()[collision], MjtGeomBase::mjGEOM_BOX);
+    let mut size = m.geom_size()[collision];
     size.sort_by(f64::total_cmp);
     for (got, want) in size.iter().zip([0.0005, 0.05, 0.1]) {
         assert!((got - want).abs() < 1e-6, "{size:?}");
     }
     // Centred on the quad, at the collision origin's height.
-    let pos = m.geom_pos()[*collision];
+    let pos = m.geom_pos()[collision];
     for (got, want) in pos.iter().zip([0.1, 0.05, 0.5]) {
         assert!((got - want).abs() < 1e-6, "{pos:?}");
     }
+}
+
+#[test]
+fn a_massless_root_on_a_floating_base_moves_with_its_welded_links() {
+    // robot_state_publisher's usual layout: a massless `trunk` root and the mass on a link
+    // fixed to it. MuJoCo treats welded bodies as one rigid body, so nothing needs repair.
+    let dir = tempfile::tempdir().unwrap();
+    let text = legged_urdf().replace(
+        &format!("<link name=\"trunk\">{INERTIA_1KG}</link>"),
+        &format!(
+            "<link name=\"trunk\"/><link name=\"trunk_inertia\">{INERTIA_1KG}</link>\
+             <joint name=\"trunk_mass\" type=\"fixed\"><parent link=\"trunk\"/>\
+             <child link=\"trunk_inertia\"/></joint>"
+        ),
+    );
+    let urdf = dir.path().join("massless_root.urdf");
+    std::fs::write(&urdf, text).unwrap();
+    let urdf = urdf.display().to_string();
+    let out = run_bridge(&["--urdf", &urdf, "--steps", "500", "--mode", "fast"], &[]);
+    let stderr = stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("repair"), "{stderr}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("instabilities 0"), "{report}");
+    let world = world_from_yaml(
+        &format!("robots:\n  - name: b\n    urdf: {urdf}\n"),
+        Path::new("."),
+    );
+    let m = &world.model;
+    let robot = &world.robots[0];
+    let free = robot.floating_joint.expect("legs float");
+    let trunk = robot.body("trunk").unwrap().id;
+    assert_eq!(m.jnt_bodyid()[free] as usize, trunk);
+    // The free joint carries the trunk's welded mass and the legs: 1 + 4 x 1 kg.
+    assert!(
+        (m.body_subtreemass()[trunk] - 5.0).abs() < 1e-4,
+        "{}",
+        m.body_subtreemass()[trunk]
+    );
 }

@@ -164,6 +164,9 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             )
         })?;
         spec.set_modelfiledir(&format!("{}/", urdf_dir.display()));
+        for mesh in &converted.meshes {
+            mesh.fill(&mut spec);
+        }
         let mut warnings: Vec<String> = converted
             .repairs
             .list

@@ -174,6 +174,12 @@ pub fn flat_box(path: &Path, data: &MeshData, scale: &[f64; 3]) -> Option<FlatBo
         .sum::<Matrix3<f64>>();
     let eigen = SymmetricEigen::new(covariance);
     let thin = eigen.eigenvalues.imin();
+    // Most meshes have volume: the variance across their thinnest direction tells at once,
+    // and only flat ones pay for the search below.
+    let spread = eigen.eigenvalues.max();
+    if spread.is_nan() || spread <= 0.0 || eigen.eigenvalues[thin] > spread * 1e-10 {
+        return None;
+    }
     let normal = eigen.eigenvectors.column(thin).into_owned();
     // Extents of the points along the axes (u, v, normal), and their low corner.
     let extents = |u: &Vector3<f64>| {
@@ -194,7 +200,7 @@ pub fn flat_box(path: &Path, data: &MeshData, scale: &[f64; 3]) -> Option<FlatBo
         (d.norm() > 1e-12).then(|| d.normalize())
     };
     let first_axis = eigen.eigenvectors.column((thin + 1) % 3).into_owned();
-    let candidates = std::iter::once(first_axis).chain(faces.iter().take(500).flat_map(|f| {
+    let candidates = std::iter::once(first_axis).chain(faces.iter().take(64).flat_map(|f| {
         let [a, b, c] = f.map(|i| points.get(i as usize).copied().unwrap_or(mean));
         [b - a, c - b, a - c]
     }));

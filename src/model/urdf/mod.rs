@@ -59,6 +59,29 @@ pub struct ConvertedUrdf {
     pub urdf: String,
     /// Links whose mass MuJoCo computes from their collision geometry (a repair).
     pub geometry_mass_links: Vec<String>,
+    /// The converted meshes' triangles, by mesh asset name, for `ConvertedMesh::fill`.
+    pub meshes: Vec<ConvertedMesh>,
+}
+
+/// A mesh read by the converter (COLLADA, ASCII STL, ...): the MJCF names the asset, and
+/// its vertices and faces are set on the parsed spec.
+#[derive(Debug, Clone)]
+pub struct ConvertedMesh {
+    pub name: String,
+    /// x y z per vertex.
+    pub vertices: Vec<f32>,
+    /// Three vertex indices per triangle.
+    pub faces: Vec<i32>,
+}
+
+impl ConvertedMesh {
+    /// Puts the triangles into the spec parsed from the converted MJCF.
+    pub fn fill(&self, spec: &mut mujoco_rs::prelude::MjSpec) {
+        if let Some(mesh) = spec.mesh_mut(&self.name) {
+            mesh.set_uservert(&self.vertices);
+            mesh.set_userface(&self.faces);
+        }
+    }
 }
 
 fn fmt3(v: &[f64; 3]) -> String {
@@ -634,16 +657,10 @@ impl<'a> Converter<'a> {
                         escape(&asset.path.display().to_string())
                     );
                 }
-                MeshData::Converted { vertices, faces } => {
-                    let _ = write!(xml, "<mesh name=\"{name}\" scale=\"{scale}\" vertex=\"");
-                    for v in vertices {
-                        let _ = write!(xml, "{} {} {} ", v[0], v[1], v[2]);
-                    }
-                    xml.push_str("\" face=\"");
-                    for f in faces {
-                        let _ = write!(xml, "{} {} {} ", f[0], f[1], f[2]);
-                    }
-                    xml.push_str("\"/>\n");
+                // The triangles go into the spec after parsing (`ConvertedUrdf::meshes`):
+                // as MJCF text, MuJoCo's parsing of them costs more than reading the file.
+                MeshData::Converted { .. } => {
+                    let _ = writeln!(xml, "<mesh name=\"{name}\" scale=\"{scale}\"/>");
                 }
             }
         }
@@ -1006,5 +1023,17 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         warnings: converter.warnings,
         urdf: text.to_string(),
         geometry_mass_links: converter.geometry_mass_links,
+        meshes: converter
+            .mesh_assets
+            .into_iter()
+            .filter_map(|asset| match asset.data {
+                MeshData::Converted { vertices, faces } => Some(ConvertedMesh {
+                    name: asset.name,
+                    vertices: vertices.into_iter().flatten().collect(),
+                    faces: faces.into_iter().flatten().map(|i| i as i32).collect(),
+                }),
+                MeshData::File => None,
+            })
+            .collect(),
     })
 }
