@@ -48,6 +48,19 @@ fn found_packages(text: &str) -> Vec<String> {
     names
 }
 
+/// `filename="..."` values without substitutions: includes relative to the including file.
+fn included_files(text: &str) -> Vec<String> {
+    text.split("filename=")
+        .skip(1)
+        .filter_map(|rest| {
+            let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+            let value = rest[1..].split(quote).next()?;
+            (!value.contains("$(") && !value.contains("://") && value.ends_with("xacro"))
+                .then(|| value.to_string())
+        })
+        .collect()
+}
+
 /// Every package the file and the files it includes through `$(find pkg)/...` name, resolved.
 fn packages_named(path: &Path, resolver: &PackageResolver) -> BTreeMap<String, PathBuf> {
     let mut found = BTreeMap::new();
@@ -60,6 +73,11 @@ fn packages_named(path: &Path, resolver: &PackageResolver) -> BTreeMap<String, P
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
+        // Files included by a relative path, resolved against the including file's folder.
+        let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for relative in included_files(&text) {
+            files.push(folder.join(relative));
+        }
         for name in found_packages(&text) {
             if found.contains_key(&name) {
                 continue;

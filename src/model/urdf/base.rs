@@ -58,7 +58,14 @@ fn is_propeller(robot: &Robot, joint_index: usize) -> bool {
         let after = n[at + 4..].chars().next();
         after.is_none_or(|c| c.is_ascii_digit() || c == '_' || c == 'e' || c == ' ')
     });
-    prop || n.contains("rotor") || n.contains("wing")
+    // "wing" as a word of its own ("main_wing", not "shoulder_swing").
+    let wing = n.match_indices("wing").any(|(at, _)| {
+        n[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_ascii_alphabetic())
+    });
+    prop || n.contains("rotor") || wing
 }
 
 /// Tips of limbs reached through at least two moving joints that hang below the root in the

@@ -87,10 +87,18 @@ pub fn load(path: &Path) -> Result<MeshData, MeshError> {
     let lower = ext.to_ascii_lowercase();
     let bytes = std::fs::read(path).map_err(|e| MeshError::Unreadable(e.to_string()))?;
     match (ext.as_str(), lower.as_str()) {
-        ("obj" | "msh", _) => return Ok(MeshData::File),
+        // An OBJ without a vertex line holds no triangle; MuJoCo would refuse the model.
+        ("obj", _) if !bytes.split(|b| *b == b'\n').any(|l| l.starts_with(b"v ")) => {
+            return Err(MeshError::Empty);
+        }
+        ("obj" | "msh", _) if !bytes.is_empty() => return Ok(MeshData::File),
+        ("stl", _) if is_binary_stl(&bytes) && stl_faces(&bytes) == 0 => {
+            return Err(MeshError::Empty);
+        }
         ("stl", _) if is_binary_stl(&bytes) && stl_faces(&bytes) <= MUJOCO_STL_FACES => {
             return Ok(MeshData::File);
         }
+        ("msh", _) => return Err(MeshError::Empty),
         (_, "stl" | "obj" | "dae") => {}
         _ => return Err(MeshError::Unsupported(ext)),
     }

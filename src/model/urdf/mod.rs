@@ -262,14 +262,14 @@ impl<'a> Converter<'a> {
         name
     }
 
-    /// MJCF geometry attributes; None for a mesh that is skipped. The reader has already
-    /// dropped shapes of zero size.
+    /// MJCF geometry attributes, and the mesh asset's name for a mesh; None for a mesh that
+    /// is skipped. The reader has already dropped shapes of zero size.
     fn geometry_attrs(
         &mut self,
         location: &str,
         geometry: &Geometry,
-    ) -> InputResult<Option<String>> {
-        Ok(Some(match geometry {
+    ) -> InputResult<Option<(String, Option<String>)>> {
+        let attrs = match geometry {
             Geometry::Box { size } => format!(
                 "type=\"box\" size=\"{} {} {}\"",
                 size[0] / 2.0,
@@ -284,12 +284,14 @@ impl<'a> Converter<'a> {
             }
             Geometry::Sphere { radius } => format!("type=\"sphere\" size=\"{radius}\""),
             Geometry::Mesh { filename, scale } => {
-                match self.mesh_asset(location, filename, scale)? {
-                    Some(mesh) => format!("type=\"mesh\" mesh=\"{}\"", escape(&mesh)),
-                    None => return Ok(None),
-                }
+                let mesh = self.mesh_asset(location, filename, scale)?;
+                return Ok(mesh.map(|mesh| {
+                    let attrs = format!("type=\"mesh\" mesh=\"{}\"", escape(&mesh));
+                    (attrs, Some(mesh))
+                }));
             }
-        }))
+        };
+        Ok(Some((attrs, None)))
     }
 
     fn visual_rgba(&self, visual: &Shape) -> [f64; 4] {
@@ -440,22 +442,22 @@ impl<'a> Converter<'a> {
         let count = shapes.len();
         for (i, shape) in shapes.iter().enumerate() {
             let at = format!("{location}/{kind}[{i}]");
-            let Some(geometry) = self.geometry_attrs(&at, &shape.geometry)? else {
+            let Some((mut geometry, mut mesh_name)) = self.geometry_attrs(&at, &shape.geometry)?
+            else {
                 continue;
             };
             let name = self.geom_name(&link.name, kind, i, count);
             let mut pose = pose_attrs(&shape.origin);
-            let mut geometry = geometry;
             if !visual
-                && let Geometry::Mesh { .. } = shape.geometry
-                && let Some(mesh_name) = geometry.split('"').nth(3).map(str::to_string)
-                && let Some(flat) = self.flat_collision(&mesh_name)
+                && let Some(flat_mesh) = mesh_name.clone()
+                && let Some(flat) = self.flat_collision(&flat_mesh)
             {
+                mesh_name = None;
                 self.repairs.add(
                     RepairKind::Mesh,
                     &at,
                     format!(
-                        "collision mesh '{mesh_name}' is flat (MuJoCo builds no convex hull from \
+                        "collision mesh '{flat_mesh}' is flat (MuJoCo builds no convex hull from \
                          it): a box of half sizes {:?} m instead",
                         flat.half
                     ),
@@ -480,8 +482,8 @@ impl<'a> Converter<'a> {
             }
             if !visual
                 && mass == MassSource::CollisionGeometry
-                && let Some(mesh_name) = geometry.split('"').nth(3)
-                && let Some(asset) = self.mesh_assets.iter_mut().find(|a| a.name == mesh_name)
+                && let Some(mesh_name) = &mesh_name
+                && let Some(asset) = self.mesh_assets.iter_mut().find(|a| &a.name == mesh_name)
             {
                 asset.gives_mass = true;
             }
@@ -905,22 +907,39 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         .iter()
         .map(|j| j.name.clone())
         .collect();
+    let single_dof: HashSet<&str> = converter
+        .robot
+        .joints
+        .iter()
+        .filter(|j| j.joint_type.is_single_dof())
+        .map(|j| j.name.as_str())
+        .collect();
     for joint in &converter.robot.joints {
         let Some(mimic) = &joint.mimic else {
             continue;
         };
-        if !joint_names.contains(&mimic.joint) || mimic.joint == joint.name {
-            converter.repairs.add(
-                RepairKind::Mimic,
-                format!("joint '{}' (line {})/mimic", joint.name, joint.line),
-                format!(
-                    "mimics joint '{}', which is not defined: dropped",
-                    mimic.joint
-                ),
-            );
-            continue;
-        }
-        if !joint.joint_type.is_moving() {
+        let location = format!("joint '{}' (line {})/mimic", joint.name, joint.line);
+        let refusal = if !joint_names.contains(&mimic.joint) {
+            Some(format!(
+                "mimics joint '{}', which is not defined",
+                mimic.joint
+            ))
+        } else if mimic.joint == joint.name {
+            Some("mimics itself".to_string())
+        } else if !single_dof.contains(joint.name.as_str())
+            || !single_dof.contains(mimic.joint.as_str())
+        {
+            Some(format!(
+                "couples '{}' to '{}': a mimic needs two revolute, continuous or prismatic joints",
+                joint.name, mimic.joint
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            converter
+                .repairs
+                .add(RepairKind::Mimic, location, format!("{why}: dropped"));
             continue;
         }
         mimic_joints.insert(joint.name.clone());

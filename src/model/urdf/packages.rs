@@ -3,6 +3,8 @@
 //! AMENT_PREFIX_PATH (`<prefix>/share/NAME`) and ROS_PACKAGE_PATH.
 use crate::config::against;
 use indexmap::IndexMap;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Default)]
@@ -11,6 +13,9 @@ pub struct PackageResolver {
     pub explicit: IndexMap<String, PathBuf>,
     /// Folders searched like ROS_PACKAGE_PATH entries, from the robot config.
     pub search_paths: Vec<PathBuf>,
+    /// Candidate folders by package name: a robot names the same package for every mesh,
+    /// and crawling is file-system work.
+    found: RefCell<HashMap<String, Vec<PathBuf>>>,
 }
 
 fn env_paths(var: &str) -> Vec<PathBuf> {
@@ -76,6 +81,17 @@ impl PackageResolver {
     /// Every folder that may be package `name`, in the order a ROS user expects: the config's
     /// packages, its search paths, AMENT_PREFIX_PATH, ROS_PACKAGE_PATH.
     fn candidates(&self, name: &str) -> Vec<PathBuf> {
+        if let Some(known) = self.found.borrow().get(name) {
+            return known.clone();
+        }
+        let out = self.search(name);
+        self.found
+            .borrow_mut()
+            .insert(name.to_string(), out.clone());
+        out
+    }
+
+    fn search(&self, name: &str) -> Vec<PathBuf> {
         let mut out = Vec::new();
         if let Some(dir) = self.explicit.get(name) {
             out.push(dir.clone());
@@ -193,6 +209,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             search_paths: vec![dir.path().join("ws")],
+            ..Default::default()
         };
         assert_eq!(
             resolver

@@ -78,6 +78,11 @@ impl JointType {
     pub fn is_moving(self) -> bool {
         self != Self::Fixed
     }
+
+    /// One MuJoCo hinge or slide: what a mimic equality can couple.
+    pub fn is_single_dof(self) -> bool {
+        matches!(self, Self::Revolute | Self::Continuous | Self::Prismatic)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -213,41 +218,53 @@ impl Reader<'_> {
         location: &str,
         pad: f64,
     ) -> Result<Option<[f64; N]>, String> {
-        let Some(text) = self.attr(element, key, location) else {
-            return Ok(None);
-        };
+        match self.attr(element, key, location) {
+            Some(text) if text.trim().is_empty() => {
+                self.repairs.add(
+                    RepairKind::Vector,
+                    format!("{location}/{}@{key}", element.name),
+                    "empty vector read as the default",
+                );
+                Ok(None)
+            }
+            Some(text) => self
+                .parse_vector(&text, key, &element.name, location, pad)
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// `N` numbers from `text` (the value of `element@key`); 2 or 4 given for 3 (and so on)
+    /// are padded with `pad` or cut, with a repair.
+    fn parse_vector<const N: usize>(
+        &mut self,
+        text: &str,
+        key: &str,
+        element: &str,
+        location: &str,
+        pad: f64,
+    ) -> Result<[f64; N], String> {
         let mut values = Vec::new();
         for word in text
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|w| !w.is_empty())
         {
             values.push(parse_number(word).ok_or_else(|| {
-                format!(
-                    "{location}/{}@{key}: '{word}' in '{text}' is not a number",
-                    element.name
-                )
+                format!("{location}/{element}@{key}: '{word}' in '{text}' is not a number")
             })?);
-        }
-        if values.is_empty() {
-            self.repairs.add(
-                RepairKind::Vector,
-                format!("{location}/{}@{key}", element.name),
-                "empty vector read as the default",
-            );
-            return Ok(None);
         }
         if values.len() != N {
             let given = values.len();
             values.resize(N, pad);
             self.repairs.add(
                 RepairKind::Vector,
-                format!("{location}/{}@{key}", element.name),
+                format!("{location}/{element}@{key}"),
                 format!("{given} numbers '{text}' where {N} are expected, read as {values:?}"),
             );
         }
         let mut out = [0.0; N];
         out.copy_from_slice(&values);
-        Ok(Some(out))
+        Ok(out)
     }
 
     fn pose(&mut self, parent: &Element, location: &str) -> Result<Pose, String> {
@@ -315,13 +332,13 @@ impl Reader<'_> {
                     );
                     return Ok(None);
                 }
+                // One number scales all three axes, as some exporters write it.
                 let scale = match self.attr(kind, "scale", &at) {
-                    // One number scales all three axes, as some exporters write it.
-                    Some(s) if parse_number(s.trim()).is_some() => {
-                        let v = parse_number(s.trim()).unwrap_or(1.0);
-                        [v; 3]
-                    }
-                    _ => self.vector(kind, "scale", &at, 1.0)?.unwrap_or([1.0; 3]),
+                    Some(text) => match parse_number(&text) {
+                        Some(v) => [v; 3],
+                        None => self.parse_vector(&text, "scale", &kind.name, &at, 1.0)?,
+                    },
+                    None => [1.0; 3],
                 };
                 Geometry::Mesh {
                     filename: filename.trim().to_string(),
@@ -462,7 +479,7 @@ impl Reader<'_> {
             other => {
                 return Err(format!(
                     "{location}: unknown joint type '{other}' (revolute, continuous, prismatic, \
-                     fixed, floating, planar)"
+                     fixed, floating, planar, spherical)"
                 ));
             }
         };
@@ -628,23 +645,45 @@ pub fn read_robot(
     })
 }
 
-/// Cuts what follows the closing `</robot>` (a trailing NUL, a second document, text), which
-/// ROS's parser never reads. Returns the text to parse.
+/// The text with its comments blanked out (same length), so that searches skip them.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find("-->")
+            .map(|e| start + e + 3)
+            .unwrap_or(rest.len());
+        out.extend(std::iter::repeat_n(' ', rest[start..end].len()));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Cuts what follows the closing `</robot>` (a trailing NUL, a second document, a stray end
+/// tag), which ROS's parser never reads. Comments and whitespace there are no repair. Returns
+/// the text to parse.
 pub fn cut_trailing_text<'t>(text: &'t str, repairs: &mut Repairs, origin: &str) -> &'t str {
-    // The first `</robot>` closes the root (URDF nests no robot), so a stray second one is
-    // trailing text too.
-    let Some(end) = text.find("</robot>").map(|i| i + "</robot>".len()) else {
+    // The first `</robot>` outside a comment closes the root: URDF nests no robot.
+    let plain = without_comments(text);
+    let Some(end) = plain.find("</robot>").map(|i| i + "</robot>".len()) else {
         return text;
     };
-    let rest = &text[end..];
-    if rest.trim_matches(|c: char| c.is_whitespace()).is_empty() {
+    let rest = &plain[end..];
+    if rest.trim().is_empty() {
         return text;
     }
-    let shown: String = rest.chars().take(20).flat_map(char::escape_debug).collect();
+    let shown: String = text[end..]
+        .chars()
+        .take(20)
+        .flat_map(char::escape_debug)
+        .collect();
     repairs.add(
         RepairKind::Text,
         format!("{origin} after </robot>"),
-        format!("{} trailing bytes ignored (\"{shown}\")", rest.len()),
+        format!("{} trailing bytes ignored (\"{shown}\")", text.len() - end),
     );
     &text[..end]
 }
@@ -663,12 +702,10 @@ mod tests {
 
     #[test]
     fn forgiving_vectors_axes_and_substitutions() {
-        // SAFETY: tests in this module are the only users of this variable.
-        unsafe { std::env::set_var("MUJOCO_BRIDGE_TEST_SCALE", "2") };
         let (robot, repairs) = read(
             r#"<robot name="r" xmlns:xacro="x">
   <link name="a" extra="1"><visual><origin xyz="1 2"/><geometry>
-    <mesh filename="$(find pkg)/m.stl" scale="$(optenv MUJOCO_BRIDGE_TEST_SCALE 1)"/></geometry></visual>
+    <mesh filename="$(find pkg)/m.stl" scale="$(optenv MUJOCO_BRIDGE_UNSET_IN_TESTS 2)"/></geometry></visual>
     <visual><geometry><sphere radius="0"/></geometry></visual></link>
   <link name="b"/>
   <joint name="f" type="fixed"><parent link="a"/><child link="b"/><axis xyz="0 0 0"/></joint>
@@ -742,5 +779,10 @@ mod tests {
             "<robot name=\"r\"><link name=\"a\"/></robot>"
         );
         assert_eq!(repairs.list[0].kind, RepairKind::Text);
+        // A comment naming </robot> and a trailing comment are no trailing text.
+        let mut repairs = Repairs::default();
+        let text = "<robot><!-- </robot> --><link name=\"a\"/></robot>\n<!-- made by x -->\n";
+        assert_eq!(cut_trailing_text(text, &mut repairs, "x.urdf"), text);
+        assert!(repairs.is_empty());
     }
 }

@@ -27,7 +27,7 @@ pub enum RepairKind {
     Substitution,
     /// Bytes after the closing `</robot>` (a trailing NUL, text) ignored.
     Text,
-    /// A mesh MuJoCo cannot compute a volume from, given a shell inertia.
+    /// A flat collision mesh (no convex hull for MuJoCo), replaced by a thin box.
     Mesh,
 }
 
