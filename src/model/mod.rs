@@ -15,7 +15,7 @@ use crate::config::{Config, full_match_regex};
 use crate::error::{InputError, InputResult};
 use mujoco_rs::prelude::*;
 use nalgebra::{UnitQuaternion, Vector3};
-use robot_spec::load_robot;
+use robot_spec::{LoadedRobot, load_robot};
 use std::fmt::Write;
 use std::sync::{Arc, Once};
 
@@ -99,10 +99,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     let mut world = MjSpec::from_xml_string(&world_xml(config))
         .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
     let mut warnings = Vec::new();
-    let mut urdf_texts = Vec::new();
-    let mut load_notes = Vec::new();
-    let mut geometry_masses = Vec::new();
-    let mut origins = Vec::new();
+    // Each robot as loaded (its spec attached to the world): origin, URDF text and load notes
+    // go to its name map after compiling.
+    let mut robots_loaded = Vec::new();
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
         if index == 0 {
@@ -136,10 +135,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
                 .iter()
                 .map(|w| format!("{}: {w}", loaded.origin)),
         );
-        urdf_texts.push(loaded.urdf);
-        geometry_masses.push((loaded.origin.clone(), loaded.geometry_mass_links));
-        origins.push(loaded.origin);
-        load_notes.push((loaded.base_rule, loaded.repairs));
+        robots_loaded.push(loaded);
     }
     if let Some(ts) = config.world.timestep {
         world.option_mut().timestep = ts;
@@ -149,9 +145,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     }
     let mut model = match compile(&mut world) {
         Ok(model) => model,
-        Err(message) => return Err(attribute_compile_error(config, &origins, message)),
+        Err(message) => return Err(attribute_compile_error(config, &robots_loaded, message)),
     };
-    log_geometry_masses(config, &model, &geometry_masses);
+    log_geometry_masses(config, &model, &robots_loaded);
     if add_config_keyframes(config, &mut world, &model)? {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
@@ -159,15 +155,13 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     let robots: Vec<RobotMap> = config
         .robots
         .iter()
-        .zip(urdf_texts)
-        .zip(origins)
-        .zip(load_notes)
-        .map(|(((robot, urdf), origin), (base_rule, repairs))| {
-            let mut map =
-                RobotMap::build(&model, &robot.name, &prefix_of(&robot.name), origin, urdf);
+        .zip(robots_loaded)
+        .map(|(robot, loaded)| {
+            let prefix = prefix_of(&robot.name);
+            let mut map = RobotMap::build(&model, &robot.name, &prefix, loaded.origin, loaded.urdf);
             map.actions = robot.zmq.actions;
-            map.base_rule = base_rule;
-            map.repairs = repairs;
+            map.base_rule = loaded.base_rule;
+            map.repairs = loaded.repairs;
             map
         })
         .collect();
@@ -184,9 +178,10 @@ pub fn build_world(config: &Config) -> InputResult<World> {
 
 /// The repair that gave massless moving links the mass of their collision geometry says
 /// "logged after compiling": here are the values.
-fn log_geometry_masses(config: &Config, model: &MjModel, links: &[(String, Vec<String>)]) {
-    for ((origin, names), robot) in links.iter().zip(&config.robots) {
-        for link in names {
+fn log_geometry_masses(config: &Config, model: &MjModel, loaded: &[LoadedRobot]) {
+    for (loaded, robot) in loaded.iter().zip(&config.robots) {
+        let origin = &loaded.origin;
+        for link in &loaded.geometry_mass_links {
             let full = format!("{}{link}", prefix_of(&robot.name));
             if let Some(id) = model.name_to_id(MjtObjBase::mjOBJ_BODY, &full) {
                 let i = model.body_inertia()[id];
@@ -205,8 +200,8 @@ fn log_geometry_masses(config: &Config, model: &MjModel, links: &[(String, Vec<S
 
 /// A compile error of the composed world names MuJoCo's element; find the robot it came from
 /// by compiling each robot alone (only on this error path).
-fn attribute_compile_error(config: &Config, origins: &[String], message: String) -> InputError {
-    for (index, origin) in origins.iter().enumerate() {
+fn attribute_compile_error(config: &Config, loaded: &[LoadedRobot], message: String) -> InputError {
+    for (index, origin) in loaded.iter().map(|l| &l.origin).enumerate() {
         if let Ok(mut loaded) = load_robot(config, index)
             && let Err(own) = compile(&mut loaded.spec)
         {

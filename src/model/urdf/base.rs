@@ -106,22 +106,24 @@ fn legs(robot: &Robot, root: &str) -> Vec<String> {
     tips
 }
 
+/// Names of the joints for which `test` holds.
+fn joints_where(robot: &Robot, test: fn(&Robot, usize) -> bool) -> Vec<&str> {
+    (0..robot.joints.len())
+        .filter(|j| test(robot, *j))
+        .map(|j| robot.joints[j].name.as_str())
+        .collect()
+}
+
 /// The automatic rule, for a robot whose root link is `root` (not `world`).
 pub fn detect(robot: &Robot, root: &str) -> BaseRule {
-    let wheels: Vec<&str> = (0..robot.joints.len())
-        .filter(|j| is_wheel(robot, *j))
-        .map(|j| robot.joints[j].name.as_str())
-        .collect();
+    let wheels = joints_where(robot, is_wheel);
     if !wheels.is_empty() {
         return BaseRule {
             floating: true,
             reason: format!("wheels ({})", wheels.join(", ")),
         };
     }
-    let propellers: Vec<&str> = (0..robot.joints.len())
-        .filter(|j| is_propeller(robot, *j))
-        .map(|j| robot.joints[j].name.as_str())
-        .collect();
+    let propellers = joints_where(robot, is_propeller);
     if !propellers.is_empty() {
         return BaseRule {
             floating: true,

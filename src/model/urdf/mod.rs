@@ -163,7 +163,7 @@ impl<'a> Converter<'a> {
 
     fn link_location(&self, link: &str) -> String {
         match self.link_index.get(link) {
-            Some(i) => format!("link '{link}' (line {})", self.robot.links[*i].line),
+            Some(i) => self.robot.links[*i].location(),
             None => format!("link '{link}'"),
         }
     }
@@ -684,15 +684,14 @@ fn build_tree(robot: &Robot, origin: &str) -> InputResult<Tree> {
     let mut link_index = HashMap::new();
     for (i, link) in robot.links.iter().enumerate() {
         if link_index.insert(link.name.clone(), i).is_some() {
-            return Err(InputError::new(origin, "duplicate link name")
-                .at(format!("link '{}' (line {})", link.name, link.line)));
+            return Err(InputError::new(origin, "duplicate link name").at(link.location()));
         }
     }
     let mut children_of: HashMap<String, Vec<usize>> = HashMap::new();
     let mut parent_of: HashMap<String, String> = HashMap::new();
     let mut joint_names = HashSet::new();
     for (j, joint) in robot.joints.iter().enumerate() {
-        let at = format!("joint '{}' (line {})", joint.name, joint.line);
+        let at = joint.location();
         if !joint_names.insert(joint.name.clone()) {
             return Err(InputError::new(origin, "duplicate joint name").at(at));
         }
@@ -918,7 +917,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         let Some(mimic) = &joint.mimic else {
             continue;
         };
-        let location = format!("joint '{}' (line {})/mimic", joint.name, joint.line);
+        let location = format!("{}/mimic", joint.location());
         let refusal = if !joint_names.contains(&mimic.joint) {
             Some(format!(
                 "mimics joint '{}', which is not defined",

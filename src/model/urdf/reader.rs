@@ -134,11 +134,29 @@ struct Reader<'a> {
     find: FindPackage<'a>,
 }
 
-/// Where an element is, for messages: `link 'base' (line 12)`.
+/// Where an element is, for messages: `link 'base' (line 12)`, or `link (line 12)`.
+pub fn location(kind: &str, name: Option<&str>, line: usize) -> String {
+    match name {
+        Some(name) => format!("{kind} '{name}' (line {line})"),
+        None => format!("{kind} (line {line})"),
+    }
+}
+
 fn named(kind: &str, element: &Element) -> String {
-    match element.attr("name") {
-        Some(name) => format!("{kind} '{name}' (line {})", element.line),
-        None => format!("{kind} (line {})", element.line),
+    location(kind, element.attr("name"), element.line)
+}
+
+impl Link {
+    /// `link 'base' (line 12)`, as every message names it.
+    pub fn location(&self) -> String {
+        location("link", Some(&self.name), self.line)
+    }
+}
+
+impl Joint {
+    /// `joint 'elbow' (line 24)`, as every message names it.
+    pub fn location(&self) -> String {
+        location("joint", Some(&self.name), self.line)
     }
 }
 
