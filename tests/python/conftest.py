@@ -81,6 +81,16 @@ class Bridge:
         assert sub.poll(10000), "no state rows arrive"
         return sub
 
+    def settled_rows(self, prefix=b""):
+        """The rows of the current (paused) state, read on a new subscription: one made
+        after the caller's last change holds no rows published before it, whereas an old
+        socket may still receive rows that were in flight."""
+        sub = self.state_socket(prefix)
+        try:
+            return settled_rows(sub)
+        finally:
+            sub.close()
+
     def state_socket_lazy(self, prefix=b""):
         """A state subscription that does not wait for a first row (nothing is published
         while paused with zmq.publish_while_paused=false)."""
@@ -156,11 +166,9 @@ def row_sets(sub, count, timeout=10):
 
 
 def settled_rows(sub, timeout=10):
-    """The rows of the current (paused) state: drops what is queued, then reads until two
-    consecutive row sets are byte-identical, which only paused ticks publish.
-    Returns {topic: payload}."""
-    while sub.poll(0):  # what was queued before the caller's last change
-        sub.recv_multipart()
+    """The rows of a paused state on a subscription made after the last change (see
+    `Bridge.settled_rows`): reads until two consecutive row sets are byte-identical, which
+    only paused ticks publish. Returns {topic: payload}."""
     deadline = time.monotonic() + timeout
     previous = None
     while True:

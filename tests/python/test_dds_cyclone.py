@@ -31,7 +31,7 @@ from cyclonedds.sub import DataReader  # noqa: E402
 from cyclonedds.topic import Topic  # noqa: E402
 from cyclonedds.util import duration  # noqa: E402
 
-from conftest import Bridge, settled_rows  # noqa: E402
+from conftest import Bridge  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_BACKEND") != "dds",
@@ -116,12 +116,12 @@ def wait_until(predicate, what, timeout=20):
     return value
 
 
-def twist_x(rows):
-    return struct.unpack("<3f", settled_rows(rows)[b"mobile/twist"])[0]
+def twist_x(bridge):
+    return struct.unpack("<3f", bridge.settled_rows(b"mobile/")[b"mobile/twist"])[0]
 
 
-def base_x(rows):
-    (payload,) = [p for topic, p in settled_rows(rows).items() if topic.startswith(b"mobile/base_state/")]
+def base_x(bridge):
+    (payload,) = [p for topic, p in bridge.settled_rows(b"mobile/").items() if topic.startswith(b"mobile/base_state/")]
     return struct.unpack("<13f", payload)[0]
 
 
@@ -137,15 +137,14 @@ def test_cyclone_dds_reads_state_drives_the_base_and_calls_reset():
         # cmd_vel reaches the base controller, seen in the legacy twist row.
         twists = DataWriter(participant, Topic(participant, "rt/cmd_vel", Twist), qos=qos())
         wait_until(lambda: twists.get_publication_matched_status().current_count, "the cmd_vel reader")
-        rows = bridge.state_socket(b"mobile/")
-        start_x = base_x(rows)
+        start_x = base_x(bridge)
         deadline = time.monotonic() + 20
-        while twist_x(rows) < 0.29:
+        while twist_x(bridge) < 0.29:
             assert time.monotonic() < deadline, "no cmd_vel reached the bridge"
             twists.write(Twist(linear=Vector3(x=0.3)))
             bridge.console("step 1")
         bridge.console("step 500")
-        assert base_x(rows) - start_x > 0.1, "the base drove forward"
+        assert base_x(bridge) - start_x > 0.1, "the base drove forward"
 
         # ~/reset over rmw_cyclonedds's request/reply topics and header.
         requests = DataWriter(
@@ -178,6 +177,6 @@ def test_cyclone_dds_reads_state_drives_the_base_and_calls_reset():
             assert time.monotonic() < deadline, "timed out waiting for the reset reply"
         assert reply.success, reply.message
         assert reply.guid == 0x0102030405060708, "the reply carries the client's id back"
-        assert base_x(rows) == pytest.approx(start_x, abs=1e-6), "reset puts the base back"
+        assert base_x(bridge) == pytest.approx(start_x, abs=1e-6), "reset puts the base back"
     finally:
         bridge.close()

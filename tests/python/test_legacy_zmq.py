@@ -11,7 +11,7 @@ import random
 import struct
 
 import zmq
-from conftest import REPO, Bridge, free_ports, joint_row, row_sets, settled_rows
+from conftest import REPO, Bridge, free_ports, joint_row, row_sets
 
 REPO_MODELS = pathlib.Path(os.environ.get("MUJOCO_BRIDGE_MODELS", REPO / ".deps" / "models"))
 
@@ -71,13 +71,11 @@ def test_state_rows_have_the_exact_layouts_and_order(g1):
 
 
 def test_the_floating_base_row_is_position_quaternion_xyzw_and_velocities(g1):
-    sub = g1.state_socket(b"g1/base_state/")
     g1.console("keyframe home")  # pelvis at (0, 0, 0.783675), identity orientation
-    rows = settled_rows(g1.state_socket(b"g1/"))
+    rows = g1.settled_rows(b"g1/")
     x, y, z, qx, qy, qz, qw = struct.unpack("<13f", rows[b"g1/base_state/floating_base_joint"])[:7]
     assert (round(x, 5), round(y, 5), round(z, 5)) == (0.0, 0.0, round(0.783675, 5))
     assert (qx, qy, qz, qw) == (0.0, 0.0, 0.0, 1.0), "x, y, z, w order"
-    sub.close()
 
 
 def test_discovery_json_lists_every_actuator(g1):
@@ -110,16 +108,15 @@ def send_and_step(bridge, pub, frames, steps):
     bridge.console(f"step {steps}")
 
 
-def elbow_position(bridge, sub):
-    return joint_row(settled_rows(sub)[b"g1/joint/left_elbow_joint"])[1]
+def elbow_position(bridge):
+    return joint_row(bridge.settled_rows(b"g1/")[b"g1/joint/left_elbow_joint"])[1]
 
 
 def test_batch_and_single_actuator_control_move_the_robot(g1):
     ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
-    sub = g1.state_socket(b"g1/")
     pub = g1.control_socket()
     g1.console("keyframe home")  # elbows at 1.28, PD targets held there
-    assert abs(elbow_position(g1, sub) - 1.28) < 1e-4
+    assert abs(elbow_position(g1) - 1.28) < 1e-4
     # One batch: both elbows to 0.3 (the policy style: int32 N, then (id, value) pairs).
     batch = struct.pack("<i", 2) + struct.pack("<if", ids["g1_left_elbow_joint"], 0.3)
     batch += struct.pack("<if", ids["g1_right_elbow_joint"], 0.3)
@@ -127,20 +124,19 @@ def test_batch_and_single_actuator_control_move_the_robot(g1):
     pub.send_multipart([b"g1/control ", batch])
     g1.wait_for("zmq_commands", received + 2)
     g1.console("step 500")
-    assert abs(elbow_position(g1, sub) - 0.3) < 0.1
+    assert abs(elbow_position(g1) - 0.3) < 0.1
     # One actuator per message (12 bytes).
     pub.send_multipart([b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.5)])
     g1.wait_for("zmq_commands", received + 3)
     g1.console("step 500")
-    assert abs(elbow_position(g1, sub) - 1.5) < 0.1
+    assert abs(elbow_position(g1) - 1.5) < 0.1
     # Values are sticky: nothing more is sent, the target holds.
     g1.console("step 250")
-    assert abs(elbow_position(g1, sub) - 1.5) < 0.1
+    assert abs(elbow_position(g1) - 1.5) < 0.1
 
 
 def test_set_gains_semantics(g1):
     ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
-    sub = g1.state_socket(b"g1/")
     pub = g1.control_socket()
     g1.console("keyframe home")
     # A torque limit of 0 on the left elbow (short name): its PD output is clamped to 0.
@@ -152,7 +148,7 @@ def test_set_gains_semantics(g1):
     pub.send_multipart([b"g1/control ", target])
     g1.wait_for("zmq_received", handled + 4)
     g1.console("step 420")
-    weak = elbow_position(g1, sub)
+    weak = elbow_position(g1)
     assert weak > 0.8, f"no torque: the elbow does not go to 0 ({weak})"
     # New gains naming another actuator (full name): the elbow is reset to the defaults.
     gains = json.dumps({"g1_right_elbow_joint": {"kp": 80.0}}).encode()
@@ -161,18 +157,17 @@ def test_set_gains_semantics(g1):
         pub.send_multipart([b"g1/set_gains ", gains])
     g1.wait_for("zmq_received", handled + 3)
     g1.console("step 520")
-    assert abs(elbow_position(g1, sub)) < 0.15, "unnamed actuators get kp 100, kv 5, torque 200"
+    assert abs(elbow_position(g1)) < 0.15, "unnamed actuators get kp 100, kv 5, torque 200"
 
 
 def test_reset_clears_sticky_values(g1):
     ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
-    sub = g1.state_socket(b"g1/")
     pub = g1.control_socket()
     send_and_step(g1, pub, [b"g1/control ", struct.pack("<iif", 1, ids["g1_left_elbow_joint"], 1.0)], 500)
-    assert abs(elbow_position(g1, sub) - 1.0) < 0.1
+    assert abs(elbow_position(g1) - 1.0) < 0.1
     g1.console("reset")  # sticky values zeroed: the PD target is now 0
     g1.console("step 500")
-    assert abs(elbow_position(g1, sub)) < 0.15
+    assert abs(elbow_position(g1)) < 0.15
 
 
 def test_twist_and_actions_rows(g1):
@@ -180,7 +175,7 @@ def test_twist_and_actions_rows(g1):
     g1.console("twist g1 0.4 -0.2 0.8")  # what a ROS teleop publishes on cmd_vel
     g1.console("step 1")  # commands, the twist among them, are taken at the next step
     g1.console("actions g1 5")
-    rows = settled_rows(sub)
+    rows = g1.settled_rows(b"g1/")
     assert struct.unpack("<3f", rows[b"g1/twist"]) == (
         struct.unpack("<f", struct.pack("<f", 0.4))[0],
         struct.unpack("<f", struct.pack("<f", -0.2))[0],
@@ -194,13 +189,12 @@ def test_twist_and_actions_rows(g1):
     after_twist = [topics[i + 1] for i in range(len(topics) - 1) if topics[i] == b"g1/twist"]
     assert after_twist and all(t == b"g1/actions" for t in after_twist)
     g1.console("actions g1 0")
-    rows = settled_rows(sub)
+    rows = g1.settled_rows(b"g1/")
     assert b"g1/actions" not in rows, "sent only when non-zero"
 
 
 def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     ids = dict(zip(discovery(g1)["names"], discovery(g1)["ids"]))
-    sub = g1.state_socket(b"g1/")
     pub = g1.control_socket()
     before = g1.stats()
     bad = [
@@ -243,7 +237,7 @@ def test_malformed_input_is_dropped_counted_and_the_server_keeps_going(g1):
     mixed = struct.pack("<i", 2) + struct.pack("<if", 999, 0.5)
     mixed += struct.pack("<if", ids["g1_left_elbow_joint"], 1.0)
     send_and_step(g1, pub, [b"g1/control ", mixed], 500)
-    assert abs(elbow_position(g1, sub) - 1.0) < 0.1
+    assert abs(elbow_position(g1) - 1.0) < 0.1
     log = g1.close()
     assert "dropped a message" in log, "dropped messages are logged"
     assert log.count("dropped a message") < 50, "at a limited rate"

@@ -15,7 +15,7 @@ from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from conftest import REPO, Bridge, call, settled_rows, spin_until  # noqa: E402
+from conftest import REPO, Bridge, call, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -96,40 +96,41 @@ def test_a_late_subscriber_gets_robot_description(ros, bridge):
 
 
 def test_cmd_vel_moves_the_default_robot(ros, bridge):
-    base = bridge.state_socket(b"mobile/base_state/")
     publisher = ros.create_publisher(Twist, "cmd_vel", 10)
     spin_until(ros, lambda: publisher.get_subscription_count() > 0, what="the cmd_vel subscription")
-    start_x = struct.unpack("<13f", settled_rows_base(base))[0]
+    start_x = struct.unpack("<13f", latest_row(bridge, b"mobile/base_state/"))[0]
     twist = Twist()
     twist.linear.x = 0.3
     # The bridge's reader may match this publisher a little after rclpy sees the match:
     # publish until a twist reaches the legacy twist row (the bridge took it).
-    rows = bridge.state_socket(b"mobile/twist")
     deadline = time.monotonic() + 20
     while True:
         assert time.monotonic() < deadline, "no cmd_vel reached the bridge"
         publisher.publish(twist)
         bridge.console("step 1")
-        if struct.unpack("<3f", settled_rows_base(rows))[0] > 0.29:
+        if struct.unpack("<3f", latest_row(bridge, b"mobile/twist"))[0] > 0.29:
             break
     for _ in range(10):  # 0.2 s of sim time per twist, like a teleop node
         publisher.publish(twist)
         bridge.console("step 100")
-    moved = struct.unpack("<13f", settled_rows_base(base))[0] - start_x
+    moved = struct.unpack("<13f", latest_row(bridge, b"mobile/base_state/"))[0] - start_x
     assert moved == pytest.approx(0.6, abs=0.1), moved
 
 
-def settled_rows_base(sub):
-    """The latest (paused, repeated) base_state payload."""
-    while sub.poll(0):
-        sub.recv_multipart()
-    previous = None
-    while True:
-        assert sub.poll(5000)
-        _, payload = sub.recv_multipart()
-        if payload == previous:
-            return payload
-        previous = payload
+def latest_row(bridge, topic):
+    """The latest (paused, repeated) payload of one row, read on a new subscription so that
+    no row published before the caller's last change is taken."""
+    sub = bridge.state_socket(topic)
+    try:
+        previous = None
+        while True:
+            assert sub.poll(5000)
+            _, payload = sub.recv_multipart()
+            if payload == previous:
+                return payload
+            previous = payload
+    finally:
+        sub.close()
 
 
 def test_services_pause_keyframe_snapshot_and_reset(ros, bridge):

@@ -12,7 +12,7 @@ rclpy = pytest.importorskip("rclpy")
 from geometry_msgs.msg import Twist  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from conftest import Bridge, settled_rows, spin_until  # noqa: E402
+from conftest import Bridge, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -29,7 +29,6 @@ def test_a_ros_twist_reaches_the_zmq_policy_whose_commands_move_the_robot(ros):
         assert info.poll(10000), "no discovery message"
         discovery = json.loads(info.recv())
         ids = dict(zip(discovery["names"], discovery["ids"]))
-        rows = bridge.state_socket(b"go1/")
         policy = bridge.control_socket("go1")
 
         positions = {}
@@ -51,7 +50,7 @@ def test_a_ros_twist_reaches_the_zmq_policy_whose_commands_move_the_robot(ros):
             assert time.monotonic() < deadline, "the twist never reached the ZMQ rows"
             teleop.publish(twist)
             bridge.console("step 1")
-            vx, vy, wz = struct.unpack("<3f", settled_rows(rows)[b"go1/twist"])
+            vx, vy, wz = struct.unpack("<3f", bridge.settled_rows(b"go1/")[b"go1/twist"])
             if vx > 0.49:
                 break
         assert (vy, wz) == (0.0, 0.0)
