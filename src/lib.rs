@@ -8,7 +8,6 @@ pub mod logging;
 pub mod model;
 pub mod rate_limit;
 pub mod record;
-#[cfg(any(feature = "ros", feature = "dds"))]
 pub mod ros;
 pub mod sim;
 pub mod zmq;

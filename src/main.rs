@@ -5,6 +5,7 @@ use mujoco_bridge::cli::{Cli, split_ros_args};
 use mujoco_bridge::config::{Config, ControlSource, ModelKind, SimMode};
 use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
+use mujoco_bridge::ros::outputs::PublishCounters;
 use mujoco_bridge::sim::{SimHandle, Simulation, now_ns};
 use mujoco_bridge::zmq::LegacyCounters;
 use std::process::ExitCode;
@@ -92,6 +93,10 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     }
     let mut config = load_config(cli, &ros_args)?;
     let world = build_world(&config)?;
+    // The ROS outputs are planned here too, so that every build and mode refuses the same
+    // config the node would.
+    mujoco_bridge::ros::outputs::check(&world.model, &world.robots, &config)
+        .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
     if cli.summary {
         print!("{}", summary(&world));
         return Ok(());
@@ -126,11 +131,15 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     #[cfg(not(any(feature = "ros", feature = "dds")))]
     let _ = ros_args;
     #[cfg(any(feature = "ros", feature = "dds"))]
-    let _ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode, &ros_args)
+    let ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode, &ros_args)
         .map_err(|m| InputError::new("<ros>", m))?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();
-        spawn_console(handle.clone(), counters);
+        #[cfg(any(feature = "ros", feature = "dds"))]
+        let publishing = Some(ros.publishing());
+        #[cfg(not(any(feature = "ros", feature = "dds")))]
+        let publishing = None;
+        spawn_console(handle.clone(), counters, publishing);
     }
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
@@ -226,6 +235,7 @@ fn finish(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
 fn console_line(
     handle: &SimHandle,
     legacy: &[Arc<LegacyCounters>],
+    publishing: Option<&PublishCounters>,
     line: &str,
 ) -> Result<String, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -338,6 +348,13 @@ fn console_line(
                     load(&c.steps_lost)
                 );
             }
+            if let Some(p) = publishing {
+                reply += &format!(
+                    " ros_published {} ros_publish_failures {}",
+                    p.published.load(Ordering::Relaxed),
+                    p.failed.load(Ordering::Relaxed)
+                );
+            }
             Ok(reply)
         }
         Some("arrivals") => {
@@ -363,14 +380,18 @@ fn console_line(
 }
 
 /// Reads operations from standard input until it closes.
-fn spawn_console(handle: SimHandle, legacy: Vec<Arc<LegacyCounters>>) {
+fn spawn_console(
+    handle: SimHandle,
+    legacy: Vec<Arc<LegacyCounters>>,
+    publishing: Option<Arc<PublishCounters>>,
+) {
     let spawned = std::thread::Builder::new()
         .name("console".into())
         .spawn(move || {
             use std::io::{BufRead, Write};
             for line in std::io::stdin().lock().lines() {
                 let Ok(line) = line else { break };
-                let reply = match console_line(&handle, &legacy, &line) {
+                let reply = match console_line(&handle, &legacy, publishing.as_deref(), &line) {
                     Ok(text) => text,
                     Err(e) => format!("error: {e}"),
                 };

@@ -2,6 +2,7 @@
 //! one world under its name prefix at its configured pose, compiled once into the `MjModel`
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
 mod names;
+pub mod pose;
 mod robot_spec;
 mod summary;
 pub mod urdf;
@@ -55,8 +56,7 @@ pub fn init_mujoco() {
 
 /// Placement of a robot as a MuJoCo quaternion (w, x, y, z) from roll, pitch, yaw.
 fn quat_wxyz(rpy: &[f64; 3]) -> [f64; 4] {
-    let q = UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]);
-    [q.w, q.i, q.j, q.k]
+    pose::wxyz(&UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]))
 }
 
 /// The world around the robots: placement frames, and the floor and light the config asks for.
@@ -251,7 +251,7 @@ fn add_config_keyframes(config: &Config, world: &mut MjSpec, model: &MjModel) ->
                 }
                 if let Some(rpy) = frame.base_rpy {
                     let q = placement_q * UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]);
-                    qpos[adr + 3..adr + 7].copy_from_slice(&[q.w, q.i, q.j, q.k]);
+                    qpos[adr + 3..adr + 7].copy_from_slice(&pose::wxyz(&q));
                 }
             }
             for (pattern, value) in &frame.joints {

@@ -1,15 +1,66 @@
-//! Conversions between simulation state and ROS 2 messages, kept in one place.
+//! Conversions between simulation values and ROS 2 messages, one per kind of value: time,
+//! vectors, quaternions (ROS orders them x, y, z, w; MuJoCo w, x, y, z), poses, frame
+//! names. Everything else converts through these.
 use crate::model::RobotMap;
 use crate::ros::interfaces::builtin_interfaces::msg::Time;
 use crate::ros::interfaces::geometry_msgs::msg::{
-    Quaternion as RosQuaternion, Transform, TransformStamped, Vector3,
+    Point, Pose, Quaternion as RosQuaternion, Transform, Vector3 as RosVector3,
 };
-use crate::ros::interfaces::sensor_msgs::msg::JointState;
-use crate::ros::interfaces::std_msgs::msg::Header;
-use crate::ros::interfaces::tf2_msgs::msg::TFMessage;
-use crate::sim::StateSnapshot;
-use mujoco_rs::prelude::*;
-use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
+use nalgebra::{Isometry3, UnitQuaternion, Vector3};
+
+/// A MuJoCo quaternion (w, x, y, z) as ROS's, as it is (a sensor's raw reading).
+pub fn quaternion_wxyz(wxyz: &[f64]) -> RosQuaternion {
+    RosQuaternion {
+        x: wxyz[1],
+        y: wxyz[2],
+        z: wxyz[3],
+        w: wxyz[0],
+    }
+}
+
+impl From<&UnitQuaternion<f64>> for RosQuaternion {
+    fn from(q: &UnitQuaternion<f64>) -> Self {
+        quaternion_wxyz(&crate::model::pose::wxyz(q))
+    }
+}
+
+impl From<&Vector3<f64>> for RosVector3 {
+    fn from(v: &Vector3<f64>) -> Self {
+        vector(&[v.x, v.y, v.z])
+    }
+}
+
+/// Three values (x, y, z) of a MuJoCo array.
+pub fn vector(xyz: &[f64]) -> RosVector3 {
+    RosVector3 {
+        x: xyz[0],
+        y: xyz[1],
+        z: xyz[2],
+    }
+}
+
+impl From<&Isometry3<f64>> for Transform {
+    fn from(at: &Isometry3<f64>) -> Self {
+        Transform {
+            translation: (&at.translation.vector).into(),
+            rotation: (&at.rotation).into(),
+        }
+    }
+}
+
+impl From<&Isometry3<f64>> for Pose {
+    fn from(at: &Isometry3<f64>) -> Self {
+        let t = at.translation.vector;
+        Pose {
+            position: Point {
+                x: t.x,
+                y: t.y,
+                z: t.z,
+            },
+            orientation: (&at.rotation).into(),
+        }
+    }
+}
 
 /// Sim time in seconds as a ROS time stamp.
 pub fn time(seconds: f64) -> Time {
@@ -66,68 +117,9 @@ pub fn trajectory_arrays(
     })
 }
 
-/// A JointState message of one robot, reused between publications.
-pub struct JointStateMsg {
-    /// (qpos address, dof address) per hinge or slide joint.
-    joints: Vec<(usize, usize)>,
-    message: JointState,
-}
-
-impl JointStateMsg {
-    pub fn new(model: &MjModel, robot: &RobotMap) -> Self {
-        let mut joints = Vec::new();
-        let mut names = Vec::new();
-        for joint in &robot.joints {
-            if matches!(
-                model.jnt_type()[joint.id],
-                MjtJoint::mjJNT_HINGE | MjtJoint::mjJNT_SLIDE
-            ) {
-                joints.push((
-                    model.jnt_qposadr()[joint.id] as usize,
-                    model.jnt_dofadr()[joint.id] as usize,
-                ));
-                names.push(joint.name.clone());
-            }
-        }
-        let n = joints.len();
-        let message = JointState {
-            name: names,
-            position: vec![0.0; n],
-            velocity: vec![0.0; n],
-            effort: vec![0.0; n],
-            ..Default::default()
-        };
-        Self { joints, message }
-    }
-
-    /// Positions, velocities and actuator efforts from `state`.
-    pub fn fill(&mut self, state: &StateSnapshot, stamp: &Time) -> &JointState {
-        self.message.header.stamp = stamp.clone();
-        for (k, (qpos, dof)) in self.joints.iter().enumerate() {
-            self.message.position[k] = state.qpos[*qpos];
-            self.message.velocity[k] = state.qvel[*dof];
-            self.message.effort[k] = state.qfrc_actuator[*dof];
-        }
-        &self.message
-    }
-}
-
-/// The transforms a robot publishes: MJCF robots every body relative to its parent body
-/// (the world for the root), URDF robots only the root (robot_state_publisher does the
-/// rest from joint_states and robot_description). Bodies that a joint moves relative to
-/// their parent go to /tf every cycle; the others to /tf_static once.
-pub struct Transforms {
-    /// (parent body, body, parent frame, child frame)
-    moving: Vec<(usize, usize, String, String)>,
-    fixed: Vec<(usize, usize, String, String)>,
-}
-
-pub(super) fn frame_name(
-    world_frame: &str,
-    robot: &RobotMap,
-    body: usize,
-    prefixed: bool,
-) -> String {
+/// The tf frame of `body` of `robot`: `world_frame` for the world body, else the body's
+/// name, under the robot's name when `prefixed` (several robots share the world).
+pub fn frame_name(world_frame: &str, robot: &RobotMap, body: usize, prefixed: bool) -> String {
     if body == 0 {
         return world_frame.to_string();
     }
@@ -144,138 +136,18 @@ pub(super) fn frame_name(
     }
 }
 
-impl Transforms {
-    /// `prefixed`: several robots share the world, so frames carry the robot's name.
-    /// `odometry_root`: the body whose transform odometry sends (`odom -> root`).
-    pub fn new(
-        model: &MjModel,
-        robot: &RobotMap,
-        prefixed: bool,
-        odometry_root: Option<usize>,
-    ) -> Self {
-        let mut moving = Vec::new();
-        let mut fixed = Vec::new();
-        let bodies: Vec<usize> = match robot.urdf {
-            Some(_) => robot.root_body.into_iter().collect(),
-            None => robot.bodies.iter().map(|b| b.id).collect(),
-        };
-        for body in bodies.into_iter().filter(|b| Some(*b) != odometry_root) {
-            let parent = model.body_parentid()[body] as usize;
-            let entry = (
-                parent,
-                body,
-                frame_name("world", robot, parent, prefixed),
-                frame_name("world", robot, body, prefixed),
-            );
-            if model.body_jntnum()[body] > 0 {
-                moving.push(entry);
-            } else {
-                fixed.push(entry);
-            }
-        }
-        Self { moving, fixed }
-    }
-
-    fn message(
-        entries: &[(usize, usize, String, String)],
-        state: &StateSnapshot,
-        stamp: &Time,
-    ) -> TFMessage {
-        let pose = |b: usize| {
-            let p = &state.xpos[3 * b..3 * b + 3];
-            let q = &state.xquat_wxyz[4 * b..4 * b + 4];
-            Isometry3::from_parts(
-                Translation3::new(p[0], p[1], p[2]),
-                UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3])),
-            )
-        };
-        let transforms = entries
-            .iter()
-            .map(|(parent, body, parent_frame, child_frame)| {
-                let relative = pose(*parent).inverse() * pose(*body);
-                let (t, q) = (relative.translation.vector, relative.rotation);
-                TransformStamped {
-                    header: Header {
-                        stamp: stamp.clone(),
-                        frame_id: parent_frame.clone(),
-                    },
-                    child_frame_id: child_frame.clone(),
-                    transform: Transform {
-                        translation: Vector3 {
-                            x: t.x,
-                            y: t.y,
-                            z: t.z,
-                        },
-                        // ROS order x, y, z, w.
-                        rotation: RosQuaternion {
-                            x: q.i,
-                            y: q.j,
-                            z: q.k,
-                            w: q.w,
-                        },
-                    },
-                }
-            })
-            .collect();
-        TFMessage { transforms }
-    }
-
-    pub fn moving(&self, state: &StateSnapshot, stamp: &Time) -> Option<TFMessage> {
-        (!self.moving.is_empty()).then(|| Self::message(&self.moving, state, stamp))
-    }
-
-    pub fn fixed(&self, state: &StateSnapshot, stamp: &Time) -> Option<TFMessage> {
-        (!self.fixed.is_empty()).then(|| Self::message(&self.fixed, state, stamp))
-    }
-}
-
-/// The live figures as one diagnostic status: real-time factor, step time, overruns,
-/// refused / ignored / dropped commands, MuJoCo's instability resets.
-pub fn diagnostics(
-    stats: &crate::sim::SimStats,
-    stamp: &Time,
-) -> crate::ros::interfaces::diagnostic_msgs::msg::DiagnosticArray {
-    use crate::ros::interfaces::diagnostic_msgs::msg::{
-        DiagnosticArray, DiagnosticStatus, KeyValue,
-    };
-    let value = |key: &str, value: String| KeyValue {
-        key: key.into(),
-        value,
-    };
-    let values = vec![
-        value("real_time_factor", format!("{:.4}", stats.real_time_factor)),
-        value("sim_time", format!("{:.6}", stats.sim_time)),
-        value("steps", stats.steps.to_string()),
-        value("mean_step_us", format!("{:.1}", stats.mean_step_time * 1e6)),
-        value("max_step_us", format!("{:.1}", stats.max_step_time * 1e6)),
-        value("overruns", stats.overruns.to_string()),
-        value("rejected_commands", stats.rejected_commands.to_string()),
-        value("ignored_commands", stats.ignored_commands.to_string()),
-        value("dropped_commands", stats.dropped_commands.to_string()),
-        value("refused_operations", stats.refused_operations.to_string()),
-        value("instabilities", stats.instabilities.to_string()),
-    ];
-    let warn = stats.instabilities > 0;
-    let level = if warn {
-        DiagnosticStatus::WARN
-    } else {
-        DiagnosticStatus::OK
-    };
-    DiagnosticArray {
-        header: Header {
-            stamp: stamp.clone(),
-            frame_id: String::new(),
+/// The transform `parent -> child` (stamped later, when it is sent).
+pub fn transform_stamped(
+    parent: String,
+    child: String,
+    at: &Isometry3<f64>,
+) -> crate::ros::interfaces::geometry_msgs::msg::TransformStamped {
+    crate::ros::interfaces::geometry_msgs::msg::TransformStamped {
+        header: crate::ros::interfaces::std_msgs::msg::Header {
+            stamp: Time::default(),
+            frame_id: parent,
         },
-        status: vec![DiagnosticStatus {
-            level,
-            name: "mujoco_bridge: physics".into(),
-            message: if warn {
-                "MuJoCo reset an unstable state".into()
-            } else {
-                "running".into()
-            },
-            hardware_id: "mujoco".into(),
-            values,
-        }],
+        child_frame_id: child,
+        transform: at.into(),
     }
 }

@@ -24,7 +24,9 @@ URDF = REPO / "urdf" / "mobile_manipulator.urdf"
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 # Two default robots, a wall in front of alpha and a load hanging from a force-torque
-# sensor (mapped explicitly; the robots' sensors are found by site).
+# sensor (mapped explicitly; the robots' sensors are found by site). Alpha asks for three
+# rays of its laser fan as Range topics too; beta gets only what is found (the fan as a
+# scan, no Range topics).
 WORLD = f"""
 world: {{timestep: 0.002, floor: true, light: true}}
 robots:
@@ -32,6 +34,11 @@ robots:
     urdf: {URDF}
     floating_base: true
     pose: {{xyz: [0, 0, 0.0805]}}
+    ros:
+      range:
+        - {{topic: range/range_4, sensor: range_4}}
+        - {{topic: range/range_0, sensor: range_0}}
+        - {{topic: range/range_8, sensor: range_8}}
   - name: beta
     urdf: {URDF}
     floating_base: true
@@ -127,6 +134,11 @@ def test_two_robots_each_in_its_namespace_with_prefixed_frames(ros, world):
     assert (side.x, side.y, side.z, side.w) == pytest.approx((0, 0, math.sqrt(0.5), math.sqrt(0.5)), abs=1e-6)
     names = [n for n, _ in ros.get_topic_names_and_types()]
     assert "/sim/beta/imu" in names and "/sim/rig/wrist_ft" in names and "/clock" in names
+    # Listing ranges keeps alpha's other kinds found in the model (its IMU, its scan); the
+    # rays of beta's fan go out once, in its scan.
+    assert "/sim/alpha/imu" in names and "/sim/alpha/scan" in names and "/sim/beta/scan" in names
+    assert "/sim/alpha/range/range_4" in names
+    assert not [n for n in names if n.startswith("/sim/beta/range")], names
 
 
 def test_imu_range_and_force_torque_match_the_legacy_rows_of_the_same_step(ros, world):

@@ -8,6 +8,7 @@
 //! gives it, as rosidl does.
 #![allow(non_snake_case)]
 
+#[cfg(any(feature = "ros", feature = "dds"))]
 pub mod cdr;
 #[cfg(test)]
 pub mod sample;

@@ -4,26 +4,117 @@
 //! unless a localizer owns the odom frame's parent. The twist is in the root link's frame,
 //! as nav_msgs/Odometry asks. The source is the ground truth, or for a diff-drive base
 //! optionally dead reckoning from its wheel angles.
-use super::convert::frame_name;
+use super::{Output, Plan, PlanError, Schedule, Shared, Tick, Topic};
 use crate::config::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
-use crate::model::RobotMap;
-use crate::ros::interfaces::builtin_interfaces::msg::Time;
-use crate::ros::interfaces::geometry_msgs::msg::{
-    Point, Pose, Quaternion as RosQuaternion, Transform, TransformStamped, Vector3 as RosVector3,
-};
+use crate::model::{RobotMap, pose};
+use crate::ros::Qos;
+use crate::ros::convert::{frame_name, transform_stamped};
+use crate::ros::interfaces::geometry_msgs::msg::TransformStamped;
 use crate::ros::interfaces::nav_msgs::msg::Odometry as OdometryMsg;
-use crate::ros::interfaces::std_msgs::msg::Header;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
-use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use std::cell::RefCell;
+use std::rc::Rc;
 
+/// `odom` of a robot with a floating base.
 pub struct Odometry {
+    topic: Topic,
+    estimate: Shared<Estimate>,
+    message: OdometryMsg,
+}
+
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    for robot in 0..plan.robots.len() {
+        let config = &plan.config.robots[robot];
+        let field = format!("robots[{robot}].ros.odometry");
+        let Some(estimate) = Estimate::new(
+            plan.model,
+            &plan.robots[robot],
+            &config.ros.odometry,
+            config.control.base.as_ref(),
+            plan.prefixed(),
+        )
+        .map_err(|e| e.at(field))?
+        else {
+            continue;
+        };
+        if let Some(frame) = estimate.world_to_odom() {
+            plan.add_static_frame(frame);
+        }
+        let message = OdometryMsg {
+            header: crate::ros::interfaces::std_msgs::msg::Header {
+                frame_id: estimate.odom_frame.clone(),
+                ..Default::default()
+            },
+            child_frame_id: estimate.root_frame.clone(),
+            ..Default::default()
+        };
+        let estimate = Rc::new(RefCell::new(estimate));
+        plan.odometry[robot] = Some(estimate.clone());
+        let topic = Topic {
+            name: plan.robot_topic(robot, "odom"),
+            schedule: Schedule::Rate(plan.config.ros.rates.odom),
+            qos: Qos::STATE,
+        };
+        plan.add(Odometry {
+            topic,
+            estimate,
+            message,
+        });
+    }
+    Ok(())
+}
+
+impl Output for Odometry {
+    type Message = OdometryMsg;
+
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    fn observe(&mut self, tick: &Tick) {
+        self.estimate.borrow_mut().update(tick.state);
+    }
+
+    fn fill(&mut self, tick: &Tick) -> Option<&OdometryMsg> {
+        let estimate = self.estimate.borrow();
+        let pose = estimate.pose(tick.state);
+        let (linear, angular) = estimate.twist(tick.state, &pose);
+        let m = &mut self.message;
+        m.header.stamp = tick.stamp.clone();
+        m.pose.pose = (&pose).into();
+        m.twist.twist.linear = (&linear).into();
+        m.twist.twist.angular = (&angular).into();
+        Some(m)
+    }
+}
+
+/// Why odometry cannot be estimated as configured.
+enum EstimateError {
+    NoDiffDrive,
+    NoWheelJoint(String),
+}
+
+impl EstimateError {
+    fn at(self, field: String) -> PlanError {
+        match self {
+            Self::NoDiffDrive => PlanError::NoDiffDrive { field },
+            Self::NoWheelJoint(joint) => PlanError::NoWheelJoint { field, joint },
+        }
+    }
+}
+
+/// Where a floating base is in its odom frame and how fast it moves, from the state; shared
+/// by its `odom` topic and `/tf`.
+pub struct Estimate {
     root: usize,
     /// The free joint's dof address.
     dof: usize,
     /// The odom frame in the world.
     origin: Isometry3<f64>,
-    message: OdometryMsg,
+    pub odom_frame: String,
+    pub root_frame: String,
     world_to_odom: bool,
     wheels: Option<Wheels>,
 }
@@ -56,18 +147,18 @@ impl Wheels {
         base: Option<&BaseConfig>,
         root: usize,
         z: f64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EstimateError> {
         let base = base
             .filter(|b| b.kind == BaseKind::DiffDrive)
-            .ok_or("source 'wheels' needs a diff_drive base (control.base)")?;
+            .ok_or(EstimateError::NoDiffDrive)?;
         let joint = |name: &Option<String>| {
             let name = name.as_deref().unwrap_or_default();
             let j = robot
                 .joints
                 .iter()
                 .find(|j| j.name == name)
-                .ok_or_else(|| format!("no wheel joint '{name}'"))?;
-            Ok::<_, String>((
+                .ok_or_else(|| EstimateError::NoWheelJoint(name.to_string()))?;
+            Ok::<_, EstimateError>((
                 model.jnt_qposadr()[j.id] as usize,
                 model.jnt_dofadr()[j.id] as usize,
                 model.jnt_bodyid()[j.id] as usize,
@@ -97,8 +188,7 @@ impl Wheels {
                 state.xpos[3 * b + 2],
             )
         };
-        let q = &state.xquat_wxyz[4 * self.root..4 * self.root + 4];
-        let rotation = UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+        let rotation = pose::quaternion(&state.xquat_wxyz[4 * self.root..4 * self.root + 4]);
         let middle = (at(self.bodies.0) + at(self.bodies.1)) / 2.0;
         let local = rotation.inverse_transform_vector(&(middle - at(self.root)));
         [local.x, local.y]
@@ -159,40 +249,23 @@ impl Wheels {
     }
 }
 
-fn ros_quaternion(q: &UnitQuaternion<f64>) -> RosQuaternion {
-    RosQuaternion {
-        x: q.i,
-        y: q.j,
-        z: q.k,
-        w: q.w,
-    }
-}
-
-fn ros_vector(v: &Vector3<f64>) -> RosVector3 {
-    RosVector3 {
-        x: v.x,
-        y: v.y,
-        z: v.z,
-    }
-}
-
-impl Odometry {
+impl Estimate {
     /// None when the robot has no floating base or the config turns odometry off; an error
     /// when wheel odometry is asked of a robot without a diff-drive base.
-    pub fn new(
+    fn new(
         model: &MjModel,
         robot: &RobotMap,
         config: &OdometryConfig,
         base: Option<&BaseConfig>,
         prefixed: bool,
-    ) -> Result<Option<Self>, String> {
+    ) -> Result<Option<Self>, EstimateError> {
         let Some(joint) = robot.floating_joint.filter(|_| config.enabled) else {
             return Ok(None);
         };
         let root = model.jnt_bodyid()[joint] as usize;
         let qadr = model.jnt_qposadr()[joint] as usize;
         let q0 = &model.qpos0()[qadr..qadr + 7];
-        let start = UnitQuaternion::from_quaternion(Quaternion::new(q0[3], q0[4], q0[5], q0[6]));
+        let start = pose::quaternion(&q0[3..7]);
         let (_, _, yaw) = start.euler_angles();
         let origin = Isometry3::from_parts(
             Translation3::new(q0[0], q0[1], 0.0),
@@ -203,14 +276,6 @@ impl Odometry {
         } else {
             config.frame_id.clone()
         };
-        let message = OdometryMsg {
-            header: Header {
-                stamp: Time::default(),
-                frame_id: odom,
-            },
-            child_frame_id: frame_name("world", robot, root, prefixed),
-            ..Default::default()
-        };
         let wheels = match config.source {
             OdometrySource::GroundTruth => None,
             OdometrySource::Wheels => Some(Wheels::new(model, robot, base, root, q0[2])?),
@@ -219,14 +284,15 @@ impl Odometry {
             root,
             dof: model.jnt_dofadr()[joint] as usize,
             origin,
-            message,
+            odom_frame: odom,
+            root_frame: frame_name("world", robot, root, prefixed),
             world_to_odom: config.world_to_odom,
             wheels,
         }))
     }
 
     /// Brings wheel odometry up to `state` (once per cycle, before publishing).
-    pub fn update(&mut self, state: &StateSnapshot) {
+    fn update(&mut self, state: &StateSnapshot) {
         if let Some(wheels) = self.wheels.as_mut() {
             wheels.update(state);
         }
@@ -237,75 +303,30 @@ impl Odometry {
         if let Some(wheels) = &self.wheels {
             return wheels.pose();
         }
-        let b = self.root;
-        let p = &state.xpos[3 * b..3 * b + 3];
-        let q = &state.xquat_wxyz[4 * b..4 * b + 4];
-        let world = Isometry3::from_parts(
-            Translation3::new(p[0], p[1], p[2]),
-            UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3])),
-        );
-        self.origin.inverse() * world
+        self.origin.inverse() * pose::body_pose(&state.xpos, &state.xquat_wxyz, self.root)
     }
 
-    pub fn fill(&mut self, state: &StateSnapshot, stamp: &Time) -> &OdometryMsg {
-        let pose = self.pose(state);
-        let (linear, angular) = match &self.wheels {
-            Some(wheels) => wheels.twist(state),
-            None => {
-                let world_rotation = self.origin.rotation * pose.rotation;
-                let v = &state.qvel[self.dof..self.dof + 6];
-                // A free joint's linear velocity is in the world frame, its angular one in
-                // the body's.
-                let linear =
-                    world_rotation.inverse_transform_vector(&Vector3::new(v[0], v[1], v[2]));
-                (linear, Vector3::new(v[3], v[4], v[5]))
-            }
-        };
-        let m = &mut self.message;
-        m.header.stamp = stamp.clone();
-        let t = pose.translation.vector;
-        m.pose.pose = Pose {
-            position: Point {
-                x: t.x,
-                y: t.y,
-                z: t.z,
-            },
-            orientation: ros_quaternion(&pose.rotation),
-        };
-        m.twist.twist.linear = ros_vector(&linear);
-        m.twist.twist.angular = ros_vector(&angular);
-        m
-    }
-
-    /// `odom -> root`, for /tf.
-    pub fn transform(&self, state: &StateSnapshot, stamp: &Time) -> TransformStamped {
-        let pose = self.pose(state);
-        TransformStamped {
-            header: Header {
-                stamp: stamp.clone(),
-                frame_id: self.message.header.frame_id.clone(),
-            },
-            child_frame_id: self.message.child_frame_id.clone(),
-            transform: Transform {
-                translation: ros_vector(&pose.translation.vector),
-                rotation: ros_quaternion(&pose.rotation),
-            },
+    /// The root body's linear and angular velocity in its own frame; `pose` is its pose.
+    fn twist(&self, state: &StateSnapshot, pose: &Isometry3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+        if let Some(wheels) = &self.wheels {
+            return wheels.twist(state);
         }
+        let world_rotation = self.origin.rotation * pose.rotation;
+        let v = &state.qvel[self.dof..self.dof + 6];
+        // A free joint's linear velocity is in the world frame, its angular one in the body's.
+        let linear = world_rotation.inverse_transform_vector(&Vector3::new(v[0], v[1], v[2]));
+        (linear, Vector3::new(v[3], v[4], v[5]))
+    }
+
+    /// Sets `odom -> root` (from `odom_frame` to `root_frame`) in `frame` from `state`.
+    pub fn update_transform(&self, state: &StateSnapshot, frame: &mut TransformStamped) {
+        frame.transform = (&self.pose(state)).into();
     }
 
     /// `world -> odom`, for /tf_static, unless turned off.
-    pub fn world_to_odom(&self, stamp: &Time) -> Option<TransformStamped> {
-        self.world_to_odom.then(|| TransformStamped {
-            header: Header {
-                stamp: stamp.clone(),
-                frame_id: "world".into(),
-            },
-            child_frame_id: self.message.header.frame_id.clone(),
-            transform: Transform {
-                translation: ros_vector(&self.origin.translation.vector),
-                rotation: ros_quaternion(&self.origin.rotation),
-            },
-        })
+    fn world_to_odom(&self) -> Option<TransformStamped> {
+        self.world_to_odom
+            .then(|| transform_stamped("world".into(), self.odom_frame.clone(), &self.origin))
     }
 
     /// The root body, whose `world -> root` transform odometry replaces.

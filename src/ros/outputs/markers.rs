@@ -3,37 +3,49 @@
 //! message follows the robot as it moves. Primitives become shapes; meshes are file
 //! resources, placed in the mesh file's own frame (MuJoCo recentres compiled meshes; the
 //! offset it applied is undone). Geoms of the groups MuJoCo's viewer shows (0 to 2) only.
-use super::convert::frame_name;
+use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
 use crate::model::RobotMap;
-use crate::ros::interfaces::geometry_msgs::msg::{
-    Point, Pose, Quaternion as RosQuaternion, Vector3 as RosVector3,
-};
+use crate::model::pose::isometry;
+use crate::ros::Qos;
+use crate::ros::convert::frame_name;
+use crate::ros::interfaces::geometry_msgs::msg::Vector3 as RosVector3;
 use crate::ros::interfaces::std_msgs::msg::{ColorRGBA, Header};
-use crate::ros::interfaces::visualization_msgs::msg::Marker;
+use crate::ros::interfaces::visualization_msgs::msg::{Marker, MarkerArray};
 use mujoco_rs::prelude::*;
-use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Translation3, Vector3};
 
-fn isometry(p: [f64; 3], q: [f64; 4]) -> Isometry3<f64> {
-    Isometry3::from_parts(
-        Translation3::new(p[0], p[1], p[2]),
-        UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3])),
-    )
+/// `~/markers`, latched: the geoms of every MJCF robot in one message.
+pub struct Markers {
+    topic: Topic,
+    message: MarkerArray,
 }
 
-fn pose(at: &Isometry3<f64>) -> Pose {
-    let (t, q) = (at.translation.vector, at.rotation);
-    Pose {
-        position: Point {
-            x: t.x,
-            y: t.y,
-            z: t.z,
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    let markers = plan
+        .robots
+        .iter()
+        .flat_map(|r| of_robot(plan.model, r, plan.prefixed()))
+        .collect();
+    plan.add(Markers {
+        topic: Topic {
+            name: "~/markers".into(),
+            schedule: Schedule::Once,
+            qos: Qos::LATCHED,
         },
-        orientation: RosQuaternion {
-            x: q.i,
-            y: q.j,
-            z: q.k,
-            w: q.w,
-        },
+        message: MarkerArray { markers },
+    });
+    Ok(())
+}
+
+impl Output for Markers {
+    type Message = MarkerArray;
+
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    fn fill(&mut self, _tick: &Tick) -> Option<&MarkerArray> {
+        Some(&self.message)
     }
 }
 
@@ -53,7 +65,7 @@ fn mesh_path(model: &MjModel, mesh: usize) -> Option<String> {
 
 /// The markers of one MJCF robot's visible geoms (none for URDF robots: RViz draws those
 /// from robot_description).
-pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker> {
+fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker> {
     if robot.urdf.is_some() {
         return vec![];
     }
@@ -73,7 +85,7 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
         if rgba[3] <= 0.0 {
             continue;
         }
-        let local = isometry(model.geom_pos()[geom], model.geom_quat()[geom]);
+        let local = isometry(&model.geom_pos()[geom], &model.geom_quat()[geom]);
         let s = model.geom_size()[geom];
         let base = Marker {
             header: Header {
@@ -94,7 +106,7 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
         let shape = |kind: i32, at: &Isometry3<f64>, scale: [f64; 3], part: usize| Marker {
             id: (3 * geom + part) as i32,
             type_: kind,
-            pose: pose(at),
+            pose: at.into(),
             scale: RosVector3 {
                 x: scale[0],
                 y: scale[1],
@@ -143,7 +155,7 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
                 let m = mesh as usize;
                 // Compiled mesh = file mesh moved by (mesh_pos, mesh_quat): undo it.
                 let file_frame =
-                    local * isometry(model.mesh_pos()[m], model.mesh_quat()[m]).inverse();
+                    local * isometry(&model.mesh_pos()[m], &model.mesh_quat()[m]).inverse();
                 let mut marker =
                     shape(Marker::MESH_RESOURCE, &file_frame, model.mesh_scale()[m], 0);
                 marker.mesh_resource = format!("file://{path}");
@@ -152,79 +164,6 @@ pub fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker
             }
             _ => {} // height fields and SDFs are not drawn
         }
-    }
-    markers
-}
-
-/// The contacts of `state` as markers in the world frame: a sphere at each contact point
-/// and an arrow along its normal, `scale` meters long per newton of normal force. The first
-/// marker clears those of the previous message.
-pub fn contacts(
-    state: &crate::sim::StateSnapshot,
-    stamp: &crate::ros::interfaces::builtin_interfaces::msg::Time,
-    scale: f64,
-) -> Vec<Marker> {
-    let header = Header {
-        stamp: stamp.clone(),
-        frame_id: "world".into(),
-    };
-    let mut markers = vec![Marker {
-        header: header.clone(),
-        ns: "contacts".into(),
-        action: Marker::DELETEALL,
-        ..Default::default()
-    }];
-    let color = ColorRGBA {
-        r: 1.0,
-        g: 0.3,
-        b: 0.1,
-        a: 1.0,
-    };
-    for (k, (p, n, force)) in state.contacts().enumerate() {
-        let point = |s: f64| Point {
-            x: p[0] + s * n[0],
-            y: p[1] + s * n[1],
-            z: p[2] + s * n[2],
-        };
-        let base = Marker {
-            header: header.clone(),
-            ns: "contacts".into(),
-            action: Marker::ADD,
-            color: color.clone(),
-            pose: Pose {
-                orientation: RosQuaternion {
-                    w: 1.0,
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        markers.push(Marker {
-            id: (2 * k) as i32,
-            type_: Marker::SPHERE,
-            pose: Pose {
-                position: point(0.0),
-                ..base.pose.clone()
-            },
-            scale: RosVector3 {
-                x: 0.02,
-                y: 0.02,
-                z: 0.02,
-            },
-            ..base.clone()
-        });
-        markers.push(Marker {
-            id: (2 * k + 1) as i32,
-            type_: Marker::ARROW,
-            points: vec![point(0.0), point(force * scale)],
-            scale: RosVector3 {
-                x: 0.01,
-                y: 0.02,
-                z: 0.02,
-            },
-            ..base
-        });
     }
     markers
 }

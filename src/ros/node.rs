@@ -1,0 +1,426 @@
+//! The node: one list of outputs published from the latest state on one loop, the command
+//! subscriptions, services and actions on an executor, and /rosout.
+use super::outputs::{Output, Plan, PublishCounters, Schedule, Tick};
+use super::{Error, Qos, backend, interfaces};
+use crate::config::{Config, SimMode};
+use crate::sim::SimHandle;
+use futures::executor::{LocalPool, LocalSpawner};
+use futures::task::LocalSpawnExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How many missed publisher cycles are made up after a stall.
+const CATCH_UP: u32 = 20;
+/// The longest the node waits for ROS events before it looks at its publishers again.
+const LONGEST_WAIT: Duration = Duration::from_millis(5);
+
+pub struct RosNode {
+    thread: Option<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+    publishing: Arc<PublishCounters>,
+}
+
+/// Topic names of one robot: relative (`joint_states`) when alone, under the robot's name
+/// (`g1/joint_states`) when several share the world; the node's namespace applies on top.
+fn topic(robots: usize, robot: &str, name: &str) -> String {
+    if robots == 1 {
+        name.to_string()
+    } else {
+        format!("{robot}/{name}")
+    }
+}
+
+/// Runs `task` on the node's executor.
+pub(super) fn spawn(
+    spawner: &LocalSpawner,
+    task: impl std::future::Future<Output = ()> + 'static,
+) -> Result<(), Error> {
+    spawner
+        .spawn_local(task)
+        .map_err(|e| Error::from(format!("executor: {e}")))
+}
+
+/// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
+/// watch the state).
+#[derive(Clone, Default)]
+pub(super) struct Ticks(std::rc::Rc<std::cell::RefCell<Vec<std::task::Waker>>>);
+
+impl Ticks {
+    /// Resolves at the next cycle.
+    pub(super) fn next(&self) -> NextTick {
+        NextTick {
+            ticks: self.clone(),
+            waiting: false,
+        }
+    }
+
+    fn wake_all(&self) {
+        for waker in self.0.borrow_mut().drain(..) {
+            waker.wake();
+        }
+    }
+}
+
+pub(super) struct NextTick {
+    ticks: Ticks,
+    waiting: bool,
+}
+
+impl std::future::Future for NextTick {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.waiting {
+            return std::task::Poll::Ready(());
+        }
+        self.waiting = true;
+        self.ticks.0.borrow_mut().push(cx.waker().clone());
+        std::task::Poll::Pending
+    }
+}
+
+/// When a publisher is due: every `period` on average. After a short stall (the node's thread
+/// was descheduled) the missed cycles follow at once, so the rate holds; after a long one
+/// (more than `CATCH_UP` periods) the schedule restarts from now instead of bursting.
+struct Every {
+    period: Option<Duration>,
+    next: Instant,
+}
+
+impl Every {
+    /// `rate` in Hz; 0 never fires.
+    fn hz(rate: f64) -> Self {
+        Self {
+            period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
+            next: Instant::now(),
+        }
+    }
+
+    fn due(&mut self, now: Instant) -> bool {
+        let Some(period) = self.period else {
+            return false;
+        };
+        if now < self.next {
+            return false;
+        }
+        self.next += period;
+        if self.next + period * CATCH_UP <= now {
+            self.next = now + period;
+        }
+        true
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.period.map(|_| self.next)
+    }
+}
+
+impl RosNode {
+    /// Starts the node on its own thread; returns once it is up (or why it is not).
+    /// `play_mode` is what "play" means to the simulation services (realtime or fast).
+    /// `ros_args` are the process's `--ros-args` (namespace, remaps).
+    pub fn start(
+        handle: SimHandle,
+        config: &Config,
+        play_mode: SimMode,
+        ros_args: &[String],
+    ) -> Result<Self, String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let config = config.clone();
+        let ros_args = ros_args.to_vec();
+        let publishing = Arc::new(PublishCounters::default());
+        let counters = publishing.clone();
+        let (ready, started) = std::sync::mpsc::channel();
+        // The executor's tasks are not Send: the node is made on the thread that spins it.
+        let thread = std::thread::Builder::new()
+            .name("ros".into())
+            .spawn(move || {
+                let node = match Node::create(handle, &config, play_mode, &ros_args, counters) {
+                    Ok(node) => {
+                        let _ = ready.send(Ok(()));
+                        node
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
+                };
+                node.run(&stopping);
+            })
+            .map_err(|e| format!("ROS 2 thread: {e}"))?;
+        started
+            .recv()
+            .map_err(|_| "the ROS 2 thread ended".to_string())??;
+        Ok(Self {
+            thread: Some(thread),
+            stop,
+            publishing,
+        })
+    }
+
+    /// The node's publications so far, and those that failed.
+    pub fn publishing(&self) -> Arc<PublishCounters> {
+        self.publishing.clone()
+    }
+}
+
+/// An output with its publisher, on its schedule.
+pub struct Publishing<O: Output> {
+    output: O,
+    publisher: backend::Publisher<O::Message>,
+    every: Every,
+    /// A `Once` output that has been sent.
+    sent: bool,
+}
+
+/// A running output of any kind, as the node's loop sees it.
+pub trait Running {
+    /// When it is next due (None: never again).
+    fn deadline(&self) -> Option<Instant>;
+    fn observe(&mut self, tick: &Tick);
+    /// Publishes when due, counting the result.
+    fn run(&mut self, tick: &Tick);
+}
+
+impl<O: Output + 'static> Publishing<O> {
+    pub fn start(output: O, node: &mut backend::Node) -> Result<Box<dyn Running>, Error> {
+        let topic = output.topic();
+        let publisher = node
+            .publisher::<O::Message>(&topic.name, topic.qos)
+            .map_err(|e| Error::from(format!("ROS 2 {}: {e}", topic.name)))?;
+        let every = match topic.schedule {
+            Schedule::Rate(hz) => Every::hz(hz),
+            Schedule::Once => Every::hz(0.0),
+        };
+        Ok(Box::new(Self {
+            output,
+            publisher,
+            every,
+            sent: false,
+        }))
+    }
+}
+
+impl<O: Output + 'static> Running for Publishing<O> {
+    fn deadline(&self) -> Option<Instant> {
+        match self.output.topic().schedule {
+            Schedule::Once if !self.sent => Some(Instant::now()),
+            Schedule::Once => None,
+            Schedule::Rate(_) => self.every.deadline(),
+        }
+    }
+
+    fn observe(&mut self, tick: &Tick) {
+        self.output.observe(tick);
+    }
+
+    fn run(&mut self, tick: &Tick) {
+        let due = match self.output.topic().schedule {
+            Schedule::Once => !self.sent,
+            Schedule::Rate(_) => self.every.due(tick.now),
+        };
+        if !due {
+            return;
+        }
+        let Some(message) = self.output.fill(tick) else {
+            self.sent = true;
+            return;
+        };
+        let ok = self.publisher.publish(message).is_ok();
+        tick.publishing.count(ok);
+        // A latched message that failed goes again next cycle.
+        self.sent = ok;
+    }
+}
+
+struct Node {
+    pool: LocalPool,
+    handle: SimHandle,
+    outputs: Vec<Box<dyn Running>>,
+    publishing: Arc<PublishCounters>,
+    /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
+    rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
+    logger_name: String,
+    ticks: Ticks,
+    /// Last: fields drop in order, and the publishers, subscriptions and services above
+    /// belong to this node.
+    node: backend::Node,
+}
+
+impl Node {
+    fn create(
+        handle: SimHandle,
+        config: &Config,
+        play_mode: SimMode,
+        ros_args: &[String],
+        publishing: Arc<PublishCounters>,
+    ) -> Result<Self, String> {
+        let err = |what: &str, e: Error| format!("ROS 2 {what}: {e}");
+        let mut node =
+            backend::Node::create(ros_args, &config.ros.dds).map_err(|e| err("node", e))?;
+        let rosout = node
+            .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
+            .map_err(|e| err("/rosout", e))?;
+        let logger_name = node.logger_name();
+        crate::logging::start_rosout_queue();
+        let robots = handle.robots().to_vec();
+        let plan = Plan::new(
+            handle.model(),
+            &robots,
+            config,
+            handle.state_layout().ncontact > 0,
+        )
+        .map_err(|e| format!("{}: {e}", config.origin))?;
+        let outputs = plan
+            .into_outputs()
+            .into_iter()
+            .map(|o| o.advertise(&mut node).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let pool = LocalPool::new();
+        let spawner = pool.spawner();
+        let ticks = Ticks::default();
+        Self::serve(&mut node, &spawner, &handle, &ticks, config, play_mode)?;
+        Ok(Self {
+            node,
+            pool,
+            handle,
+            outputs,
+            publishing,
+            rosout,
+            logger_name,
+            ticks,
+        })
+    }
+
+    /// Starts the command subscriptions, actions and services.
+    fn serve(
+        node: &mut backend::Node,
+        spawner: &LocalSpawner,
+        handle: &SimHandle,
+        ticks: &Ticks,
+        config: &Config,
+        play_mode: SimMode,
+    ) -> Result<(), String> {
+        let err = |what: &str, e: Error| format!("ROS 2 {what}: {e}");
+        let count = handle.robots().len();
+        for (index, robot) in handle.robots().iter().enumerate() {
+            let robot_topic = |name: &str| topic(count, &robot.name, name);
+            let ros = &config.robots[index].ros;
+            super::commands::start(node, spawner, handle, index, &robot_topic)
+                .map_err(|e| err("commands", e))?;
+            super::actions::start(
+                node,
+                spawner,
+                handle,
+                ticks,
+                index,
+                &ros.trajectory_controllers,
+                &robot_topic,
+            )
+            .map_err(|e| format!("{}: {e}", config.origin))?;
+            super::gripper::start(
+                node,
+                spawner,
+                handle,
+                ticks,
+                index,
+                &ros.grippers,
+                &robot_topic,
+            )
+            .map_err(|e| format!("{}: {e}", config.origin))?;
+        }
+        super::services::start(node, spawner, handle, config.ros.wrench_duration)
+            .map_err(|e| err("services", e))?;
+        super::simulation::start(node, spawner, handle, play_mode)
+            .map_err(|e| err("simulation_interfaces services", e))?;
+        Ok(())
+    }
+
+    /// The earliest moment an output is due.
+    fn next_deadline(&self) -> Option<Instant> {
+        self.outputs.iter().filter_map(|o| o.deadline()).min()
+    }
+
+    /// Publishes what was logged since the last cycle on /rosout.
+    fn forward_logs(&self) {
+        use interfaces::rcl_interfaces::msg::Log;
+        while let Some(line) = crate::logging::next_rosout_line() {
+            let since_epoch = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            let level = match line.level {
+                log::Level::Error => Log::ERROR,
+                log::Level::Warn => Log::WARN,
+                log::Level::Info => Log::INFO,
+                log::Level::Debug | log::Level::Trace => Log::DEBUG,
+            };
+            let ok = self
+                .rosout
+                .publish(&Log {
+                    stamp: interfaces::builtin_interfaces::msg::Time {
+                        sec: since_epoch.as_secs() as i32,
+                        nanosec: since_epoch.subsec_nanos(),
+                    },
+                    level,
+                    name: self.logger_name.clone(),
+                    msg: line.message,
+                    file: line.file,
+                    function: line.function,
+                    line: line.line,
+                })
+                .is_ok();
+            self.publishing.count(ok);
+        }
+    }
+
+    fn run(mut self, stop: &AtomicBool) {
+        let mut state = self.handle.new_snapshot();
+        while !stop.load(Ordering::Relaxed) {
+            let wait = self
+                .next_deadline()
+                .map_or(LONGEST_WAIT, |d| {
+                    d.saturating_duration_since(Instant::now())
+                })
+                .min(LONGEST_WAIT);
+            self.node.spin_once(wait);
+            self.ticks.wake_all();
+            self.pool.run_until_stalled();
+            self.forward_logs();
+            // Woken by incoming messages only: no output is due, nothing to read.
+            let now = Instant::now();
+            let due = self.next_deadline().is_some_and(|d| d <= now);
+            if !due || !self.handle.latest_state(&mut state) {
+                continue;
+            }
+            let stamp = super::convert::time(state.time);
+            let stats = self.handle.stats();
+            let tick = Tick {
+                state: &state,
+                stamp: &stamp,
+                now,
+                stats: &stats,
+                publishing: &self.publishing,
+            };
+            for output in self.outputs.iter_mut() {
+                output.observe(&tick);
+            }
+            for output in self.outputs.iter_mut() {
+                output.run(&tick);
+            }
+        }
+    }
+}
+
+impl Drop for RosNode {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! diagnostic_msgs/DiagnosticArray on `/diagnostics`: the physics figures (real-time factor,
+//! step time, overruns, refused / ignored / dropped commands, MuJoCo's instability resets)
+//! and the node's own publications and publish failures.
+use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use crate::ros::Qos;
+use crate::ros::interfaces::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
+use std::sync::atomic::Ordering;
+
+pub struct Diagnostics {
+    topic: Topic,
+    message: DiagnosticArray,
+}
+
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    plan.add(Diagnostics {
+        topic: Topic {
+            name: "/diagnostics".into(),
+            schedule: Schedule::Rate(plan.config.ros.rates.diagnostics),
+            qos: Qos::STATE,
+        },
+        message: DiagnosticArray::default(),
+    });
+    Ok(())
+}
+
+impl Output for Diagnostics {
+    type Message = DiagnosticArray;
+
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    fn fill(&mut self, tick: &Tick) -> Option<&DiagnosticArray> {
+        let stats = tick.stats;
+        let value = |key: &str, value: String| KeyValue {
+            key: key.into(),
+            value,
+        };
+        let publishing = tick.publishing;
+        let values = vec![
+            value("real_time_factor", format!("{:.4}", stats.real_time_factor)),
+            value("sim_time", format!("{:.6}", stats.sim_time)),
+            value("steps", stats.steps.to_string()),
+            value("mean_step_us", format!("{:.1}", stats.mean_step_time * 1e6)),
+            value("max_step_us", format!("{:.1}", stats.max_step_time * 1e6)),
+            value("overruns", stats.overruns.to_string()),
+            value("rejected_commands", stats.rejected_commands.to_string()),
+            value("ignored_commands", stats.ignored_commands.to_string()),
+            value("dropped_commands", stats.dropped_commands.to_string()),
+            value("refused_operations", stats.refused_operations.to_string()),
+            value("instabilities", stats.instabilities.to_string()),
+            value(
+                "ros_published",
+                publishing.published.load(Ordering::Relaxed).to_string(),
+            ),
+            value(
+                "ros_publish_failures",
+                publishing.failed.load(Ordering::Relaxed).to_string(),
+            ),
+        ];
+        let warn = stats.instabilities > 0;
+        self.message.header.stamp = tick.stamp.clone();
+        self.message.status = vec![DiagnosticStatus {
+            level: if warn {
+                DiagnosticStatus::WARN
+            } else {
+                DiagnosticStatus::OK
+            },
+            name: "mujoco_bridge: physics".into(),
+            message: if warn {
+                "MuJoCo reset an unstable state".into()
+            } else {
+                "running".into()
+            },
+            hardware_id: "mujoco".into(),
+            values,
+        }];
+        Some(&self.message)
+    }
+}

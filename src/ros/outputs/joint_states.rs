@@ -1,0 +1,71 @@
+//! sensor_msgs/JointState of each robot: position, velocity and actuator effort of every
+//! hinge and slide joint.
+use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use crate::ros::Qos;
+use crate::ros::interfaces::sensor_msgs::msg::JointState;
+use mujoco_rs::prelude::*;
+
+pub struct JointStates {
+    topic: Topic,
+    /// (qpos address, dof address) per joint of the message.
+    joints: Vec<(usize, usize)>,
+    message: JointState,
+}
+
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    for robot in 0..plan.robots.len() {
+        let model = plan.model;
+        let mut joints = Vec::new();
+        let mut names = Vec::new();
+        for joint in &plan.robots[robot].joints {
+            if matches!(
+                model.jnt_type()[joint.id],
+                MjtJoint::mjJNT_HINGE | MjtJoint::mjJNT_SLIDE
+            ) {
+                joints.push((
+                    model.jnt_qposadr()[joint.id] as usize,
+                    model.jnt_dofadr()[joint.id] as usize,
+                ));
+                names.push(joint.name.clone());
+            }
+        }
+        let n = joints.len();
+        let message = JointState {
+            name: names,
+            position: vec![0.0; n],
+            velocity: vec![0.0; n],
+            effort: vec![0.0; n],
+            ..Default::default()
+        };
+        let topic = Topic {
+            name: plan.robot_topic(robot, "joint_states"),
+            schedule: Schedule::Rate(plan.config.ros.rates.joint_states),
+            qos: Qos::STATE,
+        };
+        plan.add(JointStates {
+            topic,
+            joints,
+            message,
+        });
+    }
+    Ok(())
+}
+
+impl Output for JointStates {
+    type Message = JointState;
+
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    fn fill(&mut self, tick: &Tick) -> Option<&JointState> {
+        let (m, state) = (&mut self.message, tick.state);
+        m.header.stamp = tick.stamp.clone();
+        for (k, (qpos, dof)) in self.joints.iter().enumerate() {
+            m.position[k] = state.qpos[*qpos];
+            m.velocity[k] = state.qvel[*dof];
+            m.effort[k] = state.qfrc_actuator[*dof];
+        }
+        Some(m)
+    }
+}

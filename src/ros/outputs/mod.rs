@@ -1,0 +1,258 @@
+//! What the node publishes from the simulation state, one kind of output per file: each is
+//! planned once from the model and the config as plain data (no ROS needed, so a wrong
+//! config is refused at load by every build), then, on the node's one loop, filled from the
+//! latest `StateSnapshot` and published at its rate.
+//!
+//! A new kind of output is one file with a struct that implements `Output` and a
+//! `plan(&mut Plan)` function that adds one per topic, and one line in `KINDS`.
+mod clock;
+mod contacts;
+mod description;
+mod diagnostics;
+mod imu;
+mod joint_states;
+mod markers;
+mod odometry;
+mod range;
+mod scan;
+mod sensors;
+mod tf;
+mod tf_static;
+mod wrench;
+
+use super::Qos;
+use super::interfaces::Message;
+use super::interfaces::builtin_interfaces::msg::Time;
+use super::interfaces::geometry_msgs::msg::TransformStamped;
+use crate::config::Config;
+use crate::model::RobotMap;
+use crate::sim::{SimStats, StateSnapshot};
+use mujoco_rs::prelude::MjModel;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// How a kind of output is planned: it adds its outputs (one per topic) to the plan.
+type PlanKind = fn(&mut Plan) -> Result<(), PlanError>;
+
+/// Every kind of output, in planning order: odometry before tf (which sends its
+/// transforms), sensors before tf_static (which sends their frames).
+const KINDS: &[PlanKind] = &[
+    clock::plan,
+    diagnostics::plan,
+    description::plan,
+    markers::plan,
+    joint_states::plan,
+    odometry::plan,
+    imu::plan,
+    wrench::plan,
+    range::plan,
+    scan::plan,
+    contacts::plan,
+    tf::plan,
+    tf_static::plan,
+];
+
+/// When an output publishes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Schedule {
+    /// At this rate (Hz); 0 never.
+    Rate(f64),
+    /// Once, with the first state (latched topics).
+    Once,
+}
+
+/// Where an output publishes and how often.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topic {
+    /// Relative to the node's namespace unless it starts with `/`.
+    pub name: String,
+    pub schedule: Schedule,
+    pub qos: Qos,
+}
+
+/// What one cycle of the node's loop gives the outputs.
+pub struct Tick<'a> {
+    pub state: &'a StateSnapshot,
+    pub stamp: &'a Time,
+    pub now: Instant,
+    pub stats: &'a SimStats,
+    pub publishing: &'a PublishCounters,
+}
+
+/// A periodic output: a topic and the message it fills from each state.
+pub trait Output {
+    type Message: Message;
+
+    fn topic(&self) -> &Topic;
+
+    /// Follows the state every cycle, due or not (wheel odometry integrates here).
+    fn observe(&mut self, _tick: &Tick) {}
+
+    /// The message for this tick, or None when there is nothing new to send.
+    fn fill(&mut self, tick: &Tick) -> Option<&Self::Message>;
+}
+
+/// Publications of the node, counted whatever their result (shown by `stats` and
+/// `/diagnostics`).
+#[derive(Debug, Default)]
+pub struct PublishCounters {
+    pub published: AtomicU64,
+    pub failed: AtomicU64,
+}
+
+impl PublishCounters {
+    pub fn count(&self, ok: bool) {
+        let counter = if ok { &self.published } else { &self.failed };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A value two outputs of the node share (odometry's estimate, which tf also sends).
+pub type Shared<T> = Rc<RefCell<T>>;
+
+/// A planned output of any kind, ready to be given its publisher.
+pub trait Planned {
+    fn topic(&self) -> &Topic;
+
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    fn advertise(
+        self: Box<Self>,
+        node: &mut super::backend::Node,
+    ) -> Result<Box<dyn super::node::Running>, super::Error>;
+}
+
+impl<O: Output + 'static> Planned for O {
+    fn topic(&self) -> &Topic {
+        Output::topic(self)
+    }
+
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    fn advertise(
+        self: Box<Self>,
+        node: &mut super::backend::Node,
+    ) -> Result<Box<dyn super::node::Running>, super::Error> {
+        super::node::Publishing::start(*self, node)
+    }
+}
+
+/// A config the outputs cannot be planned from. The text names the config field; the
+/// caller puts the config file in front.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    #[error("{field}: robot '{robot}' has no sensor '{name}'")]
+    NoSensor {
+        field: String,
+        robot: String,
+        name: String,
+    },
+    #[error("{field}: sensor '{name}' is not a {wanted} sensor")]
+    WrongSensorType {
+        field: String,
+        name: String,
+        wanted: &'static str,
+    },
+    #[error("{field}: name {wanted}")]
+    NothingNamed { field: String, wanted: &'static str },
+    #[error("{field}: needs 0 <= min_range < max_range and field_of_view >= 0")]
+    RangeLimits { field: String },
+    #[error("{field}: {reason}")]
+    Pattern { field: String, reason: String },
+    #[error("{field}: '{pattern}' matches no rangefinder")]
+    NoRangefinder { field: String, pattern: String },
+    #[error("{field}: a scan needs at least two rays")]
+    TooFewRays { field: String },
+    #[error("{field}: {reason}")]
+    NotAFan {
+        field: String,
+        reason: sensors::FanError,
+    },
+    #[error("{field}: source 'wheels' needs a diff_drive base (control.base)")]
+    NoDiffDrive { field: String },
+    #[error("{field}: no wheel joint '{joint}'")]
+    NoWheelJoint { field: String, joint: String },
+}
+
+/// The outputs of one node, planned, with what they share while planning.
+pub struct Plan<'a> {
+    pub model: &'a MjModel,
+    pub robots: &'a [RobotMap],
+    pub config: &'a Config,
+    /// Fixed frames outputs refer to (sensor sites, `world -> odom`), sent on /tf_static.
+    pub static_frames: Vec<TransformStamped>,
+    /// The odometry estimate of each robot that has one, for tf.
+    pub odometry: Vec<Option<Shared<odometry::Estimate>>>,
+    /// Whether the world holds the physics thread's contacts.
+    pub contacts_exported: bool,
+    outputs: Vec<Box<dyn Planned>>,
+}
+
+impl<'a> Plan<'a> {
+    /// Plans every output of `config` on `model`.
+    pub fn new(
+        model: &'a MjModel,
+        robots: &'a [RobotMap],
+        config: &'a Config,
+        contacts_exported: bool,
+    ) -> Result<Self, PlanError> {
+        let mut plan = Self {
+            model,
+            robots,
+            config,
+            static_frames: Vec::new(),
+            odometry: robots.iter().map(|_| None).collect(),
+            contacts_exported,
+            outputs: Vec::new(),
+        };
+        for kind in KINDS {
+            kind(&mut plan)?;
+        }
+        Ok(plan)
+    }
+
+    pub fn add(&mut self, output: impl Output + 'static) {
+        self.outputs.push(Box::new(output));
+    }
+
+    /// The planned outputs, in order.
+    pub fn outputs(&self) -> impl Iterator<Item = &dyn Planned> {
+        self.outputs.iter().map(|o| o.as_ref())
+    }
+
+    pub fn into_outputs(self) -> Vec<Box<dyn Planned>> {
+        self.outputs
+    }
+
+    /// Several robots share the world: topics and frames carry the robot's name.
+    pub fn prefixed(&self) -> bool {
+        self.robots.len() > 1
+    }
+
+    /// A topic of robot `robot`: relative (`joint_states`) when it is alone, under its name
+    /// (`g1/joint_states`) when several share the world.
+    pub fn robot_topic(&self, robot: usize, name: &str) -> String {
+        if self.prefixed() {
+            format!("{}/{name}", self.robots[robot].name)
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// Adds the fixed frame `parent -> child` for /tf_static, once per child.
+    pub fn add_static_frame(&mut self, frame: TransformStamped) {
+        if !self
+            .static_frames
+            .iter()
+            .any(|t| t.child_frame_id == frame.child_frame_id)
+        {
+            self.static_frames.push(frame);
+        }
+    }
+}
+
+/// Checks that the outputs of `config` can be planned on `model` (at load, with or without
+/// ROS). The error names the config field.
+pub fn check(model: &MjModel, robots: &[RobotMap], config: &Config) -> Result<(), PlanError> {
+    Plan::new(model, robots, config, false).map(drop)
+}

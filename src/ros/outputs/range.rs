@@ -1,0 +1,82 @@
+//! sensor_msgs/Range from one rangefinder, framed so that x points along its ray.
+use super::sensors::{self, Sensor};
+use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use crate::ros::Qos;
+use crate::ros::interfaces::sensor_msgs::msg::Range as RangeMsg;
+use mujoco_rs::prelude::MjtSensor;
+
+pub struct Range {
+    topic: Topic,
+    rangefinder: Sensor,
+    message: RangeMsg,
+}
+
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    for robot in 0..plan.robots.len() {
+        let listed = &plan.config.robots[robot].ros.range;
+        let ranges = if listed.is_empty() {
+            sensors::automatic_ranges(plan.model, &plan.robots[robot])
+        } else {
+            listed.clone()
+        };
+        for (k, range) in ranges.iter().enumerate() {
+            let field = format!("robots[{robot}].ros.range[{k}]");
+            let rangefinder = sensors::find(
+                plan,
+                robot,
+                format!("{field}.sensor"),
+                &range.sensor,
+                MjtSensor::mjSENS_RANGEFINDER,
+                "rangefinder",
+            )?;
+            let max_range = range
+                .max_range
+                .unwrap_or(sensors::reach(plan.model, rangefinder.id));
+            if !(range.min_range >= 0.0
+                && max_range > range.min_range
+                && range.field_of_view >= 0.0)
+            {
+                return Err(PlanError::RangeLimits { field });
+            }
+            let frame_id = match (&range.frame_id, sensors::site(plan.model, rangefinder.id)) {
+                (Some(frame), _) => frame.clone(),
+                (None, Some(site)) => sensors::site_frame(plan, robot, site, true),
+                (None, None) => String::new(),
+            };
+            let mut message = RangeMsg {
+                radiation_type: RangeMsg::INFRARED,
+                field_of_view: range.field_of_view as f32,
+                min_range: range.min_range as f32,
+                max_range: max_range as f32,
+                ..Default::default()
+            };
+            message.header.frame_id = frame_id;
+            let topic = Topic {
+                name: plan.robot_topic(robot, &range.topic),
+                schedule: Schedule::Rate(range.rate.unwrap_or(plan.config.ros.rates.range)),
+                qos: Qos::STATE,
+            };
+            plan.add(Range {
+                topic,
+                rangefinder,
+                message,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Output for Range {
+    type Message = RangeMsg;
+
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    fn fill(&mut self, tick: &Tick) -> Option<&RangeMsg> {
+        let m = &mut self.message;
+        m.header.stamp = tick.stamp.clone();
+        m.range = sensors::ray(tick.state.sensordata[self.rangefinder.adr], m.max_range);
+        Some(m)
+    }
+}

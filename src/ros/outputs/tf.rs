@@ -1,0 +1,112 @@
+//! `/tf`: the frames that move. MJCF robots send every body relative to its parent body (the
+//! world for the root), URDF robots only their root (robot_state_publisher does the rest
+//! from joint_states and robot_description); a robot with odometry sends `odom -> root` in
+//! place of `world -> root`. Bodies that no joint moves go to /tf_static instead.
+use super::odometry::Estimate;
+use super::{Output, Plan, PlanError, Schedule, Shared, Tick, Topic};
+use crate::model::pose::body_pose;
+use crate::ros::Qos;
+use crate::ros::convert::{frame_name, transform_stamped};
+use crate::ros::interfaces::tf2_msgs::msg::TFMessage;
+use nalgebra::Isometry3;
+
+pub struct Tf {
+    topic: Topic,
+    /// (parent body, body) of the first transforms of the message.
+    bodies: Vec<(usize, usize)>,
+    /// The odometry estimates whose transforms follow.
+    odometry: Vec<Shared<Estimate>>,
+    message: TFMessage,
+}
+
+/// The body transforms of robot `robot`, those a joint moves or the others, as
+/// (parent body, body) with the message entry to send them in.
+pub(super) fn body_frames(
+    plan: &Plan,
+    robot: usize,
+    moving: bool,
+) -> Vec<(
+    (usize, usize),
+    crate::ros::interfaces::geometry_msgs::msg::TransformStamped,
+)> {
+    let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed());
+    let odometry_root = plan.odometry[robot].as_ref().map(|e| e.borrow().root());
+    let bodies: Vec<usize> = match map.urdf {
+        Some(_) => map.root_body.into_iter().collect(),
+        None => map.bodies.iter().map(|b| b.id).collect(),
+    };
+    bodies
+        .into_iter()
+        .filter(|&b| Some(b) != odometry_root && (model.body_jntnum()[b] > 0) == moving)
+        .map(|body| {
+            let parent = model.body_parentid()[body] as usize;
+            let frame = transform_stamped(
+                frame_name("world", map, parent, prefixed),
+                frame_name("world", map, body, prefixed),
+                &Isometry3::identity(),
+            );
+            ((parent, body), frame)
+        })
+        .collect()
+}
+
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    let mut bodies = Vec::new();
+    let mut message = TFMessage::default();
+    for robot in 0..plan.robots.len() {
+        for (pair, frame) in body_frames(plan, robot, true) {
+            bodies.push(pair);
+            message.transforms.push(frame);
+        }
+    }
+    let mut odometry = Vec::new();
+    for estimate in plan.odometry.iter().flatten() {
+        let e = estimate.borrow();
+        message.transforms.push(transform_stamped(
+            e.odom_frame.clone(),
+            e.root_frame.clone(),
+            &Isometry3::identity(),
+        ));
+        odometry.push(estimate.clone());
+    }
+    plan.add(Tf {
+        topic: Topic {
+            name: "/tf".into(),
+            schedule: Schedule::Rate(plan.config.ros.rates.tf),
+            qos: Qos::STATE,
+        },
+        bodies,
+        odometry,
+        message,
+    });
+    Ok(())
+}
+
+impl Output for Tf {
+    type Message = TFMessage;
+
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    fn fill(&mut self, tick: &Tick) -> Option<&TFMessage> {
+        if self.message.transforms.is_empty() {
+            return None;
+        }
+        let state = tick.state;
+        let (body_frames, odometry_frames) =
+            self.message.transforms.split_at_mut(self.bodies.len());
+        for ((parent, body), frame) in self.bodies.iter().zip(body_frames.iter_mut()) {
+            let relative = body_pose(&state.xpos, &state.xquat_wxyz, *parent).inverse()
+                * body_pose(&state.xpos, &state.xquat_wxyz, *body);
+            frame.transform = (&relative).into();
+        }
+        for (estimate, frame) in self.odometry.iter().zip(odometry_frames.iter_mut()) {
+            estimate.borrow().update_transform(state, frame);
+        }
+        for frame in self.message.transforms.iter_mut() {
+            frame.header.stamp = tick.stamp.clone();
+        }
+        Some(&self.message)
+    }
+}
