@@ -47,3 +47,28 @@ impl Output for Clock {
         Some(&self.message)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill};
+    use crate::ros::convert::time;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn sends_when_time_moves_and_repeats_while_paused() {
+        let mut f = Fixture::new("");
+        let first = f.state(0);
+        let later = f.state(1);
+        let mut plan = f.plan().unwrap();
+        let now = Instant::now();
+        let stamp = time(first.time);
+        assert!(fill(&mut plan, "/clock", &f.tick(&first, &stamp, now)).is_some());
+        let soon = now + Duration::from_millis(10);
+        assert!(fill(&mut plan, "/clock", &f.tick(&first, &stamp, soon)).is_none());
+        let stamp = time(later.time);
+        let m = fill(&mut plan, "/clock", &f.tick(&later, &stamp, soon)).unwrap();
+        assert_eq!(m["clock"]["nanosec"], 2_000_000);
+        let paused = soon + super::WHILE_PAUSED;
+        assert!(fill(&mut plan, "/clock", &f.tick(&later, &stamp, paused)).is_some());
+    }
+}

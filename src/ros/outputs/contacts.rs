@@ -116,3 +116,25 @@ fn contacts(
     }
     markers
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::Fixture;
+    use super::*;
+    use crate::ros::convert::time;
+
+    #[test]
+    fn a_point_and_an_arrow_per_contact_after_clearing_the_last() {
+        let mut f = Fixture::new("");
+        let mut state = f.state(0);
+        // One contact as the physics thread exports it: point, normal, normal force.
+        state.contacts = vec![1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 50.0];
+        let markers = contacts(&state, &time(state.time), 0.01);
+        assert_eq!(markers.len(), 3);
+        assert_eq!(markers[0].action, Marker::DELETEALL);
+        assert_eq!(markers[1].type_, Marker::SPHERE);
+        let arrow = &markers[2].points;
+        assert_eq!((arrow[0].x, arrow[0].y), (1.0, 2.0));
+        assert!((arrow[1].z - 0.5).abs() < 1e-12, "0.01 m per newton");
+    }
+}

@@ -78,3 +78,41 @@ impl Output for Diagnostics {
         Some(&self.message)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn counts_the_node_publications() {
+        let mut f = Fixture::new("");
+        let state = f.state(0);
+        f.counters.count(true);
+        f.counters.count(true);
+        f.counters.count(false);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(
+            &mut plan,
+            "/diagnostics",
+            &f.tick(&state, &stamp, Instant::now()),
+        )
+        .unwrap();
+        let values = m["status"][0]["values"].as_array().unwrap();
+        let value = |key: &str| {
+            values.iter().find(|v| v["key"] == key).unwrap()["value"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(value("ros_published"), "2");
+        assert_eq!(value("ros_publish_failures"), "1");
+        assert_eq!(value("real_time_factor"), "1.0000");
+        assert_eq!(
+            m["status"][0]["level"], 0,
+            "OK while MuJoCo found no instability"
+        );
+    }
+}

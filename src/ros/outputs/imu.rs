@@ -119,3 +119,58 @@ impl Output for Imu {
         Some(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn fills_orientation_in_ros_order_and_the_site_frame() {
+        let mut f = Fixture::new("");
+        let state = f.state(3);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(&mut plan, "imu", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        // The site is turned 45 degrees about z: MuJoCo (w, x, y, z) = (0.924, 0, 0, 0.383).
+        let q = &m["orientation"];
+        assert!((number(&q["z"]) - 0.3826834).abs() < 1e-4, "{q}");
+        assert!((number(&q["w"]) - 0.9238795).abs() < 1e-4, "{q}");
+        assert_eq!(m["header"]["frame_id"], "imu_site");
+        assert_eq!(m["header"]["stamp"]["nanosec"], 6_000_000);
+        let model = &f.world.model;
+        let gyro = f.world.robots[0].sensor("imu_gyro").unwrap().id;
+        let adr = model.sensor_adr()[gyro] as usize;
+        assert_eq!(
+            number(&m["angular_velocity"]["y"]),
+            state.sensordata[adr + 1]
+        );
+        for covariance in ["orientation", "angular_velocity", "linear_acceleration"] {
+            assert_eq!(number(&m[format!("{covariance}_covariance")][0]), 0.0);
+        }
+    }
+
+    #[test]
+    fn a_quantity_not_given_is_marked_in_its_covariance() {
+        let mut f =
+            Fixture::new("    ros:\n      imu: [{topic: gyro_only, angular_velocity: imu_gyro}]\n");
+        let state = f.state(0);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(
+            &mut plan,
+            "gyro_only",
+            &f.tick(&state, &stamp, Instant::now()),
+        )
+        .unwrap();
+        assert_eq!(number(&m["orientation_covariance"][0]), -1.0);
+        assert_eq!(number(&m["angular_velocity_covariance"][0]), 0.0);
+        assert_eq!(number(&m["linear_acceleration_covariance"][0]), -1.0);
+        assert_eq!(
+            number(&m["orientation"]["w"]),
+            1.0,
+            "identity when not given"
+        );
+    }
+}

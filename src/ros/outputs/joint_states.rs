@@ -69,3 +69,33 @@ impl Output for JointStates {
         Some(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn fills_hinge_and_slide_joints_only() {
+        let mut f = Fixture::new("");
+        let state = f.state(20);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(
+            &mut plan,
+            "joint_states",
+            &f.tick(&state, &stamp, Instant::now()),
+        )
+        .unwrap();
+        assert_eq!(
+            m["name"],
+            serde_json::json!(["hinge"]),
+            "not the free joint"
+        );
+        // The free joint takes qpos 0..7 and dofs 0..6; the hinge comes next.
+        assert_eq!(number(&m["position"][0]), state.qpos[7]);
+        assert_eq!(number(&m["velocity"][0]), state.qvel[6]);
+        assert!(state.qvel[6] != 0.0, "the arm swings down");
+    }
+}

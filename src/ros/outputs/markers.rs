@@ -167,3 +167,38 @@ fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker> {
     }
     markers
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn draws_the_geoms_of_mjcf_robots_on_their_bodies() {
+        let mut f = Fixture::new("");
+        let state = f.state(0);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(
+            &mut plan,
+            "~/markers",
+            &f.tick(&state, &stamp, Instant::now()),
+        )
+        .unwrap();
+        let markers = m["markers"].as_array().unwrap();
+        let base = markers
+            .iter()
+            .find(|m| m["header"]["frame_id"] == "base")
+            .unwrap();
+        assert_eq!(base["type"], super::Marker::CUBE);
+        assert_eq!(number(&base["scale"]["x"]), 0.4);
+        assert_eq!(base["frame_locked"], true);
+        // The capsule: a cylinder and its two end spheres.
+        let arm = markers
+            .iter()
+            .filter(|m| m["header"]["frame_id"] == "arm")
+            .count();
+        assert_eq!(arm, 3);
+    }
+}

@@ -9,6 +9,8 @@ mod clock;
 mod contacts;
 mod description;
 mod diagnostics;
+#[cfg(test)]
+mod fixture;
 mod imu;
 mod joint_states;
 mod markers;
@@ -116,6 +118,10 @@ pub type Shared<T> = Rc<RefCell<T>>;
 pub trait Planned {
     fn topic(&self) -> &Topic;
 
+    /// `observe`, then `fill` as JSON (unit tests look into messages of any kind).
+    #[cfg(test)]
+    fn fill_json(&mut self, tick: &Tick) -> Option<serde_json::Value>;
+
     #[cfg(any(feature = "ros", feature = "dds"))]
     fn advertise(
         self: Box<Self>,
@@ -126,6 +132,13 @@ pub trait Planned {
 impl<O: Output + 'static> Planned for O {
     fn topic(&self) -> &Topic {
         Output::topic(self)
+    }
+
+    #[cfg(test)]
+    fn fill_json(&mut self, tick: &Tick) -> Option<serde_json::Value> {
+        self.observe(tick);
+        self.fill(tick)
+            .map(|m| serde_json::to_value(m).expect("messages serialize"))
     }
 
     #[cfg(any(feature = "ros", feature = "dds"))]
@@ -255,4 +268,63 @@ impl<'a> Plan<'a> {
 /// ROS). The error names the config field.
 pub fn check(model: &MjModel, robots: &[RobotMap], config: &Config) -> Result<(), PlanError> {
     Plan::new(model, robots, config, false).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{Fixture, topics};
+
+    #[test]
+    fn every_kind_is_planned_from_the_model() {
+        let f = Fixture::new("");
+        let plan = f.plan().unwrap();
+        assert_eq!(
+            topics(&plan),
+            [
+                "/clock",
+                "/diagnostics",
+                "~/markers",
+                "joint_states",
+                "odom",
+                "imu",
+                "force_torque",
+                "range/down",
+                "scan",
+                "/tf",
+                "/tf_static"
+            ],
+            "the fan's rays go out in the scan only"
+        );
+    }
+
+    #[test]
+    fn a_listed_kind_replaces_only_what_is_found_of_that_kind() {
+        let f = Fixture::new("    ros:\n      range: [{topic: front, sensor: ray_1}]\n");
+        let names = topics(&f.plan().unwrap());
+        assert!(names.contains(&"front".to_string()), "{names:?}");
+        assert!(!names.contains(&"range/down".to_string()), "{names:?}");
+        assert!(names.contains(&"imu".to_string()) && names.contains(&"scan".to_string()));
+    }
+
+    #[test]
+    fn a_wrong_sensor_is_refused_with_its_field() {
+        let f = Fixture::new("    ros:\n      range: [{topic: r, sensor: nope}]\n");
+        let error = f.plan().err().unwrap().to_string();
+        assert_eq!(
+            error,
+            "robots[0].ros.range[0].sensor: robot 'bot' has no sensor 'nope'"
+        );
+        let f = Fixture::new("    ros:\n      imu: [{topic: i, orientation: imu_gyro}]\n");
+        let error = f.plan().err().unwrap().to_string();
+        assert_eq!(
+            error,
+            "robots[0].ros.imu[0].orientation: sensor 'imu_gyro' is not a framequat sensor"
+        );
+        let f = Fixture::new("    ros:\n      laser_scans: [{topic: s, sensors: [ray_0, down]}]\n");
+        let error = f.plan().err().unwrap().to_string();
+        assert_eq!(
+            error,
+            "robots[0].ros.laser_scans[0].sensors: the rays must start at one point of one body"
+        );
+    }
 }

@@ -334,3 +334,38 @@ impl Estimate {
         self.root
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn the_falling_base_in_its_odom_frame() {
+        let mut f = Fixture::new("");
+        let state = f.state(100);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(&mut plan, "odom", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        assert_eq!(m["header"]["frame_id"], "odom");
+        assert_eq!(m["child_frame_id"], "base");
+        // From the body's pose in the state (which an `mj_step` leaves one step behind qpos).
+        let base = f.world.robots[0].root_body.unwrap();
+        let z = number(&m["pose"]["pose"]["position"]["z"]);
+        assert!((z - state.xpos[3 * base + 2]).abs() < 1e-12, "{z}");
+        assert!(z < 0.85, "it falls: {z}");
+        let vz = number(&m["twist"]["twist"]["linear"]["z"]);
+        assert!(vz < -1.0, "about -9.81 m/s^2 * 0.2 s: {vz}");
+    }
+
+    #[test]
+    fn wheel_odometry_needs_a_diff_drive_base() {
+        let f = Fixture::new("    ros:\n      odometry: {source: wheels}\n");
+        let error = f.plan().err().unwrap().to_string();
+        assert_eq!(
+            error,
+            "robots[0].ros.odometry: source 'wheels' needs a diff_drive base (control.base)"
+        );
+    }
+}

@@ -80,3 +80,43 @@ impl Output for Range {
         Some(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn measures_to_the_floor_and_reports_no_return_as_infinity() {
+        let ros =
+            "    ros:\n      range: [{topic: down, sensor: down}, {topic: side, sensor: ray_0}]\n";
+        let mut f = Fixture::new(ros);
+        let state = f.state(0);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let tick = f.tick(&state, &stamp, Instant::now());
+        let down = fill(&mut plan, "down", &tick).unwrap();
+        assert!((number(&down["range"]) - 0.94).abs() < 1e-6, "{down}");
+        assert_eq!(number(&down["max_range"]), 5.0, "the cutoff");
+        assert_eq!(down["header"]["frame_id"], "down");
+        // Nothing to the side within the cutoff: +Inf (JSON has no infinity: null).
+        let side = fill(&mut plan, "side", &tick).unwrap();
+        assert!(side["range"].is_null(), "{side}");
+        // The frame turns x onto the ray (straight down).
+        let frame = plan
+            .static_frames
+            .iter()
+            .find(|t| t.child_frame_id == "down")
+            .unwrap();
+        let q = crate::model::pose::quaternion(&[
+            frame.transform.rotation.w,
+            frame.transform.rotation.x,
+            frame.transform.rotation.y,
+            frame.transform.rotation.z,
+        ]);
+        let x = q * nalgebra::Vector3::x();
+        assert!((x.z + 1.0).abs() < 1e-9, "{x}");
+        assert_eq!(frame.header.frame_id, "base");
+    }
+}

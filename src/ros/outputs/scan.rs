@@ -109,3 +109,41 @@ impl Output for Scan {
         Some(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::f64::consts::FRAC_PI_2;
+    use std::time::Instant;
+
+    #[test]
+    fn orders_the_rays_by_angle_and_frames_the_fan_origin() {
+        let mut f = Fixture::new("");
+        let state = f.state(0);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(&mut plan, "scan", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        assert!((number(&m["angle_min"]) + FRAC_PI_2).abs() < 1e-6, "{m}");
+        assert!(
+            (number(&m["angle_increment"]) - FRAC_PI_2).abs() < 1e-6,
+            "{m}"
+        );
+        let ranges = m["ranges"].as_array().unwrap();
+        assert_eq!(ranges.len(), 3);
+        assert!(
+            ranges[0].is_null() && ranges[2].is_null(),
+            "nothing to the sides"
+        );
+        // Ahead (angle 0): the wall's face at x = 1.9, from the fan's origin at x = 0.05.
+        assert!((number(&ranges[1]) - 1.85).abs() < 1e-5, "{m}");
+        assert_eq!(m["header"]["frame_id"], "lidar_scan");
+        assert!(
+            plan.static_frames
+                .iter()
+                .any(|t| t.header.frame_id == "lidar"
+                    && t.child_frame_id == "lidar_scan"
+                    && (t.transform.translation.x - 0.05).abs() < 1e-12)
+        );
+    }
+}

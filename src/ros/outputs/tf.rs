@@ -110,3 +110,37 @@ impl Output for Tf {
         Some(&self.message)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn sends_moving_bodies_relative_to_their_parent_and_odom_to_the_root() {
+        let mut f = Fixture::new("");
+        let state = f.state(0);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(&mut plan, "/tf", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        let pairs: Vec<(String, String)> = m["transforms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let name = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+                (name(&t["header"]["frame_id"]), name(&t["child_frame_id"]))
+            })
+            .collect();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(pairs, [pair("base", "arm"), pair("odom", "base")]);
+        let arm = &m["transforms"][0]["transform"]["translation"];
+        assert!((number(&arm["z"]) - 0.1).abs() < 1e-12, "{arm}");
+        let base = &m["transforms"][1]["transform"]["translation"];
+        assert!(
+            (number(&base["z"]) - 1.0).abs() < 1e-12,
+            "odom lies level at the start"
+        );
+    }
+}

@@ -61,3 +61,46 @@ impl Output for TfStatic {
         Some(&self.message)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn sends_fixed_bodies_and_the_frames_other_outputs_planned() {
+        let mut f = Fixture::new("");
+        let state = f.state(0);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(
+            &mut plan,
+            "/tf_static",
+            &f.tick(&state, &stamp, Instant::now()),
+        )
+        .unwrap();
+        let find = |parent: &str, child: &str| {
+            m["transforms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["header"]["frame_id"] == parent && t["child_frame_id"] == child)
+                .unwrap_or_else(|| panic!("no {parent} -> {child} in {m}"))
+                .clone()
+        };
+        let lidar = find("base", "lidar");
+        assert!((number(&lidar["transform"]["translation"]["z"]) - 0.2).abs() < 1e-12);
+        let wall = find("world", "wall");
+        assert!((number(&wall["transform"]["translation"]["x"]) - 2.0).abs() < 1e-12);
+        find("world", "odom");
+        find("base", "imu_site");
+        find("arm", "ft_site");
+        find("base", "down");
+        find("lidar", "lidar_scan");
+        assert_eq!(
+            m["transforms"][0]["header"]["stamp"],
+            serde_json::json!({"sec": 0, "nanosec": 0})
+        );
+    }
+}

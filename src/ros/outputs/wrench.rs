@@ -94,3 +94,36 @@ impl Output for Wrench {
         Some(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{Fixture, fill, number};
+    use crate::ros::convert::time;
+    use std::time::Instant;
+
+    #[test]
+    fn fills_force_and_torque_in_the_site_frame() {
+        let mut f = Fixture::new("");
+        let state = f.state(5);
+        let mut plan = f.plan().unwrap();
+        let stamp = time(state.time);
+        let m = fill(
+            &mut plan,
+            "force_torque",
+            &f.tick(&state, &stamp, Instant::now()),
+        )
+        .unwrap();
+        assert_eq!(m["header"]["frame_id"], "ft_site");
+        let model = &f.world.model;
+        let robot = &f.world.robots[0];
+        let force = model.sensor_adr()[robot.sensor("ft_force").unwrap().id] as usize;
+        let torque = model.sensor_adr()[robot.sensor("ft_torque").unwrap().id] as usize;
+        let (w, data) = (&m["wrench"], &state.sensordata);
+        assert_eq!(number(&w["force"]["z"]), data[force + 2]);
+        assert_eq!(number(&w["torque"]["y"]), data[torque + 1]);
+        assert!(
+            data[torque + 1].abs() > 0.0,
+            "the arm's weight twists the hinge site"
+        );
+    }
+}
