@@ -171,133 +171,91 @@ fn urdf_structure_errors_name_the_joint() {
     );
 }
 
-#[test]
-fn wrong_config_field_names_the_path() {
+/// Writes `yaml` as `file` and runs the bridge on it with `args`: the one error line names
+/// the config file and contains each of `expected`.
+fn config_error(file: &str, yaml: &str, args: &[&str], expected: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let c = write(
-        dir.path(),
-        "typo.yaml",
+    let c = write(dir.path(), file, yaml);
+    let mut all = vec!["--config", c.as_str()];
+    all.extend(args);
+    let e = expect_error(&all, &[]);
+    assert!(e.contains(&c), "the file is named: {e}");
+    for part in expected {
+        assert!(e.contains(part), "'{part}' expected in: {e}");
+    }
+}
+
+/// One test per wrong config, so that one failing case does not hide the others.
+macro_rules! config_cases {
+    ($($name:ident: $file:literal, $yaml:expr, $expected:expr;)*) => { $(
+        #[test]
+        fn $name() {
+            config_error($file, &$yaml, &[], &$expected);
+        }
+    )* };
+}
+
+config_cases! {
+    config_typo_names_the_field: "typo.yaml",
         "robots:\n  - name: a\n    mjcf: x.xml\n    floting_base: true\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains(&c) && e.contains("robots[0]") && e.contains("floting_base"),
-        "{e}"
-    );
-
-    let c = write(
-        dir.path(),
-        "type.yaml",
+        ["robots[0]", "floting_base"];
+    config_wrong_type_names_the_field: "type.yaml",
         "sim:\n  speed: fast\nrobots:\n  - name: a\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(e.contains("sim.speed"), "{e}");
-
-    let c = write(
-        dir.path(),
-        "prefix.yaml",
+        ["sim.speed"];
+    config_prefix_clash_names_both_robots: "prefix.yaml",
         "robots:\n  - name: g1\n    mjcf: x.xml\n  - name: g1_b\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains(&c) && e.contains("robots[1].name") && e.contains("'g1_b' and 'g1'"),
-        "{e}"
-    );
-
-    let c = write(
-        dir.path(),
-        "nan.yaml",
-        "world:\n  timestep: .nan\nrobots:\n  - name: a\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
+        ["robots[1].name", "'g1_b' and 'g1'"];
     // NaN never reaches the schema: the YAML reader rejects it with its line.
-    assert!(
-        e.contains(&c) && e.contains("line 2") && e.contains(".nan"),
-        "{e}"
-    );
-    let c = write(
-        dir.path(),
-        "neg.yaml",
+    config_nan_is_refused_with_its_line: "nan.yaml",
+        "world:\n  timestep: .nan\nrobots:\n  - name: a\n    mjcf: x.xml\n",
+        ["line 2", ".nan"];
+    config_negative_timestep_names_the_range: "neg.yaml",
         "world:\n  timestep: -0.001\nrobots:\n  - name: a\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains("world.timestep") && e.contains("(0, 0.1]"),
-        "{e}"
-    );
-
-    let c = write(
-        dir.path(),
-        "noneed.yaml",
+        ["world.timestep", "(0, 0.1]"];
+    config_missing_model_names_the_field: "noneed.yaml",
         "robots:\n  - name: a\n    mjcf: does_not_exist.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains("robots[0].mjcf") && e.contains("does not exist"),
-        "{e}"
-    );
-
-    let c = write(
-        dir.path(),
-        "pattern.yaml",
-        &format!(
+        ["robots[0].mjcf", "does not exist"];
+    config_pattern_matching_nothing_names_the_field: "pattern.yaml",
+        format!(
             "robots:\n  - name: a\n    mjcf: {}\n    actuators:\n      - joints: \"nope_.*\"\n        type: motor\n",
-            models()
-                .join("menagerie/franka_emika_panda/panda.xml")
-                .display()
+            models().join("menagerie/franka_emika_panda/panda.xml").display()
         ),
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains("robots[0].actuators[0].joints") && e.contains("nope_"),
-        "{e}"
-    );
-
-    let c = write(
-        dir.path(),
-        "rates.yaml",
+        ["robots[0].actuators[0].joints", "nope_"];
+    config_negative_rate_names_the_field: "rates.yaml",
         "ros:\n  rates:\n    joint_states: -5\nrobots:\n  - name: a\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains(&c) && e.contains("ros.rates.joint_states") && e.contains("-5"),
-        "{e}"
-    );
-    let c = write(
-        dir.path(),
-        "sensors.yaml",
+        ["ros.rates.joint_states", "-5"];
+    config_unknown_sensor_key_names_the_field: "sensors.yaml",
         "robots:\n  - name: a\n    mjcf: x.xml\n    ros:\n      imu:\n        - {topic: imu, gyroscope: g}\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains("robots[0].ros.imu[0]") && e.contains("gyroscope"),
-        "{e}"
-    );
-
-    let c = write(
-        dir.path(),
-        "dds.yaml",
+        ["robots[0].ros.imu[0]", "gyroscope"];
+    config_dds_interface_names_the_entry: "dds.yaml",
         "ros:\n  dds:\n    interfaces: [127.0.0.1, localhost]\nrobots:\n  - name: a\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains(&c) && e.contains("ros.dds.interfaces[1]") && e.contains("localhost"),
-        "{e}"
-    );
-    let c = write(
-        dir.path(),
-        "mapping.yaml",
+        ["ros.dds.interfaces[1]", "localhost"];
+    config_dds_mapping_names_the_field: "mapping.yaml",
         "ros:\n  dds:\n    service_mapping: zenoh\nrobots:\n  - name: a\n    mjcf: x.xml\n",
-    );
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(
-        e.contains("ros.dds.service_mapping") && e.contains("zenoh"),
-        "{e}"
-    );
+        ["ros.dds.service_mapping", "zenoh"];
+    config_yaml_syntax_is_named: "syntax.yaml", "robots: [\n  - name: a\n", ["invalid YAML"];
+}
 
-    let c = write(dir.path(), "syntax.yaml", "robots: [\n  - name: a\n");
-    let e = expect_error(&["--config", &c], &[]);
-    assert!(e.contains(&c) && e.contains("invalid YAML"), "{e}");
+/// A sensor mapping that names a missing or wrong sensor, in a robot model that exists: the
+/// ROS outputs are planned at load, so `--summary`, `--steps` and every build (this one may
+/// have no ROS at all) refuse it as the node would, with the field.
+#[test]
+fn a_wrong_sensor_mapping_is_refused_at_load_by_every_mode() {
+    let robot = "robots:\n  - name: a\n    mjcf_string: |\n      <mujoco><worldbody><body name=\"b\"><freejoint/><geom size=\"0.1\"/><site name=\"s\"/></body></worldbody><sensor><gyro name=\"g\" site=\"s\"/><rangefinder name=\"r\" site=\"s\"/></sensor></mujoco>\n    ros:\n";
+    for args in [&["--summary"][..], &["--steps", "1"][..]] {
+        config_error(
+            "range.yaml",
+            &format!("{robot}      range: [{{topic: front, sensor: nope}}]\n"),
+            args,
+            &["robots[0].ros.range[0].sensor: robot 'a' has no sensor 'nope'"],
+        );
+        config_error(
+            "imu.yaml",
+            &format!("{robot}      imu: [{{topic: imu, orientation: g}}]\n"),
+            args,
+            &["robots[0].ros.imu[0].orientation: sensor 'g' is not a framequat sensor"],
+        );
+    }
 }
 
 #[test]

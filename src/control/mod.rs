@@ -11,9 +11,9 @@ mod trajectory;
 
 pub use base::{BaseController, TwistCommand};
 pub use pd::{PdGains, pd_output};
-pub use presets::{Preset, PresetPose, STAY_BLEND, builtin_presets};
+pub use presets::{Preset, PresetError, PresetPose, STAY_BLEND, builtin_presets};
 pub use sequencer::{START_DELAY, Sequencer};
-pub use trajectory::Trajectory;
+pub use trajectory::{Trajectory, TrajectoryError};
 
 use crate::config::{ControlConfig, ControlMode, ControlSource};
 use crate::error::{InputError, InputResult};
@@ -201,8 +201,9 @@ impl RobotController {
         }
         let mut sequencer = Sequencer::with_actuators(n);
         for (k, preset) in control.presets.iter().enumerate() {
-            preset.validate().map_err(|m| {
-                InputError::new(origin, m).at(format!("{field}.control.presets[{k}]"))
+            preset.validate().map_err(|e| {
+                InputError::new(origin, e.describe(preset))
+                    .at(format!("{field}.control.presets[{k}]"))
             })?;
         }
         if let Some(name) = &control.preset {
@@ -301,7 +302,7 @@ impl RobotController {
         now: f64,
         qpos: &[f64],
         delay: f64,
-    ) -> Result<Option<Box<Trajectory>>, String> {
+    ) -> Result<Option<Box<Trajectory>>, PresetError> {
         for (i, info) in self.actuators.iter().enumerate() {
             self.setpoints[i] = info
                 .joint
@@ -310,8 +311,8 @@ impl RobotController {
         }
         if !self.sequencer.play_from(pose, now, &self.setpoints, delay) {
             return Err(match self.sequencer.preset_name() {
-                Some(name) => format!("preset '{name}' has no pose {pose}"),
-                None => format!("robot '{}' has no preset loaded", self.name),
+                Some(_) => PresetError::NoPose(pose),
+                None => PresetError::NotLoaded,
             });
         }
         Ok(self.trajectory.take().map(|a| a.trajectory))

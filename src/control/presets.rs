@@ -18,6 +18,33 @@ pub struct PresetPose {
     pub blend: f64,
 }
 
+/// Why a preset cannot be loaded or played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PresetError {
+    #[error("the preset has no poses")]
+    NoPoses,
+    #[error("pose {0}: targets, hold and blend must be finite, hold and blend >= 0")]
+    BadPose(usize),
+    #[error("the loaded preset has no pose {0}")]
+    NoPose(usize),
+    #[error("no preset is loaded")]
+    NotLoaded,
+}
+
+impl PresetError {
+    /// The error with the names of `preset` and its poses (made off the physics thread).
+    pub fn describe(&self, preset: &Preset) -> String {
+        match self {
+            Self::BadPose(index) => format!(
+                "preset '{}' pose '{}': targets, hold and blend must be finite, hold and blend >= 0",
+                preset.name,
+                preset.poses.get(*index).map_or("?", |p| p.name.as_str())
+            ),
+            other => format!("preset '{}': {other}", preset.name),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
@@ -32,17 +59,16 @@ fn yes() -> bool {
 }
 
 impl Preset {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the poses' values (on the physics thread too, so the error carries indices;
+    /// `PresetError::describe` names them).
+    pub fn validate(&self) -> Result<(), PresetError> {
         if self.poses.is_empty() {
-            return Err(format!("preset '{}' has no poses", self.name));
+            return Err(PresetError::NoPoses);
         }
-        for pose in &self.poses {
+        for (index, pose) in self.poses.iter().enumerate() {
             let values = pose.targets.iter().chain([&pose.hold, &pose.blend]);
             if values.clone().any(|v| !v.is_finite()) || pose.hold < 0.0 || pose.blend < 0.0 {
-                return Err(format!(
-                    "preset '{}' pose '{}': targets, hold and blend must be finite, hold and blend >= 0",
-                    self.name, pose.name
-                ));
+                return Err(PresetError::BadPose(index));
             }
         }
         Ok(())

@@ -14,23 +14,42 @@ pub struct Trajectory {
     pub velocities: Vec<f64>,
 }
 
+/// Why a trajectory cannot be followed (checked on the physics thread too, so it carries
+/// numbers only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TrajectoryError {
+    #[error("a trajectory needs joints and at least one point")]
+    Empty,
+    #[error("{positions} positions for {points} points of {joints} joints")]
+    PositionCount {
+        positions: usize,
+        points: usize,
+        joints: usize,
+    },
+    #[error("velocities must be given for every point and joint, or not at all")]
+    VelocityCount,
+    #[error("NaN or infinite values")]
+    NotFinite,
+    #[error("time_from_start must be >= 0 and strictly increasing")]
+    Times,
+}
+
 impl Trajectory {
     /// Checks shapes and values; returns a message naming the first problem.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), TrajectoryError> {
         let n = self.actuators.len();
         if n == 0 || self.times.is_empty() {
-            return Err("a trajectory needs joints and at least one point".into());
+            return Err(TrajectoryError::Empty);
         }
         if self.positions.len() != n * self.times.len() {
-            return Err(format!(
-                "{} positions for {} points of {} joints",
-                self.positions.len(),
-                self.times.len(),
-                n
-            ));
+            return Err(TrajectoryError::PositionCount {
+                positions: self.positions.len(),
+                points: self.times.len(),
+                joints: n,
+            });
         }
         if !self.velocities.is_empty() && self.velocities.len() != self.positions.len() {
-            return Err("velocities must be given for every point and joint, or not at all".into());
+            return Err(TrajectoryError::VelocityCount);
         }
         if self
             .times
@@ -39,10 +58,10 @@ impl Trajectory {
             .chain(&self.velocities)
             .any(|v| !v.is_finite())
         {
-            return Err("NaN or infinite values".into());
+            return Err(TrajectoryError::NotFinite);
         }
         if self.times[0] < 0.0 || self.times.windows(2).any(|w| w[1] <= w[0]) {
-            return Err("time_from_start must be >= 0 and strictly increasing".into());
+            return Err(TrajectoryError::Times);
         }
         Ok(())
     }
@@ -140,10 +159,10 @@ mod tests {
     fn validation_names_the_problem() {
         let mut t = two_points(vec![]);
         t.times = vec![1.0, 1.0];
-        assert!(t.validate().unwrap_err().contains("increasing"));
+        assert!(t.validate().unwrap_err().to_string().contains("increasing"));
         let mut t = two_points(vec![]);
         t.positions[1] = f64::NAN;
-        assert!(t.validate().unwrap_err().contains("NaN"));
+        assert!(t.validate().unwrap_err().to_string().contains("NaN"));
         let mut t = two_points(vec![]);
         t.positions.pop();
         assert!(t.validate().is_err());

@@ -171,7 +171,7 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
     }
     let n = joints.len();
     let arrays = super::convert::trajectory_arrays(trajectory)
-        .map_err(|m| outcome(GoalResult::INVALID_GOAL, m))?;
+        .map_err(|e| outcome(GoalResult::INVALID_GOAL, e.to_string()))?;
     let trajectory = Trajectory {
         actuators: (0..n).collect(),
         times: arrays.times,
@@ -180,7 +180,7 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
     };
     trajectory
         .validate()
-        .map_err(|m| outcome(GoalResult::INVALID_GOAL, m))?;
+        .map_err(|e| outcome(GoalResult::INVALID_GOAL, e.to_string()))?;
     let goal_time = super::convert::seconds(&goal.goal_time_tolerance);
     let goal_time = if goal_time > 0.0 {
         goal_time

@@ -75,7 +75,7 @@ fn wrenches(
             let (f, t) = (&message.wrench.force, &message.wrench.torque);
             let result = body_of_frame(&handle, &message.header.frame_id).and_then(|body| {
                 if !handle.latest_state(&mut state) {
-                    return Err(OperationError::Rejected("no state yet".into()));
+                    return Err(OperationError::Invalid("no state yet".into()));
                 }
                 // The body's frame to the world frame, which MuJoCo's applied forces use.
                 let q = &state.xquat_wxyz[4 * body..4 * body + 4];

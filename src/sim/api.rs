@@ -22,7 +22,7 @@ pub struct GainsUpdate {
 }
 
 fn rejected(message: impl Into<String>) -> OperationError {
-    OperationError::Rejected(message.into())
+    OperationError::Invalid(message.into())
 }
 
 impl SimHandle {
@@ -380,6 +380,9 @@ impl SimHandle {
             .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))?;
         let preset = find_preset(control, name)
             .ok_or_else(|| self.refuse(format!("unknown preset '{name}'")))?;
+        preset
+            .validate()
+            .map_err(|e| self.refuse(e.describe(&preset)))?;
         self.request(Operation::LoadPreset {
             robot,
             preset: Box::new(preset),
@@ -491,8 +494,8 @@ impl SimHandle {
     pub fn load_snapshot_file(&self, path: &Path) -> OperationResult {
         let snapshot = Snapshot::load(path).map_err(rejected)?;
         self.restore(Box::new(snapshot)).map_err(|e| match e {
-            OperationError::Rejected(m) => self.refuse(format!("{}: {m}", path.display())),
-            other => other,
+            OperationError::Stopped => e,
+            refused => OperationError::Invalid(format!("{}: {refused}", path.display())),
         })
     }
 

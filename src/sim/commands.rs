@@ -136,23 +136,71 @@ pub enum Operation {
     Shutdown,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// Why an operation was not carried out. What the physics thread refuses carries ids and
+/// numbers only (it formats and allocates nothing); the text is made where it is shown.
+/// The handle's own refusals of names, files and values come as `Invalid` with their text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OperationError {
-    Rejected(String),
+    #[error("no robot with index {0}")]
+    NoRobot(usize),
+    #[error("no keyframe with index {0}")]
+    NoKeyframe(usize),
+    #[error("no movable body with index {0}")]
+    NoMovableBody(usize),
+    #[error("body {0} has no free joint: only free bodies can be placed")]
+    NotFree(usize),
+    #[error("speed must be a positive number, got {0}")]
+    BadSpeed(f64),
+    #[error("step N works while paused; pause the simulation first")]
+    StepWhileRunning,
+    #[error("a step request is already running")]
+    StepAlreadyRunning,
+    #[error("stepping interrupted by a mode change after {done} of {requested} steps")]
+    StepInterrupted { done: u64, requested: u64 },
+    #[error("MuJoCo: {0:?}")]
+    Mujoco(mujoco_rs::error::MjDataError),
+    #[error("the snapshot buffer does not fit this model")]
+    SnapshotBuffer,
+    #[error(
+        "the snapshot was taken from another model (fingerprint {snapshot:016x}, this model {model:016x})"
+    )]
+    OtherModel { snapshot: u64, model: u64 },
+    #[error("the snapshot's sizes do not fit this model")]
+    SnapshotSizes,
+    #[error("the wrench must be finite and the duration a positive number of seconds")]
+    BadWrench,
+    #[error("{0} wrenches are already active")]
+    WrenchesFull(usize),
+    #[error("the pose and velocity must be finite, the quaternion non-zero")]
+    BadPose,
+    #[error("{given} gains for {actuators} actuators")]
+    GainCount { given: usize, actuators: usize },
+    #[error("gains must be finite and >= 0")]
+    BadGains,
+    #[error("the trajectory names an actuator the robot does not have")]
+    TrajectoryActuator,
+    #[error("trajectory: {0}")]
+    Trajectory(crate::control::TrajectoryError),
+    #[error("robot {robot}: {error}")]
+    Preset {
+        robot: usize,
+        error: crate::control::PresetError,
+    },
+    #[error("the delay must be >= 0 seconds")]
+    BadDelay,
+    #[error("a {layout:?} row has {row} values for this model")]
+    TapRow { layout: TapLayout, row: usize },
+    #[error("every tap slot is in use")]
+    TapsFull,
+    #[error("the playback rows do not fit this model")]
+    PlaybackRows,
+    /// Refused by the handle or an adapter, with the text made there.
+    #[error("{0}")]
+    Invalid(String),
     /// The physics thread has ended.
+    #[error("the physics thread has stopped")]
     Stopped,
 }
-
-impl std::fmt::Display for OperationError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OperationError::Rejected(m) => f.write_str(m),
-            OperationError::Stopped => f.write_str("the physics thread has stopped"),
-        }
-    }
-}
-
-impl std::error::Error for OperationError {}
 
 /// The reply to an operation: the step counter and sim time once it is done, and a snapshot
 /// for `CaptureSnapshot`.

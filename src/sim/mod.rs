@@ -184,8 +184,11 @@ impl SimHandle {
             Err(_) => Err(OperationError::Stopped),
         };
         self.empty_trash();
-        if let Err(OperationError::Rejected(message)) = &answer {
-            self.note_refusal(message);
+        // Counted and logged here, on the caller's thread: the physics thread formats nothing.
+        if let Err(refusal) = &answer
+            && *refusal != OperationError::Stopped
+        {
+            self.note_refusal(&refusal.to_string());
         }
         answer
     }

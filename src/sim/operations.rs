@@ -9,10 +9,6 @@ use crate::control::Trajectory;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
-fn rejected<T>(message: impl Into<String>) -> Result<T, OperationError> {
-    Err(OperationError::Rejected(message.into()))
-}
-
 impl Physics {
     fn done(&self) -> OperationDone {
         OperationDone {
@@ -32,7 +28,7 @@ impl Physics {
         if robot < self.controllers.robots.len() {
             Ok(robot)
         } else {
-            rejected(format!("no robot with index {robot}"))
+            Err(OperationError::NoRobot(robot))
         }
     }
 
@@ -40,7 +36,7 @@ impl Physics {
         if key < self.data.model().ffi().nkey as usize {
             Ok(key)
         } else {
-            rejected(format!("no keyframe with index {key}"))
+            Err(OperationError::NoKeyframe(key))
         }
     }
 
@@ -90,14 +86,14 @@ impl Physics {
     /// when the last is done.
     fn begin_steps(&mut self, n: u64, reply: Option<crossbeam_channel::Sender<OperationResult>>) {
         let refusal = if self.mode != SimMode::Paused {
-            Some("step N works while paused; pause the simulation first")
+            Some(OperationError::StepWhileRunning)
         } else if self.stepping.is_some() {
-            Some("a step request is already running")
+            Some(OperationError::StepAlreadyRunning)
         } else {
             None
         };
         if let Some(refusal) = refusal {
-            return self.answer(reply, rejected(refusal));
+            return self.answer(reply, Err(refusal));
         }
         if n == 0 {
             return self.answer(reply, Ok(self.done()));
@@ -126,11 +122,11 @@ impl Physics {
     fn interrupt_steps(&mut self) {
         if let Some(stepping) = self.stepping.take() {
             let done = stepping.requested - (stepping.until - self.step);
-            let message = format!(
-                "stepping interrupted by a mode change after {done} of {} steps",
-                stepping.requested
-            );
-            self.answer(stepping.reply, rejected(message));
+            let interrupted = OperationError::StepInterrupted {
+                done,
+                requested: stepping.requested,
+            };
+            self.answer(stepping.reply, Err(interrupted));
         }
     }
 
@@ -147,7 +143,7 @@ impl Physics {
             }
             Operation::SetSpeed(speed) => {
                 if !(speed.is_finite() && speed > 0.0) {
-                    return rejected(format!("speed must be a positive number, got {speed}"));
+                    return Err(OperationError::BadSpeed(speed));
                 }
                 self.speed = speed;
                 self.deadline_ns = super::clock::now_ns();
@@ -168,7 +164,7 @@ impl Physics {
             Operation::ResetToKeyframe(key) => {
                 let key = self.key_index(key)?;
                 if let Err(e) = self.data.reset_keyframe(key) {
-                    return rejected(e.to_string());
+                    return Err(OperationError::Mujoco(e));
                 }
                 let model = self.model.clone();
                 let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
@@ -193,7 +189,7 @@ impl Physics {
                 if snapshot.physics.len() != physics_len
                     || snapshot.controllers.len() != nv + self.controllers.state_len()
                 {
-                    return rejected("the snapshot buffer does not fit this model");
+                    return Err(OperationError::SnapshotBuffer);
                 }
                 self.data.read_state_into(STATE_SPEC, &mut snapshot.physics);
                 // The bias force the controllers use next comes from the last step's forward
@@ -223,21 +219,17 @@ impl Physics {
                 duration,
             } => {
                 if body == 0 || body >= self.data.model().ffi().nbody as usize {
-                    return rejected(format!("no movable body with index {body}"));
+                    return Err(OperationError::NoMovableBody(body));
                 }
                 if wrench.iter().any(|v| !v.is_finite())
                     || !(duration.is_finite() && duration > 0.0)
                 {
-                    return rejected(
-                        "the wrench must be finite and the duration a positive number of seconds",
-                    );
+                    return Err(OperationError::BadWrench);
                 }
                 let until = self.data.time() + duration;
+                let active = self.wrenches.len();
                 let Some(slot) = self.wrenches.iter_mut().find(|w| w.is_none()) else {
-                    return rejected(format!(
-                        "{} wrenches are already active",
-                        self.wrenches.len()
-                    ));
+                    return Err(OperationError::WrenchesFull(active));
                 };
                 *slot = Some(ActiveWrench {
                     body,
@@ -253,13 +245,13 @@ impl Physics {
             } => {
                 let model = self.data.model();
                 if body == 0 || body >= model.ffi().nbody as usize {
-                    return rejected(format!("no movable body with index {body}"));
+                    return Err(OperationError::NoMovableBody(body));
                 }
                 let joint = model.body_jntadr()[body];
                 if model.body_jntnum()[body] < 1
                     || model.jnt_type()[joint as usize] != MjtJoint::mjJNT_FREE
                 {
-                    return rejected("the body has no free joint: only free bodies can be placed");
+                    return Err(OperationError::NotFree(body));
                 }
                 let norm = quaternion_wxyz.iter().map(|v| v * v).sum::<f64>().sqrt();
                 if position
@@ -269,9 +261,7 @@ impl Physics {
                     .any(|v| !v.is_finite())
                     || norm < 1e-9
                 {
-                    return rejected(
-                        "the pose and velocity must be finite, the quaternion non-zero",
-                    );
+                    return Err(OperationError::BadPose);
                 }
                 let (qadr, dadr) = (
                     model.jnt_qposadr()[joint as usize] as usize,
@@ -316,14 +306,13 @@ impl Physics {
                 let check = self.robot_index(robot).and_then(|r| {
                     let controller = &self.controllers.robots[r];
                     if gains.len() != controller.gains.len() {
-                        return rejected(format!(
-                            "{} gains for {} actuators",
-                            gains.len(),
-                            controller.gains.len()
-                        ));
+                        return Err(OperationError::GainCount {
+                            given: gains.len(),
+                            actuators: controller.gains.len(),
+                        });
                     }
                     if gains.iter().any(|g| !g.is_valid()) {
-                        return rejected("gains must be finite and >= 0");
+                        return Err(OperationError::BadGains);
                     }
                     Ok(r)
                 });
@@ -341,11 +330,9 @@ impl Physics {
                 let check = self.robot_index(robot).and_then(|r| {
                     let n = self.controllers.robots[r].actuators.len();
                     if trajectory.actuators.iter().any(|i| *i >= n) {
-                        return rejected(
-                            "the trajectory names an actuator the robot does not have",
-                        );
+                        return Err(OperationError::TrajectoryActuator);
                     }
-                    trajectory.validate().map_err(OperationError::Rejected)?;
+                    trajectory.validate().map_err(OperationError::Trajectory)?;
                     Ok(r)
                 });
                 match check {
@@ -371,7 +358,7 @@ impl Physics {
                     preset
                         .validate()
                         .map(|_| r)
-                        .map_err(OperationError::Rejected)
+                        .map_err(|error| OperationError::Preset { robot, error })
                 });
                 match check {
                     Ok(r) => {
@@ -388,13 +375,13 @@ impl Physics {
             Operation::PlayPreset { robot, pose, delay } => {
                 let r = self.robot_index(robot)?;
                 if !(delay.is_finite() && delay >= 0.0) {
-                    return rejected("the delay must be >= 0 seconds");
+                    return Err(OperationError::BadDelay);
                 }
                 let time = self.data.time();
                 let qpos = self.data.qpos();
                 let old = self.controllers.robots[r]
                     .play_preset(pose, time, qpos, delay)
-                    .map_err(OperationError::Rejected)?;
+                    .map_err(|error| OperationError::Preset { robot, error })?;
                 self.trash_trajectory(old);
             }
             Operation::StopPreset { robot } => {
@@ -405,11 +392,11 @@ impl Physics {
                 let f = self.data.model().ffi();
                 let row = layout.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
                 if ring.row_len() != row {
-                    return rejected(format!("a {layout:?} row has {row} values for this model"));
+                    return Err(OperationError::TapRow { layout, row });
                 }
                 let Some(slot) = self.taps.iter_mut().find(|t| t.is_none()) else {
                     self.trash(Trash::Ring(ring));
-                    return rejected("every tap slot is in use");
+                    return Err(OperationError::TapsFull);
                 };
                 *slot = Some((ring, layout));
             }
@@ -433,7 +420,7 @@ impl Physics {
                     && rows.qvel.len() == rows.times.len() * rows.qvel_index.len();
                 if !fits {
                     self.trash(Trash::Playback(rows));
-                    return rejected("the playback rows do not fit this model");
+                    return Err(OperationError::PlaybackRows);
                 }
                 let start_time = self.data.time();
                 if let Some(old) = self.playback.replace(ActivePlayback { rows, start_time }) {
@@ -451,19 +438,19 @@ impl Physics {
 
     fn restore(&mut self, snapshot: &super::snapshot::Snapshot) -> Result<(), OperationError> {
         if snapshot.fingerprint != self.shared.fingerprint {
-            return rejected(format!(
-                "the snapshot was taken from another model (fingerprint {:016x}, this model {:016x})",
-                snapshot.fingerprint, self.shared.fingerprint
-            ));
+            return Err(OperationError::OtherModel {
+                snapshot: snapshot.fingerprint,
+                model: self.shared.fingerprint,
+            });
         }
         let nv = self.data.model().ffi().nv as usize;
         if snapshot.physics.len() != self.data.model().state_size(STATE_SPEC)
             || snapshot.controllers.len() != nv + self.controllers.state_len()
         {
-            return rejected("the snapshot's sizes do not fit this model");
+            return Err(OperationError::SnapshotSizes);
         }
         if let Err(e) = self.data.set_state(&snapshot.physics, STATE_SPEC) {
-            return rejected(e.to_string());
+            return Err(OperationError::Mujoco(e));
         }
         let mut at = nv;
         for r in 0..self.controllers.robots.len() {
