@@ -13,11 +13,12 @@ pub struct InputError {
 }
 
 impl InputError {
-    pub fn new(origin: impl Into<String>, message: impl Into<String>) -> Self {
+    /// `message` is any error or text: errors of the lower layers become text here.
+    pub fn new(origin: impl Into<String>, message: impl fmt::Display) -> Self {
         Self {
             origin: origin.into(),
             location: None,
-            message: message.into(),
+            message: message.to_string(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! legacy URLab ZMQ protocol.
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod control;
 pub mod error;
 pub mod logging;

@@ -2,14 +2,11 @@
 //! stopped (or for a batch of steps), reporting live figures.
 use clap::Parser;
 use mujoco_bridge::cli::{Cli, split_ros_args};
-use mujoco_bridge::config::{Config, ControlSource, ModelKind, SimMode};
+use mujoco_bridge::config::{Config, ModelKind, SimMode};
 use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
-use mujoco_bridge::ros::outputs::PublishCounters;
-use mujoco_bridge::sim::{SimHandle, Simulation, now_ns};
-use mujoco_bridge::zmq::LegacyCounters;
+use mujoco_bridge::sim::{SimHandle, Simulation, StartError, now_ns};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -69,6 +66,43 @@ fn load_config(cli: &Cli, ros_args: &[String]) -> Result<Config, InputError> {
     Ok(config)
 }
 
+/// What ended a run early, by kind; the text is made here, at the edge.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    /// A config, model, flag or file the user can fix.
+    #[error("{0}")]
+    Input(#[from] InputError),
+    /// The ROS outputs cannot be planned from the config.
+    #[error("{origin}: {error}")]
+    Outputs {
+        origin: String,
+        error: mujoco_bridge::ros::outputs::PlanError,
+    },
+    /// A legacy ZMQ endpoint of the config cannot be served.
+    #[error("{origin}: zmq: {error}")]
+    Zmq {
+        origin: String,
+        error: mujoco_bridge::zmq::ServerError,
+    },
+    /// The ROS 2 node did not start.
+    #[cfg_attr(not(any(feature = "ros", feature = "dds")), allow(dead_code))]
+    #[error("<ros>: {0}")]
+    Ros(String),
+    /// The system refused a thread or an operation of the run itself.
+    #[error("<system>: {0}")]
+    System(String),
+}
+
+impl RunError {
+    /// 2 for what the user gave (config, model, flags, endpoints), 1 for the system's refusals.
+    fn exit_code(&self) -> u8 {
+        match self {
+            Self::Input(_) | Self::Outputs { .. } | Self::Zmq { .. } | Self::Ros(_) => 2,
+            Self::System(_) => 1,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     mujoco_bridge::logging::init(DEFAULT_LOG_FILTER);
     let (args, ros_args) = split_ros_args(std::env::args().collect());
@@ -77,26 +111,32 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
-fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
+fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     if let Some(d) = cli.duration
         && !(d.is_finite() && d > 0.0)
     {
         return Err(InputError::new(
             "<command line>",
             format!("--duration must be a positive number of seconds, got {d}"),
-        ));
+        )
+        .into());
     }
     let mut config = load_config(cli, &ros_args)?;
     let world = build_world(&config)?;
     // The ROS outputs are planned here too, so that every build and mode refuses the same
     // config the node would.
-    mujoco_bridge::ros::outputs::check(&world.model, &world.robots, &config)
-        .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
+    mujoco_bridge::ros::outputs::check(&world.model, &world.robots, &config).map_err(|error| {
+        RunError::Outputs {
+            origin: config.origin.clone(),
+            error,
+        }
+    })?;
+    mujoco_bridge::sim::controllers(&world)?;
     if cli.summary {
         print!("{}", summary(&world));
         return Ok(());
@@ -121,25 +161,29 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     let run_mode = config.sim.mode;
     config.sim.mode = SimMode::Paused;
     install_signal_handlers();
-    let sim = Simulation::start(&world, &config.sim).map_err(|e| {
-        InputError::new("<system>", format!("cannot start the physics thread: {e}"))
+    let sim = Simulation::start(&world, &config.sim).map_err(|e| match e {
+        StartError::Control(e) => RunError::Input(e),
+        StartError::Thread(_) => RunError::System(e.to_string()),
     })?;
     let handle = sim.handle();
     prepare(&handle, cli)?;
-    let servers = mujoco_bridge::zmq::start_servers(&config, &handle)
-        .map_err(|m| InputError::new(&config.origin, m).at("zmq"))?;
+    let servers =
+        mujoco_bridge::zmq::start_servers(&config, &handle).map_err(|error| RunError::Zmq {
+            origin: config.origin.clone(),
+            error,
+        })?;
     #[cfg(not(any(feature = "ros", feature = "dds")))]
     let _ = ros_args;
     #[cfg(any(feature = "ros", feature = "dds"))]
     let ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode, &ros_args)
-        .map_err(|m| InputError::new("<ros>", m))?;
+        .map_err(|e| RunError::Ros(e.to_string()))?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();
         #[cfg(any(feature = "ros", feature = "dds"))]
         let publishing = Some(ros.publishing());
         #[cfg(not(any(feature = "ros", feature = "dds")))]
         let publishing = None;
-        spawn_console(handle.clone(), counters, publishing);
+        mujoco_bridge::console::spawn(handle.clone(), counters, publishing, &STOP_REQUESTED);
     }
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
@@ -149,7 +193,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), InputError> {
     if run_mode != SimMode::Paused {
         handle
             .set_mode(run_mode)
-            .map_err(|e| InputError::new("<system>", e.to_string()))?;
+            .map_err(|e| RunError::System(e.to_string()))?;
     }
     monitor(&handle, last_step, config.sim.stats_period);
     for server in servers {
@@ -229,180 +273,6 @@ fn finish(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
         log::info!("snapshot written to {}", path.display());
     }
     Ok(())
-}
-
-/// Carries out one console line; returns the reply to print.
-fn console_line(
-    handle: &SimHandle,
-    legacy: &[Arc<LegacyCounters>],
-    publishing: Option<&PublishCounters>,
-    line: &str,
-) -> Result<String, String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let robot = (handle.robots().len() == 1).then_some(0);
-    let arg = |i: usize| {
-        words
-            .get(i)
-            .copied()
-            .ok_or_else(|| format!("'{}' needs an argument", words[0]))
-    };
-    let done =
-        |r: Result<mujoco_bridge::sim::OperationDone, mujoco_bridge::sim::OperationError>| {
-            r.map(|d| format!("ok step {} time {:.6}", d.step, d.time))
-                .map_err(|e| e.to_string())
-        };
-    match words.first().copied() {
-        None => Ok(String::new()),
-        Some("reset") => done(handle.reset()),
-        Some("pause") => done(handle.pause()),
-        Some("realtime") => done(handle.set_mode(SimMode::Realtime)),
-        Some("fast") => done(handle.set_mode(SimMode::Fast)),
-        Some("step") => done(
-            handle.step(
-                arg(1)?
-                    .parse()
-                    .map_err(|_| "step N needs a number".to_string())?,
-            ),
-        ),
-        Some("run") => {
-            // run N [fast]: N steps paced in realtime (or as fast as possible), then pause.
-            let n: u64 = arg(1)?
-                .parse()
-                .map_err(|_| "run N needs a number".to_string())?;
-            let mode = if words.get(2) == Some(&"fast") {
-                SimMode::Fast
-            } else {
-                SimMode::Realtime
-            };
-            handle.pause_at_step(handle.stats().steps + n);
-            done(handle.set_mode(mode))
-        }
-        Some("speed") => done(
-            handle.set_speed(
-                arg(1)?
-                    .parse()
-                    .map_err(|_| "speed F needs a number".to_string())?,
-            ),
-        ),
-        Some("keyframe") => done(handle.reset_to_keyframe(robot, arg(1)?)),
-        Some("save") => handle
-            .save_named_snapshot(arg(1)?)
-            .map(|s| format!("ok step {s}"))
-            .map_err(|e| e.to_string()),
-        Some("restore") => done(handle.restore_named_snapshot(arg(1)?)),
-        Some("actions") => {
-            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
-            let mask = arg(2)?
-                .parse()
-                .map_err(|_| "actions ROBOT MASK needs a number".to_string())?;
-            handle
-                .set_actions(r, mask)
-                .map(|_| "ok".to_string())
-                .map_err(|e| e.to_string())
-        }
-        Some("source") => {
-            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
-            let source = match arg(2)? {
-                "ros" => ControlSource::Ros,
-                "zmq" => ControlSource::Zmq,
-                "player" => ControlSource::Player,
-                other => return Err(format!("source ROBOT ros|zmq|player, not '{other}'")),
-            };
-            done(handle.set_source(r, source))
-        }
-        Some("twist") => {
-            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
-            let mut v = [0.0; 3];
-            for (k, slot) in v.iter_mut().enumerate() {
-                *slot = arg(2 + k)?
-                    .parse()
-                    .map_err(|_| "twist ROBOT VX VY WZ needs numbers".to_string())?;
-            }
-            handle
-                .command_twist(ControlSource::Ros, r, v[0], v[1], v[2])
-                .map(|_| "ok".to_string())
-                .map_err(|e| e.to_string())
-        }
-        Some("stats") => {
-            let s = handle.stats();
-            let mut reply = format!(
-                "ok steps {} time {:.6} rejected {} ignored {} late {} refused {}",
-                s.steps,
-                s.sim_time,
-                s.rejected_commands,
-                s.ignored_commands,
-                s.late_commands,
-                s.refused_operations
-            );
-            for c in legacy {
-                let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
-                reply += &format!(
-                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_skipped {} \
-                     zmq_gains_skipped {} zmq_steps_lost {}",
-                    load(&c.row_sets),
-                    load(&c.messages_received),
-                    load(&c.messages_dropped),
-                    load(&c.commands_sent),
-                    load(&c.pairs_skipped),
-                    load(&c.gains_skipped),
-                    load(&c.steps_lost)
-                );
-            }
-            if let Some(p) = publishing {
-                reply += &format!(
-                    " ros_published {} ros_publish_failures {}",
-                    p.published.load(Ordering::Relaxed),
-                    p.failed.load(Ordering::Relaxed)
-                );
-            }
-            Ok(reply)
-        }
-        Some("arrivals") => {
-            // Steps done when each recent legacy control batch arrived, oldest first.
-            let steps: Vec<String> = legacy
-                .iter()
-                .filter_map(|c| {
-                    c.control_arrivals
-                        .lock()
-                        .ok()
-                        .map(|a| a.iter().map(u64::to_string).collect::<Vec<_>>())
-                })
-                .flatten()
-                .collect();
-            Ok(format!("ok {}", steps.join(" ")))
-        }
-        Some("quit") => {
-            STOP_REQUESTED.store(true, Ordering::Relaxed);
-            Ok("ok".into())
-        }
-        Some(other) => Err(format!("unknown console command '{other}'")),
-    }
-}
-
-/// Reads operations from standard input until it closes.
-fn spawn_console(
-    handle: SimHandle,
-    legacy: Vec<Arc<LegacyCounters>>,
-    publishing: Option<Arc<PublishCounters>>,
-) {
-    let spawned = std::thread::Builder::new()
-        .name("console".into())
-        .spawn(move || {
-            use std::io::{BufRead, Write};
-            for line in std::io::stdin().lock().lines() {
-                let Ok(line) = line else { break };
-                let reply = match console_line(&handle, &legacy, publishing.as_deref(), &line) {
-                    Ok(text) => text,
-                    Err(e) => format!("error: {e}"),
-                };
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{reply}");
-                let _ = out.flush();
-            }
-        });
-    if let Err(e) = spawned {
-        log::warn!("no console: {e}");
-    }
 }
 
 /// Waits for the end of the run (its last step, or a signal), logging live figures.

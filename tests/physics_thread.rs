@@ -20,7 +20,7 @@ const SHIPPED_CONFIGS: [&str; 6] = [
 ];
 
 fn base_height(world: &World, handle: &SimHandle) -> f64 {
-    let mut state = handle.new_snapshot();
+    let mut state = handle.latest_state_buffer();
     assert!(handle.latest_state(&mut state));
     let root = world.robots[0].root_body.unwrap();
     state.xpos[3 * root + 2]
@@ -34,7 +34,7 @@ fn every_config_loads_and_steps_stably() {
         let handle = sim.handle();
         let done = handle.step(1500).unwrap();
         assert_eq!(done.step, 1500, "{name}");
-        let mut state = handle.new_snapshot();
+        let mut state = handle.latest_state_buffer();
         assert!(handle.latest_state(&mut state));
         assert_eq!(state.step, 1500);
         assert!(
@@ -144,7 +144,7 @@ fn commands_are_applied_clamped_or_rejected() {
         value: f64::NAN,
     }); // rejected, 1.0 stays
     handle.step(1000).unwrap();
-    let mut state = handle.new_snapshot();
+    let mut state = handle.latest_state_buffer();
     handle.latest_state(&mut state);
     assert_eq!(
         state.ctrl[elbow as usize], 1.0,
@@ -186,7 +186,7 @@ fn snapshots_are_consistent_while_the_thread_runs() {
     )
     .unwrap();
     let handle = sim.handle();
-    let mut state = handle.new_snapshot();
+    let mut state = handle.latest_state_buffer();
     let mut reads = 0;
     let mut last_step = 0;
     let until = Instant::now() + Duration::from_millis(400);
@@ -227,7 +227,7 @@ fn substeps_run_every_phase_and_batch_ends_exactly() {
         std::thread::sleep(Duration::from_millis(5));
     }
     assert_eq!(handle.mode(), SimMode::Paused);
-    let mut state = handle.new_snapshot();
+    let mut state = handle.latest_state_buffer();
     handle.latest_state(&mut state);
     assert_eq!(
         (handle.stats().steps, state.step),

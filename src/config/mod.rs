@@ -4,7 +4,7 @@ mod paths;
 mod ros_params;
 mod schema;
 
-pub use paths::{against, expand_path, models_dir};
+pub use paths::{PathError, against, expand_path, models_dir};
 pub use ros_params::{NODE_NAME, Remaps, RosParams};
 pub use schema::*;
 
@@ -341,7 +341,7 @@ impl Config {
                         );
                     }
                     if let Err(e) = full_match_regex(pattern) {
-                        return err(at(&format!("keyframes.{key}.joints")), e);
+                        return err(at(&format!("keyframes.{key}.joints")), e.to_string());
                     }
                 }
             }
@@ -350,19 +350,44 @@ impl Config {
     }
 }
 
+/// A name pattern that is not a regular expression.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("invalid pattern '{pattern}': {error}")]
+pub struct PatternError {
+    pub pattern: String,
+    pub error: regex::Error,
+}
+
 /// Compiles a pattern that must match a whole name.
-pub fn full_match_regex(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&format!("^(?:{pattern})$"))
-        .map_err(|e| format!("invalid pattern '{pattern}': {e}"))
+pub fn full_match_regex(pattern: &str) -> Result<regex::Regex, PatternError> {
+    regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|error| PatternError {
+        pattern: pattern.to_string(),
+        error,
+    })
+}
+
+/// A `--set` override that cannot be applied.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum OverrideError {
+    #[error("an override must look like field.path=value")]
+    Shape,
+    #[error("value '{raw}' is not valid YAML: {reason}")]
+    Yaml { raw: String, reason: String },
+    #[error("'{0}' must be a list index")]
+    NotAnIndex(String),
+    #[error("list index {0} is out of range")]
+    OutOfRange(usize),
+    #[error("'{0}' is inside a value that is not a map")]
+    NotAMap(String),
 }
 
 /// Applies one `a.b.0.c=value` override to the YAML tree; the value is parsed as YAML.
-fn apply_override(tree: &mut Value, assignment: &str) -> Result<(), String> {
-    let (path, raw) = assignment
-        .split_once('=')
-        .ok_or_else(|| "an override must look like field.path=value".to_string())?;
-    let value: Value =
-        serde_saphyr::from_str(raw).map_err(|e| format!("value '{raw}' is not valid YAML: {e}"))?;
+fn apply_override(tree: &mut Value, assignment: &str) -> Result<(), OverrideError> {
+    let (path, raw) = assignment.split_once('=').ok_or(OverrideError::Shape)?;
+    let value: Value = serde_saphyr::from_str(raw).map_err(|e| OverrideError::Yaml {
+        raw: raw.to_string(),
+        reason: e.to_string(),
+    })?;
     let mut node = tree;
     let segments: Vec<&str> = path.split('.').collect();
     for (i, segment) in segments.iter().enumerate() {
@@ -371,17 +396,17 @@ fn apply_override(tree: &mut Value, assignment: &str) -> Result<(), String> {
             Value::Array(items) => {
                 let index: usize = segment
                     .parse()
-                    .map_err(|_| format!("'{segment}' must be a list index"))?;
+                    .map_err(|_| OverrideError::NotAnIndex(segment.to_string()))?;
                 items
                     .get_mut(index)
-                    .ok_or_else(|| format!("list index {index} is out of range"))?
+                    .ok_or(OverrideError::OutOfRange(index))?
             }
             Value::Object(map) => map.entry(segment.to_string()).or_insert(if last {
                 Value::Null
             } else {
                 Value::Object(Default::default())
             }),
-            _ => return Err(format!("'{segment}' is inside a value that is not a map")),
+            _ => return Err(OverrideError::NotAMap(segment.to_string())),
         };
         if last {
             *node = value;

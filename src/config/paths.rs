@@ -11,7 +11,16 @@ pub fn models_dir() -> PathBuf {
     }
 }
 
-pub fn expand_path(raw: &str, base_dir: &Path) -> Result<PathBuf, String> {
+/// A path of the config that cannot be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("unclosed '${{' in path '{0}'")]
+    Unclosed(String),
+    #[error("environment variable '{variable}' in path '{path}' is not set")]
+    Unset { variable: String, path: String },
+}
+
+pub fn expand_path(raw: &str, base_dir: &Path) -> Result<PathBuf, PathError> {
     let mut out = String::new();
     let mut rest = raw;
     while let Some(start) = rest.find("${") {
@@ -19,15 +28,16 @@ pub fn expand_path(raw: &str, base_dir: &Path) -> Result<PathBuf, String> {
         let after = &rest[start + 2..];
         let end = after
             .find('}')
-            .ok_or_else(|| format!("unclosed '${{' in path '{raw}'"))?;
+            .ok_or_else(|| PathError::Unclosed(raw.to_string()))?;
         let var = &after[..end];
         let value = match std::env::var(var) {
             Ok(v) => v,
             Err(_) if var == "MUJOCO_BRIDGE_MODELS" => models_dir().display().to_string(),
             Err(_) => {
-                return Err(format!(
-                    "environment variable '{var}' in path '{raw}' is not set"
-                ));
+                return Err(PathError::Unset {
+                    variable: var.to_string(),
+                    path: raw.to_string(),
+                });
             }
         };
         out.push_str(&value);
@@ -67,10 +77,12 @@ mod tests {
             expand_path("a.xml", Path::new("/cfg")).unwrap(),
             PathBuf::from("/cfg/a.xml")
         );
-        assert!(
-            expand_path("${MB_UNSET_VAR_X}/a", Path::new("/"))
-                .unwrap_err()
-                .contains("MB_UNSET_VAR_X")
+        assert_eq!(
+            expand_path("${MB_UNSET_VAR_X}/a", Path::new("/")).unwrap_err(),
+            PathError::Unset {
+                variable: "MB_UNSET_VAR_X".into(),
+                path: "${MB_UNSET_VAR_X}/a".into()
+            }
         );
     }
 }

@@ -53,11 +53,32 @@ pub struct BaseController {
     pub timeout: f64,
 }
 
-fn positive(value: Option<f64>, field: &str) -> Result<f64, String> {
+/// A base config that does not fit the robot; the text names the `control.base` field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BaseError {
+    #[error("{field} must be a positive number, got {value}")]
+    NotPositive { field: &'static str, value: f64 },
+    #[error("{0} is required for a diff_drive base")]
+    Missing(&'static str),
+    #[error("cmd_vel_timeout must be >= 0, got {0}")]
+    Timeout(f64),
+    #[error("{field}: the robot has no joint '{joint}'")]
+    NoJoint { field: &'static str, joint: String },
+    #[error("{field}: no actuator drives joint '{joint}'")]
+    NoActuator { field: &'static str, joint: String },
+    #[error(
+        "{field}: joint '{joint}' has a position servo; a wheel needs a velocity servo or a motor"
+    )]
+    PositionServo { field: &'static str, joint: String },
+    #[error("a planar base needs a floating base (free joint)")]
+    NotFloating,
+}
+
+fn positive(value: Option<f64>, field: &'static str) -> Result<f64, BaseError> {
     match value {
         Some(v) if v.is_finite() && v > 0.0 => Ok(v),
-        Some(v) => Err(format!("{field} must be a positive number, got {v}")),
-        None => Err(format!("{field} is required for a diff_drive base")),
+        Some(value) => Err(BaseError::NotPositive { field, value }),
+        None => Err(BaseError::Missing(field)),
     }
 }
 
@@ -67,30 +88,30 @@ impl BaseController {
         robot: &RobotMap,
         actuators: &[ActuatorInfo],
         config: &BaseConfig,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BaseError> {
         if !(config.cmd_vel_timeout.is_finite() && config.cmd_vel_timeout >= 0.0) {
-            return Err(format!(
-                "cmd_vel_timeout must be >= 0, got {}",
-                config.cmd_vel_timeout
-            ));
+            return Err(BaseError::Timeout(config.cmd_vel_timeout));
         }
         let drive = match config.kind {
             BaseKind::DiffDrive => {
-                let wheel = |field: &str, name: &Option<String>| -> Result<usize, String> {
-                    let name = name
-                        .as_deref()
-                        .ok_or_else(|| format!("{field} is required for a diff_drive base"))?;
-                    let joint = robot
-                        .joint(name)
-                        .ok_or_else(|| format!("{field}: the robot has no joint '{name}'"))?;
+                let wheel = |field: &'static str, name: &Option<String>| {
+                    let name = name.as_deref().ok_or(BaseError::Missing(field))?;
+                    let joint = robot.joint(name).ok_or_else(|| BaseError::NoJoint {
+                        field,
+                        joint: name.to_string(),
+                    })?;
                     let index = actuators
                         .iter()
                         .position(|a| a.joint.is_some_and(|(j, _, _)| j == joint.id))
-                        .ok_or_else(|| format!("{field}: no actuator drives joint '{name}'"))?;
+                        .ok_or_else(|| BaseError::NoActuator {
+                            field,
+                            joint: name.to_string(),
+                        })?;
                     if actuators[index].kind == ActuatorKind::PositionServo {
-                        return Err(format!(
-                            "{field}: joint '{name}' has a position servo; a wheel needs a velocity servo or a motor"
-                        ));
+                        return Err(BaseError::PositionServo {
+                            field,
+                            joint: name.to_string(),
+                        });
                     }
                     Ok(index)
                 };
@@ -102,9 +123,7 @@ impl BaseController {
                 }
             }
             BaseKind::Planar => {
-                let free = robot
-                    .floating_joint
-                    .ok_or("a planar base needs a floating base (free joint)")?;
+                let free = robot.floating_joint.ok_or(BaseError::NotFloating)?;
                 Drive::Planar {
                     qpos_adr: model.jnt_qposadr()[free] as usize,
                     dof_adr: model.jnt_dofadr()[free] as usize,

@@ -182,10 +182,9 @@ impl RobotController {
             .collect();
         let n = actuators.len();
         let base = match &control.base {
-            Some(base) => Some(
-                BaseController::new(model, robot, &actuators, base)
-                    .map_err(|m| InputError::new(origin, m).at(format!("{field}.control.base")))?,
-            ),
+            Some(base) => Some(BaseController::new(model, robot, &actuators, base).map_err(
+                |e| InputError::new(origin, e.to_string()).at(format!("{field}.control.base")),
+            )?),
             None => None,
         };
         let gains = PdGains {

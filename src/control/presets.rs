@@ -1,22 +1,10 @@
 //! Keyframe presets: sequences of actuator-target poses, each blended in (ease-in-out) and
 //! then held. The built-in ones are the presets users of the original plugin know; user
 //! presets come from the robot config in the same shape.
-use serde::Deserialize;
+pub use crate::config::{Preset, PresetPose};
 
 /// A blend this long means "blend slowly and stay": the sequence does not advance.
 pub const STAY_BLEND: f64 = 999.0;
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PresetPose {
-    pub name: String,
-    /// Actuator targets in the robot's actuator order.
-    pub targets: Vec<f64>,
-    /// Seconds held after the blend.
-    pub hold: f64,
-    /// Seconds of ease-in-out blend from the previous pose.
-    pub blend: f64,
-}
 
 /// Why a preset cannot be loaded or played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -43,19 +31,6 @@ impl PresetError {
             other => format!("preset '{}': {other}", preset.name),
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Preset {
-    pub name: String,
-    #[serde(default = "yes", rename = "loop")]
-    pub looping: bool,
-    pub poses: Vec<PresetPose>,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl Preset {

@@ -24,8 +24,10 @@ use std::sync::{Arc, Once};
 pub struct World {
     pub model: Arc<MjModel>,
     pub robots: Vec<RobotMap>,
-    /// Every robot's controller in its configured state (each simulation starts a copy).
-    pub controllers: crate::control::Controllers,
+    /// Every robot's control settings, from which the simulation builds its controllers.
+    pub controls: Vec<crate::config::ControlConfig>,
+    /// The config the world came from (what errors about it name).
+    pub origin: String,
     /// Non-fatal findings (skipped meshes, ignored fields), already logged.
     pub warnings: Vec<String>,
 }
@@ -166,12 +168,11 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         })
         .collect();
     let model = Arc::new(model);
-    let controls: Vec<_> = config.robots.iter().map(|r| r.control.clone()).collect();
-    let controllers = crate::control::Controllers::new(&model, &robots, &controls, &config.origin)?;
     Ok(World {
         model,
         robots,
-        controllers,
+        controls: config.robots.iter().map(|r| r.control.clone()).collect(),
+        origin: config.origin.clone(),
         warnings,
     })
 }

@@ -87,22 +87,55 @@ pub struct Playback {
     pub qvel: Vec<f64>,
 }
 
+/// Why a CSV trajectory cannot be played back; names the column or line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CsvError {
+    #[error("the CSV file is empty")]
+    Empty,
+    #[error("the first column must be 'time'")]
+    NoTime,
+    #[error("column '{0}' matches no joint of the model")]
+    UnknownColumn(String),
+    #[error("column '{0}' matches joints of several robots; use the prefixed name")]
+    AmbiguousColumn(String),
+    #[error("column '{0}' appears twice")]
+    DuplicateColumn(String),
+    #[error("line {line}: {fields} fields, the header has {header}")]
+    FieldCount {
+        line: usize,
+        fields: usize,
+        header: usize,
+    },
+    #[error("line {line}: column '{column}': '{field}' is not a number")]
+    NotANumber {
+        line: usize,
+        column: String,
+        field: String,
+    },
+    #[error("line {line}: column '{column}': NaN or infinite value")]
+    NotFinite { line: usize, column: String },
+    #[error("line {line}: time {time} does not increase")]
+    TimeNotIncreasing { line: usize, time: f64 },
+    #[error("the CSV file has a header but no rows")]
+    NoRows,
+}
+
 /// Parses a CSV trajectory for `model`: columns name joints with or without their robot's
 /// prefix. Unknown or ambiguous columns, bad numbers and non-increasing times are errors
 /// naming the column or line.
-pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playback, String> {
+pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playback, CsvError> {
     let mut lines = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or("the CSV file is empty")?;
+    let (_, header) = lines.next().ok_or(CsvError::Empty)?;
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
     if names.first() != Some(&"time") {
-        return Err("the first column must be 'time'".into());
+        return Err(CsvError::NoTime);
     }
     let known = columns(model);
     // Column name -> (is velocity, index). Short names are the full names without a prefix.
-    let lookup = |column: &str| -> Result<(bool, usize), String> {
+    let lookup = |column: &str| -> Result<(bool, usize), CsvError> {
         let mut found = Vec::new();
         for (is_vel, list) in [(false, &known.qpos), (true, &known.qvel)] {
             for (full, index) in list.iter() {
@@ -116,10 +149,8 @@ pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
         }
         match found.as_slice() {
             [one] => Ok(*one),
-            [] => Err(format!("column '{column}' matches no joint of the model")),
-            _ => Err(format!(
-                "column '{column}' matches joints of several robots; use the prefixed name"
-            )),
+            [] => Err(CsvError::UnknownColumn(column.to_string())),
+            _ => Err(CsvError::AmbiguousColumn(column.to_string())),
         }
     };
     let mut qpos_index = Vec::new();
@@ -133,7 +164,7 @@ pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
             &mut qpos_index
         };
         if list.contains(&index) {
-            return Err(format!("column '{name}' appears twice"));
+            return Err(CsvError::DuplicateColumn(name.to_string()));
         }
         list.push(index);
         column_of.push((is_vel, list.len() - 1));
@@ -149,35 +180,32 @@ pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
     for (number, line) in lines {
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         if fields.len() != names.len() {
-            return Err(format!(
-                "line {}: {} fields, the header has {}",
-                number + 1,
-                fields.len(),
-                names.len()
-            ));
+            return Err(CsvError::FieldCount {
+                line: number + 1,
+                fields: fields.len(),
+                header: names.len(),
+            });
         }
         let mut values = Vec::with_capacity(fields.len());
         for (field, column) in fields.iter().zip(&names) {
-            let v: f64 = field.parse().map_err(|_| {
-                format!(
-                    "line {}: column '{column}': '{field}' is not a number",
-                    number + 1
-                )
+            let v: f64 = field.parse().map_err(|_| CsvError::NotANumber {
+                line: number + 1,
+                column: column.to_string(),
+                field: field.to_string(),
             })?;
             if !v.is_finite() {
-                return Err(format!(
-                    "line {}: column '{column}': NaN or infinite value",
-                    number + 1
-                ));
+                return Err(CsvError::NotFinite {
+                    line: number + 1,
+                    column: column.to_string(),
+                });
             }
             values.push(v);
         }
         if playback.times.last().is_some_and(|t| *t >= values[0]) {
-            return Err(format!(
-                "line {}: time {} does not increase",
-                number + 1,
-                values[0]
-            ));
+            return Err(CsvError::TimeNotIncreasing {
+                line: number + 1,
+                time: values[0],
+            });
         }
         playback.times.push(values[0]);
         let base_q = playback.qpos.len();
@@ -193,7 +221,7 @@ pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
         }
     }
     if playback.times.is_empty() {
-        return Err("the CSV file has a header but no rows".into());
+        return Err(CsvError::NoRows);
     }
     Ok(playback)
 }

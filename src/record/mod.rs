@@ -4,7 +4,7 @@
 mod csv;
 mod ring;
 
-pub use csv::{Playback, header, parse, write_row};
+pub use csv::{CsvError, Playback, header, parse, write_row};
 pub use ring::RecordRing;
 
 use std::io::Write;

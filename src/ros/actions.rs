@@ -215,7 +215,7 @@ async fn execute(
     current: impl Fn() -> bool,
 ) -> End<GoalResult> {
     let names: Vec<String> = plan.joints.iter().map(|j| j.name.clone()).collect();
-    let mut state: StateSnapshot = handle.new_snapshot();
+    let mut state: StateSnapshot = handle.latest_state_buffer();
     if !handle.latest_state(&mut state) {
         return End::Failed(outcome(GoalResult::INVALID_GOAL, "no state yet"));
     }

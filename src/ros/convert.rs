@@ -86,11 +86,20 @@ pub struct TrajectoryArrays {
     pub velocities: Vec<f64>,
 }
 
+/// The first point of a trajectory whose positions do not match its joints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("point {point} has {positions} positions for {joints} joints")]
+pub struct PointSizeError {
+    pub point: usize,
+    pub positions: usize,
+    pub joints: usize,
+}
+
 /// A trajectory_msgs/JointTrajectory as flat arrays. An error names the first point whose
 /// positions do not match the joints.
 pub fn trajectory_arrays(
     trajectory: &crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory,
-) -> Result<TrajectoryArrays, String> {
+) -> Result<TrajectoryArrays, PointSizeError> {
     let n = trajectory.joint_names.len();
     let points = &trajectory.points;
     let with_velocities = points.iter().all(|p| p.velocities.len() == n);
@@ -99,10 +108,11 @@ pub fn trajectory_arrays(
     let mut velocities = Vec::new();
     for (k, point) in points.iter().enumerate() {
         if point.positions.len() != n {
-            return Err(format!(
-                "point {k} has {} positions for {n} joints",
-                point.positions.len()
-            ));
+            return Err(PointSizeError {
+                point: k,
+                positions: point.positions.len(),
+                joints: n,
+            });
         }
         times.push(seconds(&point.time_from_start));
         positions.extend_from_slice(&point.positions);

@@ -156,7 +156,7 @@ async fn execute(
     gripper: &Gripper,
     current: impl Fn() -> bool,
 ) -> End<GripperCommand::Result> {
-    let mut state = handle.new_snapshot();
+    let mut state = handle.latest_state_buffer();
     let target = goal.goal.command.position;
     let failed = |state: &StateSnapshot| End::Failed(result(gripper.reading(state, false, false)));
     handle.latest_state(&mut state);
@@ -237,7 +237,7 @@ impl goals::Controller for Server {
 
     /// Holds the fingers where they are.
     fn cancel(&self, owner: &Owner) -> GripperCommand::Result {
-        let mut state = self.handle.new_snapshot();
+        let mut state = self.handle.latest_state_buffer();
         self.handle.latest_state(&mut state);
         if owner.current() {
             let _ = self

@@ -66,3 +66,10 @@ impl From<String> for Error {
         Self(e)
     }
 }
+
+#[cfg(any(feature = "ros", feature = "dds"))]
+impl From<interfaces::cdr::CdrError> for Error {
+    fn from(e: interfaces::cdr::CdrError) -> Self {
+        Self(e.to_string())
+    }
+}

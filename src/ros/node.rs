@@ -379,7 +379,7 @@ impl Node {
     }
 
     fn run(mut self, stop: &AtomicBool) {
-        let mut state = self.handle.new_snapshot();
+        let mut state = self.handle.latest_state_buffer();
         while !stop.load(Ordering::Relaxed) {
             let wait = self
                 .next_deadline()

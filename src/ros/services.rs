@@ -69,7 +69,7 @@ fn wrenches(
             Qos::DEFAULT,
         )?;
     let handle = handle.clone();
-    let mut state = handle.new_snapshot();
+    let mut state = handle.latest_state_buffer();
     super::spawn(spawner, async move {
         while let Some(message) = messages.next().await {
             let (f, t) = (&message.wrench.force, &message.wrench.torque);

@@ -370,7 +370,7 @@ pub fn start(
 
     let mut requests = node.service::<GetSimulationState::Service>("~/get_simulation_state")?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
-    let mut snapshot = handle.new_snapshot();
+    let mut snapshot = handle.latest_state_buffer();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let state = if stopped(&h, &flag, &mut snapshot) {
@@ -389,7 +389,7 @@ pub fn start(
 
     let mut requests = node.service::<SetSimulationState::Service>("~/set_simulation_state")?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
-    let mut snapshot = handle.new_snapshot();
+    let mut snapshot = handle.latest_state_buffer();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let target = request.message.state.state;
@@ -440,7 +440,7 @@ pub fn start(
 
     let mut requests = node.service::<GetEntityState::Service>("~/get_entity_state")?;
     let h = handle.clone();
-    let mut snapshot = handle.new_snapshot();
+    let mut snapshot = handle.latest_state_buffer();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let response = match find(&h, &request.message.entity) {

@@ -492,7 +492,8 @@ impl SimHandle {
 
     /// Loads a snapshot file and restores it; a file from another model is refused.
     pub fn load_snapshot_file(&self, path: &Path) -> OperationResult {
-        let snapshot = Snapshot::load(path).map_err(rejected)?;
+        let snapshot =
+            Snapshot::load(path).map_err(|e| rejected(format!("{}: {e}", path.display())))?;
         self.restore(Box::new(snapshot)).map_err(|e| match e {
             OperationError::Stopped => e,
             refused => OperationError::Invalid(format!("{}: {refused}", path.display())),

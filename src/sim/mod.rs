@@ -15,12 +15,13 @@ pub use clock::now_ns;
 pub use commands::{
     Command, Operation, OperationDone, OperationError, OperationResult, Stamped, TapLayout,
 };
-pub use snapshot::{STATE_SPEC, Snapshot, model_fingerprint};
+pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
 
 use crate::config::{ControlSource, SimConfig, SimMode};
-use crate::control::TwistCommand;
+use crate::control::{Controllers, TwistCommand};
+use crate::error::{InputError, InputResult};
 use crate::model::World;
 use commands::{Request, Trash};
 use crossbeam_queue::ArrayQueue;
@@ -97,8 +98,9 @@ impl SimHandle {
         *self.shared.state.layout()
     }
 
-    /// A snapshot buffer sized for this model, to pass to `latest_state`.
-    pub fn new_snapshot(&self) -> StateSnapshot {
+    /// A buffer for the latest state (the physics thread's exported arrays), sized for this
+    /// model, to pass to `latest_state`.
+    pub fn latest_state_buffer(&self) -> StateSnapshot {
         StateSnapshot::with_layout(self.shared.state.layout())
     }
 
@@ -224,8 +226,9 @@ impl SimHandle {
         self.shared.fingerprint
     }
 
-    /// An empty snapshot sized for this model.
-    pub fn new_state_snapshot(&self) -> Box<Snapshot> {
+    /// An empty full snapshot (integration state and controllers, what `restore` takes),
+    /// sized for this model.
+    pub fn empty_snapshot(&self) -> Box<Snapshot> {
         let (physics, controllers) = self.shared.snapshot_sizes;
         Box::new(Snapshot::sized(
             self.shared.fingerprint,
@@ -236,7 +239,7 @@ impl SimHandle {
 
     /// Captures the full state (MuJoCo integration state and controllers).
     pub fn capture(&self) -> Result<Box<Snapshot>, OperationError> {
-        let done = self.request(Operation::CaptureSnapshot(self.new_state_snapshot()))?;
+        let done = self.request(Operation::CaptureSnapshot(self.empty_snapshot()))?;
         done.snapshot.ok_or(OperationError::Stopped)
     }
 
@@ -271,6 +274,22 @@ impl SimHandle {
     }
 }
 
+/// The controllers of `world`'s robots, in their configured state: built from the robots'
+/// `control` settings, which name actuators, joints and presets of the model.
+pub fn controllers(world: &World) -> InputResult<Controllers> {
+    Controllers::new(&world.model, &world.robots, &world.controls, &world.origin)
+}
+
+/// Why the physics thread did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The robots' control settings do not fit their models.
+    #[error("{0}")]
+    Control(#[from] InputError),
+    #[error("cannot start the physics thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
 /// The running physics thread. Dropping it stops the thread.
 pub struct Simulation {
     handle: SimHandle,
@@ -278,9 +297,14 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub fn start(world: &World, options: &SimConfig) -> std::io::Result<Self> {
+    pub fn start(world: &World, options: &SimConfig) -> Result<Self, StartError> {
         let model = world.model.clone();
-        let controllers = world.controllers.clone();
+        let controllers = controllers(world)?;
+        let autoplay: Vec<bool> = controllers
+            .robots
+            .iter()
+            .map(|c| c.configured().autoplay && c.sequencer.preset_name().is_some())
+            .collect();
         let snapshot_sizes = (
             model.state_size(STATE_SPEC),
             model.ffi().nv as usize + controllers.state_len(),
@@ -346,8 +370,8 @@ impl Simulation {
             thread: Some(thread),
         };
         // Robots whose config asks for it start playing their preset.
-        for (r, controller) in world.controllers.robots.iter().enumerate() {
-            if controller.configured().autoplay && controller.sequencer.preset_name().is_some() {
+        for (r, play) in autoplay.into_iter().enumerate() {
+            if play {
                 let _ = simulation.handle.play_preset(r, 0);
             }
         }

@@ -62,6 +62,23 @@ impl Fnv {
     }
 }
 
+/// Why bytes (or a file) are not a snapshot this build can restore.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("cannot read the file: {0}")]
+    Read(std::io::ErrorKind),
+    #[error("not a mujoco_bridge snapshot")]
+    NotASnapshot,
+    #[error("snapshot format version {0}; this build reads version {VERSION}")]
+    Version(u32),
+    #[error("snapshot holds state elements {0:#x}, expected {STATE_SPEC:#x}")]
+    StateElements(u32),
+    #[error("snapshot file is truncated or has trailing bytes")]
+    Length,
+    #[error("snapshot checksum mismatch: the file is corrupt")]
+    Checksum,
+}
+
 impl Snapshot {
     pub fn sized(fingerprint: u64, physics: usize, controllers: usize) -> Self {
         Self {
@@ -90,10 +107,10 @@ impl Snapshot {
         out
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+    pub fn decode(bytes: &[u8]) -> Result<Self, SnapshotError> {
         let header = 8 + 4 + 4 + 8 + 8 + 8 + 8;
         if bytes.len() < header + 8 || &bytes[..8] != MAGIC {
-            return Err("not a mujoco_bridge snapshot".into());
+            return Err(SnapshotError::NotASnapshot);
         }
         let u32_at =
             |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
@@ -101,28 +118,24 @@ impl Snapshot {
             |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
         let version = u32_at(8);
         if version != VERSION {
-            return Err(format!(
-                "snapshot format version {version}; this build reads version {VERSION}"
-            ));
+            return Err(SnapshotError::Version(version));
         }
         let spec = u32_at(12);
         if spec != STATE_SPEC {
-            return Err(format!(
-                "snapshot holds state elements {spec:#x}, expected {STATE_SPEC:#x}"
-            ));
+            return Err(SnapshotError::StateElements(spec));
         }
         let (physics_len, controllers_len) = (u64_at(32) as usize, u64_at(40) as usize);
         let values = physics_len
             .checked_add(controllers_len)
             .and_then(|n| n.checked_mul(8));
         if values.and_then(|v| v.checked_add(header + 8)) != Some(bytes.len()) {
-            return Err("snapshot file is truncated or has trailing bytes".into());
+            return Err(SnapshotError::Length);
         }
         let body = bytes.len() - 8;
         let mut hash = Fnv::new();
         hash.write(&bytes[..body]);
         if hash.finish() != u64_at(body) {
-            return Err("snapshot checksum mismatch: the file is corrupt".into());
+            return Err(SnapshotError::Checksum);
         }
         let read = |from: usize, n: usize| -> Box<[f64]> {
             (0..n)
@@ -167,9 +180,9 @@ impl Snapshot {
         result
     }
 
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Self::decode(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<Self, SnapshotError> {
+        let bytes = std::fs::read(path).map_err(|e| SnapshotError::Read(e.kind()))?;
+        Self::decode(&bytes)
     }
 }
 
@@ -189,11 +202,10 @@ mod tests {
         assert_eq!(Snapshot::decode(&bytes).unwrap(), snap);
         let mut bad = bytes.clone();
         bad[50] ^= 1;
-        assert!(Snapshot::decode(&bad).unwrap_err().contains("checksum"));
-        assert!(
-            Snapshot::decode(&bytes[..bytes.len() - 1])
-                .unwrap_err()
-                .contains("truncated")
+        assert_eq!(Snapshot::decode(&bad), Err(SnapshotError::Checksum));
+        assert_eq!(
+            Snapshot::decode(&bytes[..bytes.len() - 1]),
+            Err(SnapshotError::Length)
         );
         assert!(Snapshot::decode(b"hello").is_err());
         let dir = tempfile::tempdir().unwrap();

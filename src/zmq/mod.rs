@@ -5,14 +5,17 @@ pub mod codec;
 pub mod rows;
 mod server;
 
-pub use server::{LegacyCounters, LegacyServer};
+pub use server::{LegacyCounters, LegacyServer, ServerError};
 
 use crate::config::Config;
 use crate::sim::SimHandle;
 use std::collections::BTreeMap;
 
 /// Starts one server per distinct set of endpoints, when the config enables the protocol.
-pub fn start_servers(config: &Config, handle: &SimHandle) -> Result<Vec<LegacyServer>, String> {
+pub fn start_servers(
+    config: &Config,
+    handle: &SimHandle,
+) -> Result<Vec<LegacyServer>, ServerError> {
     if !config.zmq.enabled {
         return Ok(Vec::new());
     }

@@ -7,7 +7,7 @@ use super::rows::{ArticulationRows, TapOffsets};
 use crate::config::{ControlSource, SimMode, ZmqConfig, ZmqEndpoints};
 use crate::rate_limit::RateLimiter;
 use crate::record::RecordRing;
-use crate::sim::{Command, GainsUpdate, Operation, SimHandle, TapLayout};
+use crate::sim::{Command, GainsUpdate, Operation, OperationError, SimHandle, TapLayout};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -54,21 +54,47 @@ struct Sockets {
     _context: zmq::Context,
 }
 
+/// Why a legacy server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("zmq {role} socket: {error}")]
+    Socket {
+        role: &'static str,
+        error: zmq::Error,
+    },
+    #[error("cannot bind the legacy {role} socket to {endpoint}: {error}")]
+    Bind {
+        role: &'static str,
+        endpoint: String,
+        error: zmq::Error,
+    },
+    #[error("zmq subscribe: {0}")]
+    Subscribe(zmq::Error),
+    #[error("legacy server: eventfd: {0}")]
+    Wakeup(std::io::Error),
+    #[error("legacy server: {0}")]
+    Tap(OperationError),
+    #[error("legacy server thread: {0}")]
+    Thread(std::io::Error),
+}
+
 fn bind(
     context: &zmq::Context,
     kind: zmq::SocketType,
     endpoint: &str,
-    role: &str,
-) -> Result<zmq::Socket, String> {
+    role: &'static str,
+) -> Result<zmq::Socket, ServerError> {
     let socket = context
         .socket(kind)
-        .map_err(|e| format!("zmq {role} socket: {e}"))?;
+        .map_err(|error| ServerError::Socket { role, error })?;
     socket
         .set_linger(0)
-        .map_err(|e| format!("zmq {role} socket: {e}"))?;
-    socket
-        .bind(endpoint)
-        .map_err(|e| format!("cannot bind the legacy {role} socket to {endpoint}: {e}"))?;
+        .map_err(|error| ServerError::Socket { role, error })?;
+    socket.bind(endpoint).map_err(|error| ServerError::Bind {
+        role,
+        endpoint: endpoint.to_string(),
+        error,
+    })?;
     Ok(socket)
 }
 
@@ -78,7 +104,7 @@ impl LegacyServer {
         robots: Vec<usize>,
         endpoints: ZmqEndpoints,
         options: &ZmqConfig,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ServerError> {
         let context = zmq::Context::new();
         let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
         let info = bind(&context, zmq::PUB, &endpoints.info, "info")?;
@@ -95,22 +121,20 @@ impl LegacyServer {
             ] {
                 control
                     .set_subscribe(filter.as_bytes())
-                    .map_err(|e| format!("zmq subscribe: {e}"))?;
+                    .map_err(ServerError::Subscribe)?;
             }
         }
         let f = model.ffi();
         let row_len =
             TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
-        let ring = Arc::new(
-            RecordRing::with_wakeup(row_len, RING_ROWS)
-                .map_err(|e| format!("legacy server: eventfd: {e}"))?,
-        );
+        let ring =
+            Arc::new(RecordRing::with_wakeup(row_len, RING_ROWS).map_err(ServerError::Wakeup)?);
         handle
             .request(Operation::Tap {
                 ring: ring.clone(),
                 layout: TapLayout::Legacy,
             })
-            .map_err(|e| format!("legacy server: {e}"))?;
+            .map_err(ServerError::Tap)?;
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(LegacyCounters::default());
         let mut worker = Worker {
@@ -139,7 +163,7 @@ impl LegacyServer {
         let thread = std::thread::Builder::new()
             .name("legacy-zmq".into())
             .spawn(move || worker.run())
-            .map_err(|e| format!("legacy server thread: {e}"))?;
+            .map_err(ServerError::Thread)?;
         log::info!(
             "legacy ZMQ protocol: state {}, control {}, info {}",
             endpoints.state,
@@ -196,7 +220,7 @@ struct Worker {
 impl Worker {
     fn run(&mut self) {
         let mut next_paused_tick = Instant::now();
-        let mut snapshot = self.handle.new_snapshot();
+        let mut snapshot = self.handle.latest_state_buffer();
         while !self.stop.load(Ordering::Acquire) {
             // Wake on a control message or on a new step (the ring's eventfd), whichever first.
             let wake = self.ring.wake_fd().unwrap_or(-1);

@@ -25,7 +25,7 @@ pub fn paused() -> SimConfig {
 
 /// The newest published state.
 pub fn state(handle: &SimHandle) -> StateSnapshot {
-    let mut s = handle.new_snapshot();
+    let mut s = handle.latest_state_buffer();
     assert!(handle.latest_state(&mut s));
     s
 }

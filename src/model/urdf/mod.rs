@@ -157,7 +157,7 @@ struct Converter<'a> {
 }
 
 impl<'a> Converter<'a> {
-    fn error(&self, location: impl Into<String>, message: impl Into<String>) -> InputError {
+    fn error(&self, location: impl Into<String>, message: impl std::fmt::Display) -> InputError {
         InputError::new(self.opts.origin, message).at(location)
     }
 

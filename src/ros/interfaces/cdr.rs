@@ -6,31 +6,41 @@ use byteorder::{BigEndian, LittleEndian};
 const CDR_BE: [u8; 2] = [0x00, 0x00];
 const CDR_LE: [u8; 2] = [0x00, 0x01];
 
+/// Bytes that are not the CDR of the message expected, or a value CDR cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CdrError {
+    #[error("CDR encoding: {0}")]
+    Encode(String),
+    #[error("CDR message of {0} bytes, shorter than its header")]
+    Short(usize),
+    #[error("unknown CDR encapsulation {0:02x?}")]
+    Encapsulation([u8; 2]),
+    #[error("CDR decoding: {0}")]
+    Decode(String),
+}
+
 /// `value` as a serialized ROS message (little-endian CDR with its header).
-pub fn encode<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
+pub fn encode<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, CdrError> {
     let mut bytes = vec![CDR_LE[0], CDR_LE[1], 0, 0];
     cdr_encoding::to_writer::<T, LittleEndian, _>(&mut bytes, value)
-        .map_err(|e| format!("CDR encoding: {e}"))?;
+        .map_err(|e| CdrError::Encode(e.to_string()))?;
     Ok(bytes)
 }
 
 /// A serialized ROS message (CDR of either byte order, with its header) as a value.
-pub fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+pub fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, CdrError> {
     if bytes.len() < 4 {
-        return Err(format!(
-            "CDR message of {} bytes, shorter than its header",
-            bytes.len()
-        ));
+        return Err(CdrError::Short(bytes.len()));
     }
     let (header, body) = bytes.split_at(4);
     let decoded = match [header[0], header[1]] {
         CDR_LE => cdr_encoding::from_bytes::<T, LittleEndian>(body),
         CDR_BE => cdr_encoding::from_bytes::<T, BigEndian>(body),
-        other => return Err(format!("unknown CDR encapsulation {other:02x?}")),
+        other => return Err(CdrError::Encapsulation(other)),
     };
     decoded
         .map(|(value, _)| value)
-        .map_err(|e| format!("CDR decoding: {e}"))
+        .map_err(|e| CdrError::Decode(e.to_string()))
 }
 
 #[cfg(test)]

@@ -152,7 +152,7 @@ impl<O: Output + 'static> Planned for O {
 
 /// A config the outputs cannot be planned from. The text names the config field; the
 /// caller puts the config file in front.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum PlanError {
     #[error("{field}: robot '{robot}' has no sensor '{name}'")]
     NoSensor {
@@ -171,7 +171,10 @@ pub enum PlanError {
     #[error("{field}: needs 0 <= min_range < max_range and field_of_view >= 0")]
     RangeLimits { field: String },
     #[error("{field}: {reason}")]
-    Pattern { field: String, reason: String },
+    Pattern {
+        field: String,
+        reason: crate::config::PatternError,
+    },
     #[error("{field}: '{pattern}' matches no rangefinder")]
     NoRangefinder { field: String, pattern: String },
     #[error("{field}: a scan needs at least two rays")]

@@ -1,0 +1,44 @@
+//! The YAML schema, one file per section. Every struct denies unknown fields, so a typo is
+//! an error that names it.
+mod control;
+mod robot;
+mod ros;
+mod world;
+mod zmq;
+
+pub use control::*;
+pub use robot::*;
+pub use ros::*;
+pub use world::*;
+pub use zmq::*;
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub world: WorldConfig,
+    #[serde(default)]
+    pub sim: SimConfig,
+    #[serde(default)]
+    pub robots: Vec<RobotConfig>,
+    /// The legacy URLab ZMQ protocol.
+    #[serde(default)]
+    pub zmq: ZmqConfig,
+    /// The ROS 2 node: publisher rates and the wrench topic.
+    #[serde(default)]
+    pub ros: RosConfig,
+    /// Where the config came from (file path or `<embedded>/...`); set by the loader.
+    #[serde(skip)]
+    pub origin: String,
+    /// Folder that relative paths in the config resolve against; set by the loader.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+/// serde's default for flags that are on unless turned off.
+fn yes() -> bool {
+    true
+}

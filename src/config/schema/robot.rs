@@ -1,0 +1,246 @@
+//! `robots[]`: each robot's model, placement, actuators and keyframes, with its `control`,
+//! `ros` and `zmq` sections (in their own files).
+use super::yes;
+use super::{ControlConfig, RobotRosConfig, RobotZmqConfig};
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+/// A YAML scalar (text, number or flag) as the text a command line would carry.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Text(String),
+    Integer(i64),
+    Number(f64),
+    Flag(bool),
+}
+
+fn scalar_texts<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<IndexMap<String, String>, D::Error> {
+    let map = IndexMap::<String, Scalar>::deserialize(deserializer)?;
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                Scalar::Text(t) => t,
+                Scalar::Integer(i) => i.to_string(),
+                Scalar::Number(n) => n.to_string(),
+                Scalar::Flag(b) => b.to_string(),
+            };
+            (k, text)
+        })
+        .collect())
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotConfig {
+    /// The robot's name: its element-name prefix (`{name}_`), ROS namespace and legacy
+    /// articulation name.
+    pub name: String,
+    pub mjcf: Option<String>,
+    pub urdf: Option<String>,
+    /// MJCF text (relative asset paths resolve against `base_dir`).
+    pub mjcf_string: Option<String>,
+    /// URDF text, such as a `robot_description` parameter.
+    pub urdf_string: Option<String>,
+    /// Folder for relative asset paths of a `*_string` model; default: the config's folder.
+    pub base_dir: Option<String>,
+    /// Where the robot's root is placed in the world.
+    #[serde(default)]
+    pub pose: PoseConfig,
+    /// URDF only: whether the root link gets a free joint. Unset: yes when the robot is not
+    /// attached to a `world` link and has wheels, legs or propellers.
+    #[serde(default)]
+    pub floating_base: Option<bool>,
+    /// URDF only: refuse a file that needs repairs instead of repairing it.
+    #[serde(default)]
+    pub strict: bool,
+    /// URDF only: arguments of a `.xacro` file (`name: value`), passed as `name:=value`.
+    #[serde(default, deserialize_with = "scalar_texts")]
+    pub xacro_args: IndexMap<String, String>,
+    /// URDF only: `package://NAME` -> folder, checked before AMENT_PREFIX_PATH and
+    /// ROS_PACKAGE_PATH.
+    #[serde(default)]
+    pub packages: IndexMap<String, String>,
+    /// URDF only: folders searched for packages like ROS_PACKAGE_PATH entries.
+    #[serde(default)]
+    pub package_search_paths: Vec<String>,
+    /// URDF only: generate actuators from `<ros2_control>` and `<transmission>` elements.
+    #[serde(default = "yes")]
+    pub urdf_actuators: bool,
+    /// URDF only: gains of actuators generated for position / velocity command interfaces.
+    #[serde(default)]
+    pub urdf_gains: UrdfGains,
+    /// Actuators added (or replacing generated ones) by joint-name pattern.
+    #[serde(default)]
+    pub actuators: Vec<ActuatorGroup>,
+    /// Named keyframes by joint-name pattern; become MuJoCo keyframes `{name}_{key}`.
+    #[serde(default)]
+    pub keyframes: IndexMap<String, KeyframeConfig>,
+    /// How the robot is driven: control source, controller, mobile base, presets.
+    #[serde(default)]
+    pub control: ControlConfig,
+    /// Legacy ZMQ endpoints of this robot (default: the top-level `zmq` ones) and its
+    /// action-key bitmask.
+    #[serde(default)]
+    pub zmq: RobotZmqConfig,
+    /// ROS 2 sensor topics of this robot; without any, every IMU, force-torque and
+    /// rangefinder site of the model is mapped automatically.
+    #[serde(default)]
+    pub ros: RobotRosConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoseConfig {
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    /// Roll, pitch, yaw in radians (fixed axes x, y, z as in URDF).
+    #[serde(default)]
+    pub rpy: [f64; 3],
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrdfGains {
+    #[serde(default = "default_kp")]
+    pub position_kp: f64,
+    #[serde(default = "default_kv")]
+    pub position_kv: f64,
+    #[serde(default = "default_velocity_kv")]
+    pub velocity_kv: f64,
+}
+
+impl Default for UrdfGains {
+    fn default() -> Self {
+        Self {
+            position_kp: default_kp(),
+            position_kv: default_kv(),
+            velocity_kv: default_velocity_kv(),
+        }
+    }
+}
+
+fn default_kp() -> f64 {
+    100.0
+}
+fn default_kv() -> f64 {
+    10.0
+}
+fn default_velocity_kv() -> f64 {
+    10.0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActuatorKind {
+    /// Force or torque (`ctrl` in N or N m).
+    Motor,
+    /// Position servo (`ctrl` is a joint position target).
+    Position,
+    /// Velocity servo (`ctrl` is a joint velocity target).
+    Velocity,
+}
+
+/// One or several joint-name patterns (regular expressions matching the whole name).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Patterns {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Patterns {
+    pub fn as_slice(&self) -> &[String] {
+        match self {
+            Patterns::One(p) => std::slice::from_ref(p),
+            Patterns::Many(ps) => ps,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActuatorGroup {
+    /// Joint names (short, without the robot prefix) as whole-name regular expressions.
+    pub joints: Patterns,
+    #[serde(rename = "type")]
+    pub kind: ActuatorKind,
+    pub kp: Option<f64>,
+    pub kv: Option<f64>,
+    pub gear: Option<f64>,
+    pub ctrlrange: Option<[f64; 2]>,
+    pub forcerange: Option<[f64; 2]>,
+    /// Shorthand: motor ctrlrange / servo forcerange of +-effort_limit.
+    pub effort_limit: Option<f64>,
+    /// Joint properties set together with the actuator.
+    pub armature: Option<f64>,
+    pub damping: Option<f64>,
+    pub frictionloss: Option<f64>,
+}
+
+impl ActuatorGroup {
+    /// Returns the failing field and a message.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.joints.as_slice().is_empty() {
+            return Err(("joints".into(), "needs at least one pattern".into()));
+        }
+        for pattern in self.joints.as_slice() {
+            crate::config::full_match_regex(pattern)
+                .map_err(|e| ("joints".to_string(), e.to_string()))?;
+        }
+        let scalars = [
+            ("kp", self.kp),
+            ("kv", self.kv),
+            ("gear", self.gear),
+            ("effort_limit", self.effort_limit),
+            ("armature", self.armature),
+            ("damping", self.damping),
+            ("frictionloss", self.frictionloss),
+        ];
+        for (field, value) in scalars {
+            if let Some(v) = value
+                && !(v.is_finite() && v >= 0.0)
+            {
+                return Err((
+                    field.into(),
+                    format!("must be a finite number >= 0, got {v}"),
+                ));
+            }
+        }
+        for (field, range) in [
+            ("ctrlrange", self.ctrlrange),
+            ("forcerange", self.forcerange),
+        ] {
+            if let Some([lo, hi]) = range
+                && !(lo.is_finite() && hi.is_finite() && lo < hi)
+            {
+                return Err((
+                    field.into(),
+                    format!("must be [low, high] with low < high, got [{lo}, {hi}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyframeConfig {
+    /// Floating base position relative to the robot's placement.
+    pub base_xyz: Option<[f64; 3]>,
+    pub base_rpy: Option<[f64; 3]>,
+    /// Joint-name pattern -> position; later patterns win over earlier ones.
+    #[serde(default)]
+    pub joints: IndexMap<String, f64>,
+}
+
+/// Which format a model file on the command line is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    Mjcf,
+    Urdf,
+}

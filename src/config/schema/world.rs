@@ -1,0 +1,83 @@
+//! `world:` (what surrounds the robots) and `sim:` (how the physics thread runs).
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldConfig {
+    /// Physics timestep in seconds; default: the first robot's model value.
+    pub timestep: Option<f64>,
+    pub gravity: Option<[f64; 3]>,
+    /// Adds a ground plane named `floor` at z = 0.
+    #[serde(default)]
+    pub floor: bool,
+    /// Adds a directional light above the origin.
+    #[serde(default)]
+    pub light: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SimMode {
+    /// Paced against the wall clock, times `speed`.
+    Realtime,
+    /// As fast as possible.
+    Fast,
+    /// Not stepping until unpaused or asked to step.
+    Paused,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    #[serde(default = "default_mode")]
+    pub mode: SimMode,
+    /// Real-time factor target in realtime mode.
+    #[serde(default = "one")]
+    pub speed: f64,
+    /// Physics steps per pacing tick (each runs all phases).
+    #[serde(default = "one_u32")]
+    pub substeps: u32,
+    /// How long before a deadline the physics thread stops sleeping and spins (microseconds).
+    #[serde(default = "default_spin_us")]
+    pub spin_us: u32,
+    /// SCHED_FIFO priority of the physics thread (1-99); 0 keeps the normal scheduler.
+    #[serde(default)]
+    pub realtime_priority: u8,
+    /// Seconds between two log lines with the live figures; 0 turns them off.
+    #[serde(default = "default_stats_period")]
+    pub stats_period: f64,
+    /// Contacts copied into the latest-state snapshot each step, for the ROS contact
+    /// markers (`~/contacts`); 0 exports none.
+    #[serde(default)]
+    pub export_contacts: u32,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            mode: default_mode(),
+            speed: 1.0,
+            substeps: 1,
+            spin_us: default_spin_us(),
+            realtime_priority: 0,
+            stats_period: default_stats_period(),
+            export_contacts: 0,
+        }
+    }
+}
+
+fn default_mode() -> SimMode {
+    SimMode::Realtime
+}
+fn one() -> f64 {
+    1.0
+}
+pub(super) fn one_u32() -> u32 {
+    1
+}
+fn default_spin_us() -> u32 {
+    150
+}
+fn default_stats_period() -> f64 {
+    5.0
+}

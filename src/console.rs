@@ -1,0 +1,186 @@
+//! The console (`--console`): one operation per line on standard input, one reply per line
+//! on standard output (`ok ...` or `error: ...`). Tests and scripts drive the bridge with it:
+//! reset, pause, step N, keyframes, snapshots, sources, twists and the live counters.
+use crate::config::{ControlSource, SimMode};
+use crate::ros::outputs::PublishCounters;
+use crate::sim::SimHandle;
+use crate::zmq::LegacyCounters;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Carries out one console line; returns the reply to print.
+fn console_line(
+    handle: &SimHandle,
+    legacy: &[Arc<LegacyCounters>],
+    publishing: Option<&PublishCounters>,
+    stop: &AtomicBool,
+    line: &str,
+) -> Result<String, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let robot = (handle.robots().len() == 1).then_some(0);
+    let arg = |i: usize| {
+        words
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("'{}' needs an argument", words[0]))
+    };
+    let done = |r: Result<crate::sim::OperationDone, crate::sim::OperationError>| {
+        r.map(|d| format!("ok step {} time {:.6}", d.step, d.time))
+            .map_err(|e| e.to_string())
+    };
+    match words.first().copied() {
+        None => Ok(String::new()),
+        Some("reset") => done(handle.reset()),
+        Some("pause") => done(handle.pause()),
+        Some("realtime") => done(handle.set_mode(SimMode::Realtime)),
+        Some("fast") => done(handle.set_mode(SimMode::Fast)),
+        Some("step") => done(
+            handle.step(
+                arg(1)?
+                    .parse()
+                    .map_err(|_| "step N needs a number".to_string())?,
+            ),
+        ),
+        Some("run") => {
+            // run N [fast]: N steps paced in realtime (or as fast as possible), then pause.
+            let n: u64 = arg(1)?
+                .parse()
+                .map_err(|_| "run N needs a number".to_string())?;
+            let mode = if words.get(2) == Some(&"fast") {
+                SimMode::Fast
+            } else {
+                SimMode::Realtime
+            };
+            handle.pause_at_step(handle.stats().steps + n);
+            done(handle.set_mode(mode))
+        }
+        Some("speed") => done(
+            handle.set_speed(
+                arg(1)?
+                    .parse()
+                    .map_err(|_| "speed F needs a number".to_string())?,
+            ),
+        ),
+        Some("keyframe") => done(handle.reset_to_keyframe(robot, arg(1)?)),
+        Some("save") => handle
+            .save_named_snapshot(arg(1)?)
+            .map(|s| format!("ok step {s}"))
+            .map_err(|e| e.to_string()),
+        Some("restore") => done(handle.restore_named_snapshot(arg(1)?)),
+        Some("actions") => {
+            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let mask = arg(2)?
+                .parse()
+                .map_err(|_| "actions ROBOT MASK needs a number".to_string())?;
+            handle
+                .set_actions(r, mask)
+                .map(|_| "ok".to_string())
+                .map_err(|e| e.to_string())
+        }
+        Some("source") => {
+            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let source = match arg(2)? {
+                "ros" => ControlSource::Ros,
+                "zmq" => ControlSource::Zmq,
+                "player" => ControlSource::Player,
+                other => return Err(format!("source ROBOT ros|zmq|player, not '{other}'")),
+            };
+            done(handle.set_source(r, source))
+        }
+        Some("twist") => {
+            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let mut v = [0.0; 3];
+            for (k, slot) in v.iter_mut().enumerate() {
+                *slot = arg(2 + k)?
+                    .parse()
+                    .map_err(|_| "twist ROBOT VX VY WZ needs numbers".to_string())?;
+            }
+            handle
+                .command_twist(ControlSource::Ros, r, v[0], v[1], v[2])
+                .map(|_| "ok".to_string())
+                .map_err(|e| e.to_string())
+        }
+        Some("stats") => {
+            let s = handle.stats();
+            let mut reply = format!(
+                "ok steps {} time {:.6} rejected {} ignored {} late {} refused {}",
+                s.steps,
+                s.sim_time,
+                s.rejected_commands,
+                s.ignored_commands,
+                s.late_commands,
+                s.refused_operations
+            );
+            for c in legacy {
+                let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+                reply += &format!(
+                    " zmq_row_sets {} zmq_received {} zmq_dropped {} zmq_commands {} zmq_skipped {} \
+                     zmq_gains_skipped {} zmq_steps_lost {}",
+                    load(&c.row_sets),
+                    load(&c.messages_received),
+                    load(&c.messages_dropped),
+                    load(&c.commands_sent),
+                    load(&c.pairs_skipped),
+                    load(&c.gains_skipped),
+                    load(&c.steps_lost)
+                );
+            }
+            if let Some(p) = publishing {
+                reply += &format!(
+                    " ros_published {} ros_publish_failures {}",
+                    p.published.load(Ordering::Relaxed),
+                    p.failed.load(Ordering::Relaxed)
+                );
+            }
+            Ok(reply)
+        }
+        Some("arrivals") => {
+            // Steps done when each recent legacy control batch arrived, oldest first.
+            let steps: Vec<String> = legacy
+                .iter()
+                .filter_map(|c| {
+                    c.control_arrivals
+                        .lock()
+                        .ok()
+                        .map(|a| a.iter().map(u64::to_string).collect::<Vec<_>>())
+                })
+                .flatten()
+                .collect();
+            Ok(format!("ok {}", steps.join(" ")))
+        }
+        Some("quit") => {
+            stop.store(true, Ordering::Relaxed);
+            Ok("ok".into())
+        }
+        Some(other) => Err(format!("unknown console command '{other}'")),
+    }
+}
+
+/// Reads operations from standard input until it closes, on a thread of its own; `quit`
+/// sets `stop`.
+pub fn spawn(
+    handle: SimHandle,
+    legacy: Vec<Arc<LegacyCounters>>,
+    publishing: Option<Arc<PublishCounters>>,
+    stop: &'static AtomicBool,
+) {
+    let spawned = std::thread::Builder::new()
+        .name("console".into())
+        .spawn(move || {
+            use std::io::{BufRead, Write};
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                let reply = match console_line(&handle, &legacy, publishing.as_deref(), stop, &line)
+                {
+                    Ok(text) => text,
+                    Err(e) => format!("error: {e}"),
+                };
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{reply}");
+                let _ = out.flush();
+            }
+        });
+    if let Err(e) = spawned {
+        log::warn!("no console: {e}");
+    }
+}
