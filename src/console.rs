@@ -3,10 +3,25 @@
 //! reset, pause, step N, keyframes, snapshots, sources, twists and the live counters.
 use crate::config::{ControlSource, SimMode};
 use crate::ros::outputs::PublishCounters;
-use crate::sim::SimHandle;
+use crate::sim::{OperationError, SimHandle};
 use crate::zmq::LegacyCounters;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A console line that cannot be carried out.
+#[derive(Debug, thiserror::Error)]
+enum ConsoleError {
+    #[error("'{0}' needs an argument")]
+    MissingArgument(String),
+    #[error("{0}")]
+    Usage(&'static str),
+    #[error("source ROBOT ros|zmq|player, not '{0}'")]
+    Source(String),
+    #[error("unknown console command '{0}'")]
+    Unknown(String),
+    #[error(transparent)]
+    Operation(#[from] OperationError),
+}
 
 /// Carries out one console line; returns the reply to print.
 fn console_line(
@@ -15,18 +30,18 @@ fn console_line(
     publishing: Option<&PublishCounters>,
     stop: &AtomicBool,
     line: &str,
-) -> Result<String, String> {
+) -> Result<String, ConsoleError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let robot = (handle.robots().len() == 1).then_some(0);
     let arg = |i: usize| {
         words
             .get(i)
             .copied()
-            .ok_or_else(|| format!("'{}' needs an argument", words[0]))
+            .ok_or_else(|| ConsoleError::MissingArgument(words[0].to_string()))
     };
-    let done = |r: Result<crate::sim::OperationDone, crate::sim::OperationError>| {
+    let done = |r: Result<crate::sim::OperationDone, OperationError>| {
         r.map(|d| format!("ok step {} time {:.6}", d.step, d.time))
-            .map_err(|e| e.to_string())
+            .map_err(ConsoleError::from)
     };
     match words.first().copied() {
         None => Ok(String::new()),
@@ -38,14 +53,14 @@ fn console_line(
             handle.step(
                 arg(1)?
                     .parse()
-                    .map_err(|_| "step N needs a number".to_string())?,
+                    .map_err(|_| ConsoleError::Usage("step N needs a number"))?,
             ),
         ),
         Some("run") => {
             // run N [fast]: N steps paced in realtime (or as fast as possible), then pause.
             let n: u64 = arg(1)?
                 .parse()
-                .map_err(|_| "run N needs a number".to_string())?;
+                .map_err(|_| ConsoleError::Usage("run N needs a number"))?;
             let mode = if words.get(2) == Some(&"fast") {
                 SimMode::Fast
             } else {
@@ -58,47 +73,47 @@ fn console_line(
             handle.set_speed(
                 arg(1)?
                     .parse()
-                    .map_err(|_| "speed F needs a number".to_string())?,
+                    .map_err(|_| ConsoleError::Usage("speed F needs a number"))?,
             ),
         ),
         Some("keyframe") => done(handle.reset_to_keyframe(robot, arg(1)?)),
         Some("save") => handle
             .save_named_snapshot(arg(1)?)
             .map(|s| format!("ok step {s}"))
-            .map_err(|e| e.to_string()),
+            .map_err(ConsoleError::from),
         Some("restore") => done(handle.restore_named_snapshot(arg(1)?)),
         Some("actions") => {
-            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let r = handle.robot_index(arg(1)?).map_err(ConsoleError::from)?;
             let mask = arg(2)?
                 .parse()
-                .map_err(|_| "actions ROBOT MASK needs a number".to_string())?;
+                .map_err(|_| ConsoleError::Usage("actions ROBOT MASK needs a number"))?;
             handle
                 .set_actions(r, mask)
                 .map(|_| "ok".to_string())
-                .map_err(|e| e.to_string())
+                .map_err(ConsoleError::from)
         }
         Some("source") => {
-            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let r = handle.robot_index(arg(1)?).map_err(ConsoleError::from)?;
             let source = match arg(2)? {
                 "ros" => ControlSource::Ros,
                 "zmq" => ControlSource::Zmq,
                 "player" => ControlSource::Player,
-                other => return Err(format!("source ROBOT ros|zmq|player, not '{other}'")),
+                other => return Err(ConsoleError::Source(other.to_string())),
             };
             done(handle.set_source(r, source))
         }
         Some("twist") => {
-            let r = handle.robot_index(arg(1)?).map_err(|e| e.to_string())?;
+            let r = handle.robot_index(arg(1)?).map_err(ConsoleError::from)?;
             let mut v = [0.0; 3];
             for (k, slot) in v.iter_mut().enumerate() {
                 *slot = arg(2 + k)?
                     .parse()
-                    .map_err(|_| "twist ROBOT VX VY WZ needs numbers".to_string())?;
+                    .map_err(|_| ConsoleError::Usage("twist ROBOT VX VY WZ needs numbers"))?;
             }
             handle
                 .command_twist(ControlSource::Ros, r, v[0], v[1], v[2])
                 .map(|_| "ok".to_string())
-                .map_err(|e| e.to_string())
+                .map_err(ConsoleError::from)
         }
         Some("stats") => {
             let s = handle.stats();
@@ -152,7 +167,7 @@ fn console_line(
             stop.store(true, Ordering::Relaxed);
             Ok("ok".into())
         }
-        Some(other) => Err(format!("unknown console command '{other}'")),
+        Some(other) => Err(ConsoleError::Unknown(other.to_string())),
     }
 }
 

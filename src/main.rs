@@ -85,9 +85,9 @@ enum RunError {
         error: mujoco_bridge::zmq::ServerError,
     },
     /// The ROS 2 node did not start.
-    #[cfg_attr(not(any(feature = "ros", feature = "dds")), allow(dead_code))]
+    #[cfg(any(feature = "ros", feature = "dds"))]
     #[error("<ros>: {0}")]
-    Ros(String),
+    Ros(mujoco_bridge::ros::NodeError),
     /// The system refused a thread or an operation of the run itself.
     #[error("<system>: {0}")]
     System(String),
@@ -97,7 +97,9 @@ impl RunError {
     /// 2 for what the user gave (config, model, flags, endpoints), 1 for the system's refusals.
     fn exit_code(&self) -> u8 {
         match self {
-            Self::Input(_) | Self::Outputs { .. } | Self::Zmq { .. } | Self::Ros(_) => 2,
+            Self::Input(_) | Self::Outputs { .. } | Self::Zmq { .. } => 2,
+            #[cfg(any(feature = "ros", feature = "dds"))]
+            Self::Ros(_) => 2,
             Self::System(_) => 1,
         }
     }
@@ -176,7 +178,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let _ = ros_args;
     #[cfg(any(feature = "ros", feature = "dds"))]
     let ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode, &ros_args)
-        .map_err(|e| RunError::Ros(e.to_string()))?;
+        .map_err(RunError::Ros)?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();
         #[cfg(any(feature = "ros", feature = "dds"))]

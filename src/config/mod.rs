@@ -5,7 +5,7 @@ mod ros_params;
 mod schema;
 
 pub use paths::{PathError, against, expand_path, models_dir};
-pub use ros_params::{NODE_NAME, Remaps, RosParams};
+pub use ros_params::{NODE_NAME, RemapError, Remaps, RosParams};
 pub use schema::*;
 
 use crate::error::{InputError, InputResult};

@@ -31,8 +31,13 @@ pub struct Remaps {
     pub names: Vec<(String, String)>,
 }
 
+/// A `-r` rule that is not `from:=to`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("-r {0}: expected from:=to")]
+pub struct RemapError(pub String);
+
 impl Remaps {
-    pub fn from_ros_args(ros_args: &[String]) -> Result<Self, String> {
+    pub fn from_ros_args(ros_args: &[String]) -> Result<Self, RemapError> {
         let mut remaps = Self::default();
         for pair in ros_args.windows(2) {
             if pair[0] != "-r" && pair[0] != "--remap" {
@@ -49,7 +54,7 @@ impl Remaps {
             };
             let (from, to) = rule
                 .split_once(":=")
-                .ok_or_else(|| format!("-r {rule}: expected from:=to"))?;
+                .ok_or_else(|| RemapError(rule.to_string()))?;
             match from {
                 "__ns" => remaps.namespace = Some(to.to_string()),
                 "__node" | "__name" => remaps.node = Some(to.to_string()),

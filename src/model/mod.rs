@@ -90,9 +90,14 @@ pub fn prefix_of(robot_name: &str) -> String {
     format!("{robot_name}_")
 }
 
-fn compile(spec: &mut MjSpec) -> Result<MjModel, String> {
+/// MuJoCo's compiler refused a model; its message, on one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CompileError(pub String);
+
+fn compile(spec: &mut MjSpec) -> Result<MjModel, CompileError> {
     spec.compile()
-        .map_err(|e| robot_spec::one_line(&e.to_string()))
+        .map_err(|e| CompileError(robot_spec::one_line(&e.to_string())))
 }
 
 /// Loads, composes and compiles every robot of the config.
@@ -201,7 +206,11 @@ fn log_geometry_masses(config: &Config, model: &MjModel, loaded: &[LoadedRobot])
 
 /// A compile error of the composed world names MuJoCo's element; find the robot it came from
 /// by compiling each robot alone (only on this error path).
-fn attribute_compile_error(config: &Config, loaded: &[LoadedRobot], message: String) -> InputError {
+fn attribute_compile_error(
+    config: &Config,
+    loaded: &[LoadedRobot],
+    message: CompileError,
+) -> InputError {
     for (index, origin) in loaded.iter().map(|l| &l.origin).enumerate() {
         if let Ok(mut loaded) = load_robot(config, index)
             && let Err(own) = compile(&mut loaded.spec)

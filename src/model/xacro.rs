@@ -101,22 +101,42 @@ fn packages_named(path: &Path, resolver: &PackageResolver) -> BTreeMap<String, P
     found
 }
 
+/// Why a xacro file could not be expanded.
+#[derive(Debug, thiserror::Error)]
+pub enum XacroError {
+    #[error(
+        "cannot expand a .xacro file: the xacro program was not found (install it with \
+         'pip install xacro', source a ROS 2 installation, or set MUJOCO_BRIDGE_XACRO)"
+    )]
+    NoProgram,
+    #[error("cannot make a temporary ament prefix for xacro: {0}")]
+    Prefix(std::io::Error),
+    #[error("cannot run '{program}': {error}")]
+    Run {
+        program: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("xacro failed ({status}): {message}")]
+    Failed {
+        status: std::process::ExitStatus,
+        message: String,
+    },
+    #[error("xacro wrote text that is not UTF-8")]
+    NotUtf8,
+}
+
 /// Expands `path` and returns the URDF text.
 pub fn expand(
     path: &Path,
     args: &IndexMap<String, String>,
     resolver: &PackageResolver,
-) -> Result<String, String> {
-    let program = program().ok_or_else(|| {
-        "cannot expand a .xacro file: the xacro program was not found (install it with \
-         'pip install xacro', source a ROS 2 installation, or set MUJOCO_BRIDGE_XACRO)"
-            .to_string()
-    })?;
-    let prefix = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+) -> Result<String, XacroError> {
+    let program = program().ok_or(XacroError::NoProgram)?;
+    let prefix = tempfile::tempdir().map_err(XacroError::Prefix)?;
     let index = prefix
         .path()
         .join("share/ament_index/resource_index/packages");
-    std::fs::create_dir_all(&index).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&index).map_err(XacroError::Prefix)?;
     for (name, dir) in packages_named(path, resolver) {
         let _ = std::fs::write(index.join(&name), "");
         let _ = std::os::unix::fs::symlink(&dir, prefix.path().join("share").join(&name));
@@ -130,9 +150,10 @@ pub fn expand(
     for (name, value) in args {
         command.arg(format!("{name}:={value}"));
     }
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run '{}': {e}", program.display()))?;
+    let output = command.output().map_err(|error| XacroError::Run {
+        program: program.clone(),
+        error,
+    })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let message: Vec<&str> = stderr
@@ -140,13 +161,12 @@ pub fn expand(
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect();
-        return Err(format!(
-            "xacro failed ({}): {}",
-            output.status,
-            message.join(" ")
-        ));
+        return Err(XacroError::Failed {
+            status: output.status,
+            message: message.join(" "),
+        });
     }
-    String::from_utf8(output.stdout).map_err(|_| "xacro wrote text that is not UTF-8".into())
+    String::from_utf8(output.stdout).map_err(|_| XacroError::NotUtf8)
 }
 
 #[cfg(test)]

@@ -37,6 +37,29 @@ impl Element {
     }
 }
 
+/// Text that is not a well-formed XML document, with the line where it goes wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum XmlError {
+    #[error("line {line}: malformed attribute in <{element}>: {reason}")]
+    Attribute {
+        line: usize,
+        element: String,
+        reason: String,
+    },
+    #[error("line {line}: more than one root element")]
+    SecondRoot { line: usize },
+    #[error("line {line}: a NUL character, which XML does not allow")]
+    Nul { line: usize },
+    #[error("line {line}: malformed XML: {reason}")]
+    Malformed { line: usize, reason: String },
+    #[error("line {line}: unexpected end tag")]
+    UnexpectedEnd { line: usize },
+    #[error("line {line}: <{element}> is never closed")]
+    Unclosed { line: usize, element: String },
+    #[error("the document has no root element")]
+    NoRoot,
+}
+
 fn line_of(source: &str, offset: usize) -> usize {
     source.as_bytes()[..offset.min(source.len())]
         .iter()
@@ -50,20 +73,20 @@ fn start_element(
     tag: &BytesStart,
     start: usize,
     end: usize,
-) -> Result<Element, String> {
+) -> Result<Element, XmlError> {
     let name = tag.name().as_ref().to_string();
     let mut attributes = Vec::new();
+    let malformed = |reason: String| XmlError::Attribute {
+        line: line_of(source, start),
+        element: name.clone(),
+        reason,
+    };
     for attribute in tag.attributes() {
-        let attribute = attribute.map_err(|e| {
-            format!(
-                "line {}: malformed attribute in <{name}>: {e}",
-                line_of(source, start)
-            )
-        })?;
+        let attribute = attribute.map_err(|e| malformed(e.to_string()))?;
         let key = attribute.key.as_ref().to_string();
         let value = attribute
             .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|e| format!("line {}: attribute '{key}': {e}", line_of(source, start)))?
+            .map_err(|e| malformed(format!("attribute '{key}': {e}")))?
             .to_string();
         attributes.push((key, value));
     }
@@ -84,23 +107,22 @@ fn place(
     root: &mut Option<Element>,
     element: Element,
     line: usize,
-) -> Result<(), String> {
+) -> Result<(), XmlError> {
     match stack.last_mut() {
         Some(parent) => parent.children.push(element),
         None if root.is_none() => *root = Some(element),
-        None => return Err(format!("line {line}: more than one root element")),
+        None => return Err(XmlError::SecondRoot { line }),
     }
     Ok(())
 }
 
 /// Parses a whole document and returns its root element. Errors name the line.
-pub fn parse(source: &str) -> Result<Element, String> {
+pub fn parse(source: &str) -> Result<Element, XmlError> {
     // XML allows no NUL character, and MuJoCo takes model text as a C string.
     if let Some(at) = source.find('\0') {
-        return Err(format!(
-            "line {}: a NUL character, which XML does not allow",
-            line_of(source, at)
-        ));
+        return Err(XmlError::Nul {
+            line: line_of(source, at),
+        });
     }
     let mut reader = Reader::from_str(source);
     reader.config_mut().trim_text(false);
@@ -108,9 +130,9 @@ pub fn parse(source: &str) -> Result<Element, String> {
     let mut root: Option<Element> = None;
     loop {
         let start = reader.buffer_position() as usize;
-        let event = reader.read_event().map_err(|e| {
-            let at = reader.error_position() as usize;
-            format!("line {}: malformed XML: {e}", line_of(source, at))
+        let event = reader.read_event().map_err(|e| XmlError::Malformed {
+            line: line_of(source, reader.error_position() as usize),
+            reason: e.to_string(),
         })?;
         let end = reader.buffer_position() as usize;
         match event {
@@ -120,8 +142,8 @@ pub fn parse(source: &str) -> Result<Element, String> {
                 place(&mut stack, &mut root, element, line_of(source, start))?;
             }
             Event::End(_) => {
-                let mut element = stack.pop().ok_or_else(|| {
-                    format!("line {}: unexpected end tag", line_of(source, start))
+                let mut element = stack.pop().ok_or_else(|| XmlError::UnexpectedEnd {
+                    line: line_of(source, start),
                 })?;
                 element.inner = element.span.end..start;
                 element.span.end = end;
@@ -157,12 +179,12 @@ pub fn parse(source: &str) -> Result<Element, String> {
         }
     }
     if let Some(open) = stack.last() {
-        return Err(format!(
-            "line {}: <{}> is never closed",
-            open.line, open.name
-        ));
+        return Err(XmlError::Unclosed {
+            line: open.line,
+            element: open.name.clone(),
+        });
     }
-    root.ok_or_else(|| "the document has no root element".to_string())
+    root.ok_or(XmlError::NoRoot)
 }
 
 /// Escapes a value for an XML attribute.
@@ -188,6 +210,6 @@ mod tests {
     #[test]
     fn malformed_xml_names_the_line() {
         let err = parse("<robot>\n<link name=\"a\">\n</robot>").unwrap_err();
-        assert!(err.starts_with("line "), "{err}");
+        assert!(err.to_string().starts_with("line "), "{err}");
     }
 }

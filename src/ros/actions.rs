@@ -10,6 +10,7 @@
 //! goal on the same controller preempts the running one (which is aborted).
 use super::Ticks;
 use super::goals::{self, End, Owner};
+use super::{ConfigProblem, ServeError};
 use crate::config::{ControlMode, TrajectoryController, full_match_regex};
 use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
 use crate::ros::interfaces::control_msgs::action::FollowJointTrajectory;
@@ -44,7 +45,7 @@ fn groups(
     robot: usize,
     configured: &[TrajectoryController],
     field: &str,
-) -> Result<Vec<(String, Group)>, String> {
+) -> Result<Vec<(String, Group)>, ServeError> {
     let model = handle.model();
     let map = &handle.robots()[robot];
     let pd = handle.configured_control(robot).map(|c| c.mode) == Some(ControlMode::Pd);
@@ -82,21 +83,24 @@ fn groups(
         let at = format!("{field}.trajectory_controllers[{k}]");
         let mut joints = Vec::new();
         for pattern in controller.joints.as_slice() {
-            let regex = full_match_regex(pattern).map_err(|e| format!("{at}.joints: {e}"))?;
+            let wrong = |problem| ServeError::Config {
+                field: format!("{at}.joints"),
+                problem,
+            };
+            let regex = full_match_regex(pattern).map_err(|e| wrong(e.into()))?;
             let before = joints.len();
             joints.extend(held.iter().filter(|j| regex.is_match(&j.name)).cloned());
             if joints.len() == before {
-                return Err(format!(
-                    "{at}.joints: '{pattern}' matches no joint held by a position actuator"
-                ));
+                return Err(wrong(ConfigProblem::NoHeldJoint(pattern.clone())));
             }
         }
         let tolerance_ok = controller.goal_tolerance.is_finite() && controller.goal_tolerance > 0.0;
         let time_ok = controller.goal_time.is_finite() && controller.goal_time >= 0.0;
         if !(tolerance_ok && time_ok) {
-            return Err(format!(
-                "{at}: goal_tolerance must be > 0 and goal_time >= 0"
-            ));
+            return Err(ServeError::Config {
+                field: at,
+                problem: ConfigProblem::GoalLimits,
+            });
         }
         out.push((
             controller.name.clone(),
@@ -361,7 +365,7 @@ pub fn start(
     robot: usize,
     configured: &[TrajectoryController],
     topic: &dyn Fn(&str) -> String,
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     let field = format!("robots[{robot}].ros");
     for (name, group) in groups(handle, robot, configured, &field)? {
         let action = topic(&format!("{name}/follow_joint_trajectory"));

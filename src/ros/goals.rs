@@ -58,11 +58,14 @@ pub fn serve<C: Controller>(
     spawner: &LocalSpawner,
     name: &str,
     controller: Rc<C>,
-) -> Result<(), String> {
-    let requests = node
-        .action_server::<C::Action>(name)
-        .map_err(|e| format!("ROS 2 action {name}: {e}"))?;
-    serve_requests(spawner, requests, controller).map_err(|e| format!("ROS 2 executor: {e}"))
+) -> Result<(), super::ServeError> {
+    let requests =
+        node.action_server::<C::Action>(name)
+            .map_err(|error| super::ServeError::Action {
+                action: name.to_string(),
+                error,
+            })?;
+    serve_requests(spawner, requests, controller).map_err(super::ServeError::Executor)
 }
 
 fn serve_requests<C: Controller>(

@@ -6,10 +6,11 @@
 //! cancel holds the joint where it is; a new goal preempts the running one.
 use super::Ticks;
 use super::goals::{self, End, Owner};
+use super::{ConfigProblem, ServeError};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::ros::interfaces::control_msgs::action::GripperCommand;
-use crate::sim::{SimHandle, StateSnapshot};
+use crate::sim::{OperationError, SimHandle, StateSnapshot};
 use futures::executor::LocalSpawner;
 use std::rc::Rc;
 
@@ -43,7 +44,11 @@ impl Gripper {
         robot: usize,
         config: &GripperController,
         field: &str,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ServeError> {
+        let wrong = |key: &str, problem| ServeError::Config {
+            field: format!("{field}.{key}"),
+            problem,
+        };
         let model = handle.model();
         let map = &handle.robots()[robot];
         let joint = map
@@ -51,9 +56,12 @@ impl Gripper {
             .iter()
             .find(|j| j.name == config.joint)
             .ok_or_else(|| {
-                format!(
-                    "{field}.joint: robot '{}' has no joint '{}'",
-                    map.name, config.joint
+                wrong(
+                    "joint",
+                    ConfigProblem::NoJoint {
+                        robot: map.name.clone(),
+                        joint: config.joint.clone(),
+                    },
                 )
             })?;
         let (qpos, dof) = (
@@ -66,7 +74,7 @@ impl Gripper {
             .unwrap_or_else(|| config.joint.clone());
         let index = handle
             .actuator_index(robot, &actuator_name)
-            .map_err(|e| format!("{field}.actuator: {e}"))?;
+            .map_err(|e| wrong("actuator", e.into()))?;
         let actuator = &map.actuators[index];
         let info = ActuatorInfo::of(model, actuator.id);
         let limited = model.jnt_limited()[joint.id];
@@ -74,13 +82,15 @@ impl Gripper {
         let mapping = match (config.position_range, info.ctrlrange) {
             (Some(positions), Some(ctrl)) => Some((positions, ctrl)),
             (Some(_), None) => {
-                return Err(format!(
-                    "{field}.position_range: actuator '{actuator_name}' has no ctrlrange to map onto"
+                return Err(wrong(
+                    "position_range",
+                    ConfigProblem::NoCtrlRange(actuator_name),
                 ));
             }
             (None, _) if info.kind != ActuatorKind::PositionServo => {
-                return Err(format!(
-                    "{field}.actuator: '{actuator_name}' is not a position actuator; give position_range to map onto its ctrlrange"
+                return Err(wrong(
+                    "actuator",
+                    ConfigProblem::NotPositionActuator(actuator_name),
                 ));
             }
             (None, _) => None,
@@ -91,7 +101,7 @@ impl Gripper {
             (None, false) => [f64::NEG_INFINITY, f64::INFINITY],
         };
         if !(config.tolerance.is_finite() && config.tolerance > 0.0) {
-            return Err(format!("{field}.tolerance must be > 0"));
+            return Err(wrong("tolerance", ConfigProblem::NotPositive));
         }
         Ok(Self {
             robot,
@@ -114,15 +124,13 @@ impl Gripper {
         }
     }
 
-    fn command(&self, handle: &SimHandle, position: f64) -> Result<(), String> {
-        handle
-            .command_actuators(
-                ControlSource::Ros,
-                self.robot,
-                &[&self.actuator],
-                &[self.ctrl(position)],
-            )
-            .map_err(|e| e.to_string())
+    fn command(&self, handle: &SimHandle, position: f64) -> Result<(), OperationError> {
+        handle.command_actuators(
+            ControlSource::Ros,
+            self.robot,
+            &[&self.actuator],
+            &[self.ctrl(position)],
+        )
     }
 
     fn reading(
@@ -257,7 +265,7 @@ pub fn start(
     robot: usize,
     configured: &[GripperController],
     topic: &dyn Fn(&str) -> String,
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     for (k, config) in configured.iter().enumerate() {
         let field = format!("robots[{robot}].ros.grippers[{k}]");
         let gripper = Gripper::resolve(handle, robot, config, &field)?;

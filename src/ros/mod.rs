@@ -48,28 +48,78 @@ pub use node::RosNode;
 #[cfg(any(feature = "ros", feature = "dds"))]
 use node::{Ticks, spawn};
 
-/// An error of a backend: of its middleware, or of converting a message.
+/// An error of a backend: of its middleware (whose own error types differ between r2r and
+/// RustDDS, so they come as their text), of converting a message, or of the node's options.
 #[cfg(any(feature = "ros", feature = "dds"))]
-#[derive(Debug)]
-pub struct Error(String);
-
-#[cfg(any(feature = "ros", feature = "dds"))]
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Middleware(String),
+    #[error(transparent)]
+    Cdr(#[from] interfaces::cdr::CdrError),
+    #[error(transparent)]
+    Remap(#[from] crate::config::RemapError),
 }
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 impl From<String> for Error {
     fn from(e: String) -> Self {
-        Self(e)
+        Self::Middleware(e)
     }
 }
 
+/// A robot's action servers cannot be set up as configured; the text names the field.
 #[cfg(any(feature = "ros", feature = "dds"))]
-impl From<interfaces::cdr::CdrError> for Error {
-    fn from(e: interfaces::cdr::CdrError) -> Self {
-        Self(e.to_string())
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("{field}: {problem}")]
+    Config {
+        field: String,
+        problem: ConfigProblem,
+    },
+    #[error("ROS 2 action {action}: {error}")]
+    Action { action: String, error: Error },
+    #[error("ROS 2 executor: {0}")]
+    Executor(Error),
+}
+
+/// What is wrong with a trajectory controller or gripper of the config.
+#[cfg(any(feature = "ros", feature = "dds"))]
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigProblem {
+    #[error(transparent)]
+    Pattern(#[from] crate::config::PatternError),
+    #[error("'{0}' matches no joint held by a position actuator")]
+    NoHeldJoint(String),
+    #[error("goal_tolerance must be > 0 and goal_time >= 0")]
+    GoalLimits,
+    #[error("robot '{robot}' has no joint '{joint}'")]
+    NoJoint { robot: String, joint: String },
+    #[error(transparent)]
+    Actuator(#[from] crate::sim::OperationError),
+    #[error("actuator '{0}' has no ctrlrange to map onto")]
+    NoCtrlRange(String),
+    #[error("'{0}' is not a position actuator; give position_range to map onto its ctrlrange")]
+    NotPositionActuator(String),
+    #[error("must be > 0")]
+    NotPositive,
+}
+
+/// Why the node did not start.
+#[cfg(any(feature = "ros", feature = "dds"))]
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    #[error("ROS 2 {what}: {error}")]
+    Middleware { what: String, error: Error },
+    #[error("{origin}: {error}")]
+    Outputs {
+        origin: String,
+        error: outputs::PlanError,
+    },
+    #[error("{origin}: {error}")]
+    Serve { origin: String, error: ServeError },
+    #[error("ROS 2 thread: {0}")]
+    Thread(std::io::Error),
+    #[error("the ROS 2 thread ended")]
+    Ended,
 }

@@ -1,7 +1,7 @@
 //! The node: one list of outputs published from the latest state on one loop, the command
 //! subscriptions, services and actions on an executor, and /rosout.
 use super::outputs::{Output, Plan, PublishCounters, Schedule, Tick};
-use super::{Error, Qos, backend, interfaces};
+use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
 use crate::config::{Config, SimMode};
 use crate::sim::SimHandle;
 use futures::executor::{LocalPool, LocalSpawner};
@@ -128,7 +128,7 @@ impl RosNode {
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
-    ) -> Result<Self, String> {
+    ) -> Result<Self, NodeError> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let config = config.clone();
@@ -152,10 +152,8 @@ impl RosNode {
                 };
                 node.run(&stopping);
             })
-            .map_err(|e| format!("ROS 2 thread: {e}"))?;
-        started
-            .recv()
-            .map_err(|_| "the ROS 2 thread ended".to_string())??;
+            .map_err(NodeError::Thread)?;
+        started.recv().map_err(|_| NodeError::Ended)??;
         Ok(Self {
             thread: Some(thread),
             stop,
@@ -190,9 +188,7 @@ pub trait Running {
 impl<O: Output + 'static> Publishing<O> {
     pub fn start(output: O, node: &mut backend::Node) -> Result<Box<dyn Running>, Error> {
         let topic = output.topic();
-        let publisher = node
-            .publisher::<O::Message>(&topic.name, topic.qos)
-            .map_err(|e| Error::from(format!("ROS 2 {}: {e}", topic.name)))?;
+        let publisher = node.publisher::<O::Message>(&topic.name, topic.qos)?;
         let every = match topic.schedule {
             Schedule::Rate(hz) => Every::hz(hz),
             Schedule::Once => Every::hz(0.0),
@@ -259,8 +255,11 @@ impl Node {
         play_mode: SimMode,
         ros_args: &[String],
         publishing: Arc<PublishCounters>,
-    ) -> Result<Self, String> {
-        let err = |what: &str, e: Error| format!("ROS 2 {what}: {e}");
+    ) -> Result<Self, NodeError> {
+        let err = |what: &str, error: Error| NodeError::Middleware {
+            what: what.to_string(),
+            error,
+        };
         let mut node =
             backend::Node::create(ros_args, &config.ros.dds).map_err(|e| err("node", e))?;
         let rosout = node
@@ -275,11 +274,17 @@ impl Node {
             config,
             handle.state_layout().ncontact > 0,
         )
-        .map_err(|e| format!("{}: {e}", config.origin))?;
+        .map_err(|error| NodeError::Outputs {
+            origin: config.origin.clone(),
+            error,
+        })?;
         let outputs = plan
             .into_outputs()
             .into_iter()
-            .map(|o| o.advertise(&mut node).map_err(|e| e.to_string()))
+            .map(|o| {
+                let topic = o.topic().name.clone();
+                o.advertise(&mut node).map_err(|e| err(&topic, e))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let pool = LocalPool::new();
         let spawner = pool.spawner();
@@ -305,8 +310,15 @@ impl Node {
         ticks: &Ticks,
         config: &Config,
         play_mode: SimMode,
-    ) -> Result<(), String> {
-        let err = |what: &str, e: Error| format!("ROS 2 {what}: {e}");
+    ) -> Result<(), NodeError> {
+        let err = |what: &str, error: Error| NodeError::Middleware {
+            what: what.to_string(),
+            error,
+        };
+        let serve = |error: ServeError| NodeError::Serve {
+            origin: config.origin.clone(),
+            error,
+        };
         let count = handle.robots().len();
         for (index, robot) in handle.robots().iter().enumerate() {
             let robot_topic = |name: &str| topic(count, &robot.name, name);
@@ -322,7 +334,7 @@ impl Node {
                 &ros.trajectory_controllers,
                 &robot_topic,
             )
-            .map_err(|e| format!("{}: {e}", config.origin))?;
+            .map_err(serve)?;
             super::gripper::start(
                 node,
                 spawner,
@@ -332,7 +344,7 @@ impl Node {
                 &ros.grippers,
                 &robot_topic,
             )
-            .map_err(|e| format!("{}: {e}", config.origin))?;
+            .map_err(serve)?;
         }
         super::services::start(node, spawner, handle, config.ros.wrench_duration)
             .map_err(|e| err("services", e))?;

@@ -77,6 +77,31 @@ fn crawl(root: &Path, name: &str) -> Vec<PathBuf> {
     found
 }
 
+/// A `package://` name found on no path and beside no file of the URDF.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown package '{name}': not in the robot config's packages, nor under \
+     package_search_paths {search_paths:?}, AMENT_PREFIX_PATH {ament_prefix_path:?} or \
+     ROS_PACKAGE_PATH {ros_package_path:?}"
+)]
+pub struct UnknownPackage {
+    pub name: String,
+    pub search_paths: Vec<PathBuf>,
+    pub ament_prefix_path: Vec<PathBuf>,
+    pub ros_package_path: Vec<PathBuf>,
+}
+
+/// A mesh or file URI that names no file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    #[error("'{0}' names no package")]
+    NoPackage(String),
+    #[error("'{uri}': the '{scheme}://' scheme is not supported (package:// and file:// are)")]
+    Scheme { uri: String, scheme: String },
+    #[error("{0}")]
+    Unknown(UnknownPackage),
+}
+
 impl PackageResolver {
     /// Every folder that may be package `name`, in the order a ROS user expects: the config's
     /// packages, its search paths, AMENT_PREFIX_PATH, ROS_PACKAGE_PATH.
@@ -111,21 +136,20 @@ impl PackageResolver {
         out
     }
 
-    pub fn find_package(&self, name: &str) -> Result<PathBuf, String> {
+    pub fn find_package(&self, name: &str) -> Result<PathBuf, UnknownPackage> {
         self.candidates(name)
             .into_iter()
             .next()
             .ok_or_else(|| self.unknown(name))
     }
 
-    fn unknown(&self, name: &str) -> String {
-        format!(
-            "unknown package '{name}': not in the robot config's packages, nor under \
-             package_search_paths {:?}, AMENT_PREFIX_PATH {:?} or ROS_PACKAGE_PATH {:?}",
-            self.search_paths,
-            env_paths("AMENT_PREFIX_PATH"),
-            env_paths("ROS_PACKAGE_PATH")
-        )
+    fn unknown(&self, name: &str) -> UnknownPackage {
+        UnknownPackage {
+            name: name.to_string(),
+            search_paths: self.search_paths.clone(),
+            ament_prefix_path: env_paths("AMENT_PREFIX_PATH"),
+            ros_package_path: env_paths("ROS_PACKAGE_PATH"),
+        }
     }
 
     /// Turns a URDF filename into a path: `package://`, `file://`, absolute, or relative to
@@ -137,7 +161,7 @@ impl PackageResolver {
         &self,
         uri: &str,
         base_dir: &Path,
-    ) -> Result<(PathBuf, Option<String>), String> {
+    ) -> Result<(PathBuf, Option<String>), UriError> {
         if let Some(rest) = uri.strip_prefix("package://") {
             let mut repair = None;
             let trimmed = rest.trim_start_matches('/');
@@ -146,7 +170,7 @@ impl PackageResolver {
             }
             let (package, relative) = trimmed.split_once('/').unwrap_or((trimmed, ""));
             if package.is_empty() {
-                return Err(format!("'{uri}' names no package"));
+                return Err(UriError::NoPackage(uri.to_string()));
             }
             // Of several folders with the package's name, the one that holds the file; then
             // the file beside the URDF; else the first folder (the caller names the missing
@@ -175,16 +199,17 @@ impl PackageResolver {
                     Ok((path, Some(note)))
                 }
                 (None, Some(dir)) => Ok((dir.join(relative), repair)),
-                (None, None) => Err(self.unknown(package)),
+                (None, None) => Err(UriError::Unknown(self.unknown(package))),
             };
         }
         if let Some(rest) = uri.strip_prefix("file://") {
             return Ok((against(PathBuf::from(rest), base_dir), None));
         }
         if let Some((scheme, _)) = uri.split_once("://") {
-            return Err(format!(
-                "'{uri}': the '{scheme}://' scheme is not supported (package:// and file:// are)"
-            ));
+            return Err(UriError::Scheme {
+                uri: uri.to_string(),
+                scheme: scheme.to_string(),
+            });
         }
         Ok((against(PathBuf::from(uri), base_dir), None))
     }
@@ -239,7 +264,7 @@ mod tests {
         let err = resolver
             .resolve_uri("package://nope/a.stl", Path::new("/"))
             .unwrap_err();
-        assert!(err.contains("unknown package 'nope'"), "{err}");
+        assert!(err.to_string().contains("unknown package 'nope'"), "{err}");
         assert!(
             resolver
                 .resolve_uri("http://x/a.stl", Path::new("/"))

@@ -129,6 +129,48 @@ pub struct Robot {
 /// Finds a package's folder for a leftover `$(find pkg)`.
 pub type FindPackage<'a> = &'a dyn Fn(&str) -> Option<String>;
 
+/// A URDF element the reader cannot repair: where it is, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{location}: {problem}")]
+pub struct ReadError {
+    /// The element, as `link 'base' (line 3)/inertial`.
+    pub location: String,
+    pub problem: Problem,
+}
+
+impl ReadError {
+    fn at(location: impl Into<String>, problem: Problem) -> Self {
+        Self {
+            location: location.into(),
+            problem,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Problem {
+    #[error("'{0}' is not a number")]
+    NotANumber(String),
+    #[error("'{word}' in '{text}' is not a number")]
+    WordNotANumber { word: String, text: String },
+    #[error("mass and inertia must be finite")]
+    InertialNotFinite,
+    #[error("a <{0}> needs a name")]
+    NoName(&'static str),
+    #[error("a <joint> needs a type")]
+    NoJointType,
+    #[error(
+        "unknown joint type '{0}' (revolute, continuous, prismatic, fixed, floating, planar, spherical)"
+    )]
+    UnknownJointType(String),
+    #[error("<{0} link=\"...\"> is missing")]
+    NoLink(&'static str),
+    #[error("values must be finite")]
+    DynamicsNotFinite,
+    #[error("names no joint")]
+    MimicNoJoint,
+}
+
 struct Reader<'a> {
     repairs: &'a mut Repairs,
     find: FindPackage<'a>,
@@ -215,15 +257,13 @@ impl Reader<'_> {
         element: &Element,
         key: &str,
         location: &str,
-    ) -> Result<Option<f64>, String> {
+    ) -> Result<Option<f64>, ReadError> {
         let Some(text) = self.attr(element, key, location) else {
             return Ok(None);
         };
-        parse_number(&text).map(Some).ok_or_else(|| {
-            format!(
-                "{location}/{}@{key}: '{text}' is not a number",
-                element.name
-            )
+        parse_number(&text).map(Some).ok_or_else(|| ReadError {
+            location: format!("{location}/{}@{key}", element.name),
+            problem: Problem::NotANumber(text),
         })
     }
 
@@ -235,7 +275,7 @@ impl Reader<'_> {
         key: &str,
         location: &str,
         pad: f64,
-    ) -> Result<Option<[f64; N]>, String> {
+    ) -> Result<Option<[f64; N]>, ReadError> {
         match self.attr(element, key, location) {
             Some(text) if text.trim().is_empty() => {
                 self.repairs.add(
@@ -261,14 +301,18 @@ impl Reader<'_> {
         element: &str,
         location: &str,
         pad: f64,
-    ) -> Result<[f64; N], String> {
+    ) -> Result<[f64; N], ReadError> {
         let mut values = Vec::new();
         for word in text
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|w| !w.is_empty())
         {
-            values.push(parse_number(word).ok_or_else(|| {
-                format!("{location}/{element}@{key}: '{word}' in '{text}' is not a number")
+            values.push(parse_number(word).ok_or_else(|| ReadError {
+                location: format!("{location}/{element}@{key}"),
+                problem: Problem::WordNotANumber {
+                    word: word.to_string(),
+                    text: text.to_string(),
+                },
             })?);
         }
         if values.len() != N {
@@ -285,7 +329,7 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    fn pose(&mut self, parent: &Element, location: &str) -> Result<Pose, String> {
+    fn pose(&mut self, parent: &Element, location: &str) -> Result<Pose, ReadError> {
         let Some(origin) = parent.child("origin") else {
             return Ok(Pose::default());
         };
@@ -299,7 +343,7 @@ impl Reader<'_> {
         })
     }
 
-    fn geometry(&mut self, shape: &Element, location: &str) -> Result<Option<Geometry>, String> {
+    fn geometry(&mut self, shape: &Element, location: &str) -> Result<Option<Geometry>, ReadError> {
         let Some(geometry) = shape.child("geometry") else {
             self.repairs.add(
                 RepairKind::Shape,
@@ -384,7 +428,7 @@ impl Reader<'_> {
         Ok(Some(geometry))
     }
 
-    fn rgba(&mut self, element: &Element, location: &str) -> Result<Option<[f64; 4]>, String> {
+    fn rgba(&mut self, element: &Element, location: &str) -> Result<Option<[f64; 4]>, ReadError> {
         Ok(self.vector::<4>(element, "rgba", location, 1.0)?.map(|c| {
             c.map(|v| {
                 if v.is_finite() {
@@ -401,7 +445,7 @@ impl Reader<'_> {
         element: &Element,
         location: &str,
         visual: bool,
-    ) -> Result<Option<Shape>, String> {
+    ) -> Result<Option<Shape>, ReadError> {
         let Some(geometry) = self.geometry(element, location)? else {
             return Ok(None);
         };
@@ -421,7 +465,7 @@ impl Reader<'_> {
         }))
     }
 
-    fn inertial(&mut self, link: &Element, location: &str) -> Result<Option<Inertial>, String> {
+    fn inertial(&mut self, link: &Element, location: &str) -> Result<Option<Inertial>, ReadError> {
         let Some(inertial) = link.child("inertial") else {
             return Ok(None);
         };
@@ -441,7 +485,7 @@ impl Reader<'_> {
             }
         }
         if !(mass.is_finite() && inertia.iter().all(|v| v.is_finite())) {
-            return Err(format!("{at}: mass and inertia must be finite"));
+            return Err(ReadError::at(at, Problem::InertialNotFinite));
         }
         Ok(Some(Inertial {
             origin,
@@ -450,11 +494,11 @@ impl Reader<'_> {
         }))
     }
 
-    fn link(&mut self, element: &Element) -> Result<Link, String> {
+    fn link(&mut self, element: &Element) -> Result<Link, ReadError> {
         let location = named("link", element);
         let name = element
             .attr("name")
-            .ok_or_else(|| format!("{location}: a <link> needs a name"))?
+            .ok_or_else(|| ReadError::at(&location, Problem::NoName("link")))?
             .to_string();
         let mut visual = Vec::new();
         for (i, v) in element.children_named("visual").enumerate() {
@@ -477,15 +521,15 @@ impl Reader<'_> {
         })
     }
 
-    fn joint(&mut self, element: &Element) -> Result<Joint, String> {
+    fn joint(&mut self, element: &Element) -> Result<Joint, ReadError> {
         let location = named("joint", element);
         let name = element
             .attr("name")
-            .ok_or_else(|| format!("{location}: a <joint> needs a name"))?
+            .ok_or_else(|| ReadError::at(&location, Problem::NoName("joint")))?
             .to_string();
         let type_text = self
             .attr(element, "type", &location)
-            .ok_or_else(|| format!("{location}: a <joint> needs a type"))?;
+            .ok_or_else(|| ReadError::at(&location, Problem::NoJointType))?;
         let joint_type = match type_text.trim() {
             "revolute" => JointType::Revolute,
             "continuous" => JointType::Continuous,
@@ -495,18 +539,18 @@ impl Reader<'_> {
             "planar" => JointType::Planar,
             "spherical" | "ball" => JointType::Spherical,
             other => {
-                return Err(format!(
-                    "{location}: unknown joint type '{other}' (revolute, continuous, prismatic, \
-                     fixed, floating, planar, spherical)"
+                return Err(ReadError::at(
+                    &location,
+                    Problem::UnknownJointType(other.to_string()),
                 ));
             }
         };
-        let link_of = |role: &str| -> Result<String, String> {
+        let link_of = |role: &'static str| {
             element
                 .child(role)
                 .and_then(|e| e.attr("link"))
                 .map(str::to_string)
-                .ok_or_else(|| format!("{location}: <{role} link=\"...\"> is missing"))
+                .ok_or_else(|| ReadError::at(&location, Problem::NoLink(role)))
         };
         let (parent, child) = (link_of("parent")?, link_of("child")?);
         let origin = self.pose(element, &location)?;
@@ -564,14 +608,19 @@ impl Reader<'_> {
             damping = self.number(d, "damping", &location)?.unwrap_or(0.0);
             friction = self.number(d, "friction", &location)?.unwrap_or(0.0);
             if !(damping.is_finite() && friction.is_finite()) {
-                return Err(format!("{location}/dynamics: values must be finite"));
+                return Err(ReadError::at(
+                    format!("{location}/dynamics"),
+                    Problem::DynamicsNotFinite,
+                ));
             }
         }
         let mimic = match element.child("mimic") {
             Some(m) => Some(Mimic {
                 joint: m
                     .attr("joint")
-                    .ok_or_else(|| format!("{location}/mimic: names no joint"))?
+                    .ok_or_else(|| {
+                        ReadError::at(format!("{location}/mimic"), Problem::MimicNoJoint)
+                    })?
                     .to_string(),
                 multiplier: self.number(m, "multiplier", &location)?.unwrap_or(1.0),
                 offset: self.number(m, "offset", &location)?.unwrap_or(0.0),
@@ -636,7 +685,7 @@ pub fn read_robot(
     doc: &Element,
     repairs: &mut Repairs,
     find: FindPackage,
-) -> Result<Robot, String> {
+) -> Result<Robot, ReadError> {
     let mut reader = Reader { repairs, find };
     let mut materials = HashMap::new();
     for m in doc.children_named("material") {
@@ -711,7 +760,7 @@ mod tests {
     use super::*;
     use crate::model::xml;
 
-    fn read(text: &str) -> (Result<Robot, String>, Repairs) {
+    fn read(text: &str) -> (Result<Robot, ReadError>, Repairs) {
         let mut repairs = Repairs::default();
         let doc = xml::parse(text).unwrap();
         let find = |p: &str| (p == "pkg").then(|| "/opt/pkg".to_string());
@@ -775,16 +824,18 @@ mod tests {
         let (robot, _) =
             read(r#"<robot><link name="a"/><joint name="j"><parent link="a"/></joint></robot>"#);
         assert_eq!(
-            robot.unwrap_err(),
+            robot.unwrap_err().to_string(),
             "joint 'j' (line 1): a <joint> needs a type"
         );
         let (robot, _) = read(
             r#"<robot><link name="a"><inertial><mass value="heavy"/></inertial></link></robot>"#,
         );
-        assert!(
-            robot
-                .unwrap_err()
-                .contains("link 'a' (line 1)/inertial/mass@value: 'heavy'")
+        assert_eq!(
+            robot.unwrap_err(),
+            ReadError {
+                location: "link 'a' (line 1)/inertial/mass@value".into(),
+                problem: Problem::NotANumber("heavy".into())
+            }
         );
     }
 
