@@ -28,6 +28,7 @@ impl PresetError {
                 preset.name,
                 preset.poses.get(*index).map_or("?", |p| p.name.as_str())
             ),
+            Self::NoPoses => format!("preset '{}' has no poses", preset.name),
             other => format!("preset '{}': {other}", preset.name),
         }
     }

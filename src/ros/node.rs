@@ -11,6 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// How long a latched message whose publish failed waits before it goes again.
+const ONCE_RETRY: Duration = Duration::from_millis(100);
 /// How many missed publisher cycles are made up after a stall.
 const CATCH_UP: u32 = 20;
 /// The longest the node waits for ROS events before it looks at its publishers again.
@@ -174,6 +176,8 @@ pub struct Publishing<O: Output> {
     every: Every,
     /// A `Once` output that has been sent.
     sent: bool,
+    /// When a `Once` output that has not been sent tries (again).
+    next_try: Instant,
 }
 
 /// A running output of any kind, as the node's loop sees it.
@@ -198,6 +202,7 @@ impl<O: Output + 'static> Publishing<O> {
             publisher,
             every,
             sent: false,
+            next_try: Instant::now(),
         }))
     }
 }
@@ -205,7 +210,7 @@ impl<O: Output + 'static> Publishing<O> {
 impl<O: Output + 'static> Running for Publishing<O> {
     fn deadline(&self) -> Option<Instant> {
         match self.output.topic().schedule {
-            Schedule::Once if !self.sent => Some(Instant::now()),
+            Schedule::Once if !self.sent => Some(self.next_try),
             Schedule::Once => None,
             Schedule::Rate(_) => self.every.deadline(),
         }
@@ -217,7 +222,7 @@ impl<O: Output + 'static> Running for Publishing<O> {
 
     fn run(&mut self, tick: &Tick) {
         let due = match self.output.topic().schedule {
-            Schedule::Once => !self.sent,
+            Schedule::Once => !self.sent && self.next_try <= tick.now,
             Schedule::Rate(_) => self.every.due(tick.now),
         };
         if !due {
@@ -229,8 +234,9 @@ impl<O: Output + 'static> Running for Publishing<O> {
         };
         let ok = self.publisher.publish(message).is_ok();
         tick.publishing.count(ok);
-        // A latched message that failed goes again next cycle.
+        // A latched message that failed goes again a little later.
         self.sent = ok;
+        self.next_try = tick.now + ONCE_RETRY;
     }
 }
 

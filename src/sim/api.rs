@@ -395,6 +395,7 @@ impl SimHandle {
             pose,
             delay: crate::control::START_DELAY,
         })
+        .map_err(|e| self.name_robot(e))
     }
 
     pub fn go_to_pose(&self, robot: usize, pose: usize) -> OperationResult {
@@ -403,6 +404,19 @@ impl SimHandle {
             pose,
             delay: 0.0,
         })
+        .map_err(|e| self.name_robot(e))
+    }
+
+    /// A preset refusal of the physics thread (which knows robots by index), with the
+    /// robot's name.
+    fn name_robot(&self, error: OperationError) -> OperationError {
+        match error {
+            OperationError::Preset { robot, error } => match self.robots().get(robot) {
+                Some(map) => OperationError::Invalid(format!("robot '{}': {error}", map.name)),
+                None => OperationError::Preset { robot, error },
+            },
+            other => other,
+        }
     }
 
     pub fn stop_preset(&self, robot: usize) -> OperationResult {

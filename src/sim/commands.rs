@@ -157,7 +157,7 @@ pub enum OperationError {
     StepAlreadyRunning,
     #[error("stepping interrupted by a mode change after {done} of {requested} steps")]
     StepInterrupted { done: u64, requested: u64 },
-    #[error("MuJoCo: {0:?}")]
+    #[error("MuJoCo: {0}")]
     Mujoco(mujoco_rs::error::MjDataError),
     #[error("the snapshot buffer does not fit this model")]
     SnapshotBuffer,

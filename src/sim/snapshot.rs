@@ -66,7 +66,7 @@ impl Fnv {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SnapshotError {
     #[error("cannot read the file: {0}")]
-    Read(std::io::ErrorKind),
+    Read(String),
     #[error("not a mujoco_bridge snapshot")]
     NotASnapshot,
     #[error("snapshot format version {0}; this build reads version {VERSION}")]
@@ -181,7 +181,7 @@ impl Snapshot {
     }
 
     pub fn load(path: &Path) -> Result<Self, SnapshotError> {
-        let bytes = std::fs::read(path).map_err(|e| SnapshotError::Read(e.kind()))?;
+        let bytes = std::fs::read(path).map_err(|e| SnapshotError::Read(e.to_string()))?;
         Self::decode(&bytes)
     }
 }

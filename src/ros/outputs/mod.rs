@@ -4,23 +4,13 @@
 //! latest `StateSnapshot` and published at its rate.
 //!
 //! A new kind of output is one file with a struct that implements `Output` and a
-//! `plan(&mut Plan)` function that adds one per topic, and one line in `KINDS`.
-mod clock;
-mod contacts;
-mod description;
-mod diagnostics;
+//! `plan(&mut Plan)` function that adds one per topic, and its name in `kinds!`.
 #[cfg(test)]
 mod fixture;
-mod imu;
-mod joint_states;
-mod markers;
-mod odometry;
-mod range;
-mod scan;
 mod sensors;
+// Planned after every kind: they send the transforms and fixed frames the others planned.
 mod tf;
 mod tf_static;
-mod wrench;
 
 use super::Qos;
 use super::interfaces::Message;
@@ -38,22 +28,28 @@ use std::time::Instant;
 /// How a kind of output is planned: it adds its outputs (one per topic) to the plan.
 type PlanKind = fn(&mut Plan) -> Result<(), PlanError>;
 
-/// Every kind of output, in planning order: odometry before tf (which sends its
-/// transforms), sensors before tf_static (which sends their frames).
-const KINDS: &[PlanKind] = &[
-    clock::plan,
-    diagnostics::plan,
-    description::plan,
-    markers::plan,
-    joint_states::plan,
-    odometry::plan,
-    imu::plan,
-    wrench::plan,
-    range::plan,
-    scan::plan,
-    contacts::plan,
-    tf::plan,
-    tf_static::plan,
+/// Declares the modules of the kinds of output and lists their `plan` functions in order.
+macro_rules! kinds {
+    ($($kind:ident),* $(,)?) => {
+        $(mod $kind;)*
+        /// Every kind of output, in planning (and publishing) order; `/tf` and
+        /// `/tf_static` follow them.
+        const KINDS: &[PlanKind] = &[$($kind::plan),*];
+    };
+}
+
+kinds![
+    clock,
+    diagnostics,
+    description,
+    markers,
+    joint_states,
+    odometry,
+    imu,
+    wrench,
+    range,
+    scan,
+    contacts,
 ];
 
 /// When an output publishes.
@@ -224,6 +220,8 @@ impl<'a> Plan<'a> {
         for kind in KINDS {
             kind(&mut plan)?;
         }
+        tf::plan(&mut plan)?;
+        tf_static::plan(&mut plan)?;
         Ok(plan)
     }
 
@@ -307,6 +305,19 @@ mod tests {
         assert!(names.contains(&"front".to_string()), "{names:?}");
         assert!(!names.contains(&"range/down".to_string()), "{names:?}");
         assert!(names.contains(&"imu".to_string()) && names.contains(&"scan".to_string()));
+    }
+
+    #[test]
+    fn rays_outside_the_listed_scans_keep_their_range_topics() {
+        let f = Fixture::new(
+            "    ros:\n      laser_scans: [{topic: sides, sensors: [ray_0, ray_2]}]\n",
+        );
+        let names = topics(&f.plan().unwrap());
+        for topic in ["sides", "range/ray_1", "range/down"] {
+            assert!(names.contains(&topic.to_string()), "{topic} in {names:?}");
+        }
+        assert!(!names.contains(&"range/ray_0".to_string()), "{names:?}");
+        assert!(!names.contains(&"scan".to_string()), "{names:?}");
     }
 
     #[test]

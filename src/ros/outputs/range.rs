@@ -13,9 +13,10 @@ pub struct Range {
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for robot in 0..plan.robots.len() {
-        let listed = &plan.config.robots[robot].ros.range;
+        let ros = &plan.config.robots[robot].ros;
+        let listed = &ros.range;
         let ranges = if listed.is_empty() {
-            sensors::automatic_ranges(plan.model, &plan.robots[robot])
+            sensors::automatic_ranges(plan.model, &plan.robots[robot], &ros.laser_scans)
         } else {
             listed.clone()
         };

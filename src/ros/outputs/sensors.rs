@@ -221,12 +221,30 @@ pub fn automatic_wrenches(model: &MjModel, robot: &RobotMap) -> Vec<ForceTorqueT
     )
 }
 
-/// Range topics found in the model: one per rangefinder that is not a ray of a laser fan
-/// (those go out as scans).
-pub fn automatic_ranges(model: &MjModel, robot: &RobotMap) -> Vec<RangeTopic> {
-    let in_fans: Vec<usize> = fans(model, robot).into_values().flatten().collect();
+/// Range topics found in the model: one per rangefinder that is not a ray of a scan (the
+/// scans `listed` in the config, else the fans found in the model), which carries it already.
+pub fn automatic_ranges(
+    model: &MjModel,
+    robot: &RobotMap,
+    listed: &[LaserScanTopic],
+) -> Vec<RangeTopic> {
+    let in_scans: Vec<usize> = if listed.is_empty() {
+        fans(model, robot).into_values().flatten().collect()
+    } else {
+        let patterns: Vec<regex::Regex> = listed
+            .iter()
+            .flat_map(|scan| scan.sensors.as_slice())
+            .filter_map(|p| crate::config::full_match_regex(p).ok())
+            .collect();
+        robot
+            .sensors
+            .iter()
+            .filter(|s| patterns.iter().any(|p| p.is_match(&s.name)))
+            .map(|s| s.id)
+            .collect()
+    };
     on_sites(model, robot)
-        .filter(|(id, kind, _, _)| *kind == MjtSensor::mjSENS_RANGEFINDER && !in_fans.contains(id))
+        .filter(|(id, kind, _, _)| *kind == MjtSensor::mjSENS_RANGEFINDER && !in_scans.contains(id))
         .map(|(_, _, name, _)| RangeTopic {
             topic: format!("range/{name}"),
             sensor: name.to_string(),
