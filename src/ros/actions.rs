@@ -262,7 +262,7 @@ async fn execute(
             .zip(&actual.0)
             .map(|(d, a)| d - a)
             .collect();
-        let _ = goal.publish_feedback(FollowJointTrajectory::Feedback {
+        ticks.count(goal.publish_feedback(FollowJointTrajectory::Feedback {
             header: crate::ros::interfaces::std_msgs::msg::Header {
                 stamp: super::convert::time(state.time),
                 frame_id: String::new(),
@@ -272,7 +272,7 @@ async fn execute(
             actual: point(actual.0.clone(), actual.1),
             error: point(error.clone(), vec![]),
             ..Default::default()
-        });
+        }));
         if elapsed < end {
             let violated = plan
                 .path

@@ -192,7 +192,7 @@ async fn execute(
         let elapsed = state.time - started;
         let (q, v) = (state.qpos[gripper.qpos], state.qvel[gripper.dof]);
         let reached = (q - target).abs() <= gripper.tolerance;
-        let _ = goal.publish_feedback(gripper.reading(&state, false, reached));
+        ticks.count(goal.publish_feedback(gripper.reading(&state, false, reached)));
         if reached {
             return End::Done(result(gripper.reading(&state, false, true)));
         }

@@ -45,11 +45,26 @@ pub(super) fn spawn(
 }
 
 /// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
-/// watch the state).
-#[derive(Clone, Default)]
-pub(super) struct Ticks(std::rc::Rc<std::cell::RefCell<Vec<std::task::Waker>>>);
+/// watch the state), and counts what those tasks publish (action feedback).
+#[derive(Clone)]
+pub(super) struct Ticks {
+    waiting: std::rc::Rc<std::cell::RefCell<Vec<std::task::Waker>>>,
+    publishing: Arc<PublishCounters>,
+}
 
 impl Ticks {
+    fn new(publishing: Arc<PublishCounters>) -> Self {
+        Self {
+            waiting: Default::default(),
+            publishing,
+        }
+    }
+
+    /// Counts one publication of a task by its result.
+    pub(super) fn count<E>(&self, published: Result<(), E>) {
+        self.publishing.count(published.is_ok());
+    }
+
     /// Resolves at the next cycle.
     pub(super) fn next(&self) -> NextTick {
         NextTick {
@@ -59,7 +74,7 @@ impl Ticks {
     }
 
     fn wake_all(&self) {
-        for waker in self.0.borrow_mut().drain(..) {
+        for waker in self.waiting.borrow_mut().drain(..) {
             waker.wake();
         }
     }
@@ -80,7 +95,7 @@ impl std::future::Future for NextTick {
             return std::task::Poll::Ready(());
         }
         self.waiting = true;
-        self.ticks.0.borrow_mut().push(cx.waker().clone());
+        self.ticks.waiting.borrow_mut().push(cx.waker().clone());
         std::task::Poll::Pending
     }
 }
@@ -294,7 +309,7 @@ impl Node {
             .collect::<Result<Vec<_>, _>>()?;
         let pool = LocalPool::new();
         let spawner = pool.spawner();
-        let ticks = Ticks::default();
+        let ticks = Ticks::new(publishing.clone());
         Self::serve(&mut node, &spawner, &handle, &ticks, config, play_mode)?;
         Ok(Self {
             node,

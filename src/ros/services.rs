@@ -16,7 +16,7 @@ use crate::sim::{OperationError, SimHandle};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::MjtObjBase;
-use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use nalgebra::Vector3;
 
 /// The name of the snapshot that `save_snapshot` and `restore_snapshot` share.
 const SNAPSHOT: &str = "ros";
@@ -78,9 +78,8 @@ fn wrenches(
                     return Err(OperationError::Invalid("no state yet".into()));
                 }
                 // The body's frame to the world frame, which MuJoCo's applied forces use.
-                let q = &state.xquat_wxyz[4 * body..4 * body + 4];
                 let rotation =
-                    UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+                    crate::model::pose::quaternion(&state.xquat_wxyz[4 * body..4 * body + 4]);
                 let force = rotation * Vector3::new(f.x, f.y, f.z);
                 let torque = rotation * Vector3::new(t.x, t.y, t.z);
                 handle.apply_body_wrench(body, force.into(), torque.into(), duration)

@@ -7,10 +7,9 @@
 //! placed directly in the world that belong to no robot. Poses and velocities are in the
 //! `world` frame. Only free bodies (floating-base robots, loose objects) can be placed.
 use crate::config::SimMode;
+use crate::ros::convert::quaternion_wxyz;
 use crate::ros::interfaces::geometry_msgs::msg::Vector3 as RosVector3;
-use crate::ros::interfaces::geometry_msgs::msg::{
-    Accel, Point, Pose, Quaternion as RosQuaternion, Twist,
-};
+use crate::ros::interfaces::geometry_msgs::msg::{Accel, Point, Pose, Twist};
 use crate::ros::interfaces::simulation_interfaces::msg::{
     Bounds, EntityCategory, EntityState, Result as SimResult, SimulationState, SimulatorFeatures,
 };
@@ -23,7 +22,7 @@ use crate::sim::{OperationError, SimHandle, StateSnapshot};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::*;
-use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use nalgebra::Vector3;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -124,7 +123,7 @@ fn vector(v: Vector3<f64>) -> RosVector3 {
 fn entity_state(handle: &SimHandle, state: &StateSnapshot, body: usize) -> EntityState {
     let p = &state.xpos[3 * body..3 * body + 3];
     let q = &state.xquat_wxyz[4 * body..4 * body + 4];
-    let rotation = UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+    let rotation = crate::model::pose::quaternion(q);
     // A free joint's linear dofs are in the world frame, its angular ones in the body's.
     let (twist, acceleration) = match free_dofs(handle.model(), body) {
         Some(d) => {
@@ -160,12 +159,7 @@ fn entity_state(handle: &SimHandle, state: &StateSnapshot, body: usize) -> Entit
                 y: p[1],
                 z: p[2],
             },
-            orientation: RosQuaternion {
-                x: q[1],
-                y: q[2],
-                z: q[3],
-                w: q[0],
-            },
+            orientation: quaternion_wxyz(q),
         },
         twist,
         acceleration,

@@ -67,7 +67,7 @@ pub enum Operation {
     ResetToKeyframe(usize),
     /// Keeps the state; the controllers drive the robots to keyframe `k` and hold it.
     HoldKeyframe(usize),
-    /// Fills the snapshot (sized with `SimHandle::new_state_snapshot`) and returns it.
+    /// Fills the snapshot (sized with `SimHandle::empty_snapshot`) and returns it.
     CaptureSnapshot(Box<Snapshot>),
     RestoreSnapshot(Box<Snapshot>),
     /// Force (3) and torque (3) in the world frame at the body's center of mass.

@@ -1,11 +1,13 @@
 //! Operations carried out by the physics thread between steps: reset, keyframes, snapshots,
 //! wrenches, body poses, control settings, trajectories, presets, recording and playback.
 //! Each checks its input and answers with an error instead of touching MuJoCo with it.
+use super::commands::TapLayout;
 use super::commands::{Operation, OperationDone, OperationError, OperationResult, Request, Trash};
 use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics, Stepping};
-use super::snapshot::STATE_SPEC;
+use super::snapshot::{STATE_SPEC, Snapshot};
 use crate::config::{ControlMode, SimMode};
-use crate::control::Trajectory;
+use crate::control::{PdGains, Preset, Trajectory};
+use crate::record::{Playback, RecordRing};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
@@ -133,81 +135,13 @@ impl Physics {
     fn carry_out(&mut self, operation: Operation) -> OperationResult {
         match operation {
             Operation::Shutdown => unreachable!("handled before"),
-            Operation::SetMode(mode) => {
-                self.interrupt_steps();
-                if mode == SimMode::Realtime && self.mode != SimMode::Realtime {
-                    self.deadline_ns = super::clock::now_ns();
-                }
-                self.mode = mode;
-                self.publish_mode();
-            }
-            Operation::SetSpeed(speed) => {
-                if !(speed.is_finite() && speed > 0.0) {
-                    return Err(OperationError::BadSpeed(speed));
-                }
-                self.speed = speed;
-                self.deadline_ns = super::clock::now_ns();
-                self.publish_mode();
-            }
+            Operation::SetMode(mode) => self.set_mode(mode)?,
+            Operation::SetSpeed(speed) => self.set_speed(speed)?,
             Operation::Step(_) => unreachable!("handled before"),
-            Operation::Reset => {
-                self.data.reset();
-                let shared = &self.shared;
-                for robot in &mut self.controllers.robots {
-                    if let Some(old) = robot.reset() {
-                        let _ = shared.trash.push(Trash::Trajectory(old));
-                    }
-                }
-                self.clear_transients();
-                self.republish();
-            }
-            Operation::ResetToKeyframe(key) => {
-                let key = self.key_index(key)?;
-                if let Err(e) = self.data.reset_keyframe(key) {
-                    return Err(OperationError::Mujoco(e));
-                }
-                let model = self.model.clone();
-                let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
-                let qpos = &model.key_qpos()[key * nq..(key + 1) * nq];
-                let ctrl = &model.key_ctrl()[key * nu..(key + 1) * nu];
-                self.hold(qpos, Some(ctrl));
-                self.clear_transients();
-                self.republish();
-            }
-            Operation::HoldKeyframe(key) => {
-                let key = self.key_index(key)?;
-                let model = self.model.clone();
-                let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
-                self.hold(
-                    &model.key_qpos()[key * nq..(key + 1) * nq],
-                    Some(&model.key_ctrl()[key * nu..(key + 1) * nu]),
-                );
-            }
-            Operation::CaptureSnapshot(mut snapshot) => {
-                let nv = self.data.model().ffi().nv as usize;
-                let physics_len = self.data.model().state_size(STATE_SPEC);
-                if snapshot.physics.len() != physics_len
-                    || snapshot.controllers.len() != nv + self.controllers.state_len()
-                {
-                    return Err(OperationError::SnapshotBuffer);
-                }
-                self.data.read_state_into(STATE_SPEC, &mut snapshot.physics);
-                // The bias force the controllers use next comes from the last step's forward
-                // pass, not from the state: keep it so a restore computes the same control.
-                snapshot.controllers[..nv].copy_from_slice(self.data.qfrc_bias());
-                let mut at = nv;
-                for robot in &self.controllers.robots {
-                    let len = robot.state_len();
-                    robot.save_state(&mut snapshot.controllers[at..at + len]);
-                    at += len;
-                }
-                snapshot.fingerprint = self.shared.fingerprint;
-                snapshot.step = self.step;
-                return Ok(OperationDone {
-                    snapshot: Some(snapshot),
-                    ..self.done()
-                });
-            }
+            Operation::Reset => self.reset_all()?,
+            Operation::ResetToKeyframe(key) => self.reset_to_keyframe(key)?,
+            Operation::HoldKeyframe(key) => self.hold_keyframe(key)?,
+            Operation::CaptureSnapshot(snapshot) => return self.capture(snapshot),
             Operation::RestoreSnapshot(snapshot) => {
                 let result = self.restore(&snapshot);
                 self.trash(Trash::Snapshot(snapshot));
@@ -217,75 +151,13 @@ impl Physics {
                 body,
                 wrench,
                 duration,
-            } => {
-                if body == 0 || body >= self.data.model().ffi().nbody as usize {
-                    return Err(OperationError::NoMovableBody(body));
-                }
-                if wrench.iter().any(|v| !v.is_finite())
-                    || !(duration.is_finite() && duration > 0.0)
-                {
-                    return Err(OperationError::BadWrench);
-                }
-                let until = self.data.time() + duration;
-                let active = self.wrenches.len();
-                let Some(slot) = self.wrenches.iter_mut().find(|w| w.is_none()) else {
-                    return Err(OperationError::WrenchesFull(active));
-                };
-                *slot = Some(ActiveWrench {
-                    body,
-                    wrench,
-                    until,
-                });
-            }
+            } => self.apply_wrench(body, wrench, duration)?,
             Operation::SetBodyPose {
                 body,
                 position,
                 quaternion_wxyz,
                 velocity_world,
-            } => {
-                let model = self.data.model();
-                if body == 0 || body >= model.ffi().nbody as usize {
-                    return Err(OperationError::NoMovableBody(body));
-                }
-                let joint = model.body_jntadr()[body];
-                if model.body_jntnum()[body] < 1
-                    || model.jnt_type()[joint as usize] != MjtJoint::mjJNT_FREE
-                {
-                    return Err(OperationError::NotFree(body));
-                }
-                let norm = quaternion_wxyz.iter().map(|v| v * v).sum::<f64>().sqrt();
-                if position
-                    .iter()
-                    .chain(&quaternion_wxyz)
-                    .chain(&velocity_world)
-                    .any(|v| !v.is_finite())
-                    || norm < 1e-9
-                {
-                    return Err(OperationError::BadPose);
-                }
-                let (qadr, dadr) = (
-                    model.jnt_qposadr()[joint as usize] as usize,
-                    model.jnt_dofadr()[joint as usize] as usize,
-                );
-                let qpos = self.data.qpos_mut();
-                qpos[qadr..qadr + 3].copy_from_slice(&position);
-                for (k, q) in quaternion_wxyz.iter().enumerate() {
-                    qpos[qadr + 3 + k] = q / norm;
-                }
-                // A free joint's angular velocity is in the body frame: rotate it there.
-                let [w, x, y, z] = quaternion_wxyz.map(|q| q / norm);
-                let rotation =
-                    nalgebra::UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(w, x, y, z));
-                let angular = rotation.inverse_transform_vector(&nalgebra::Vector3::new(
-                    velocity_world[3],
-                    velocity_world[4],
-                    velocity_world[5],
-                ));
-                let qvel = &mut self.data.qvel_mut()[dadr..dadr + 6];
-                qvel[..3].copy_from_slice(&velocity_world[..3]);
-                qvel[3..].copy_from_slice(angular.as_slice());
-                self.republish();
-            }
+            } => self.place_body(body, position, quaternion_wxyz, velocity_world)?,
             Operation::SetSource { robot, source } => {
                 let r = self.robot_index(robot)?;
                 self.controllers.robots[r].source = source;
@@ -302,131 +174,24 @@ impl Physics {
                 robot,
                 gains,
                 enable_pd,
-            } => {
-                let check = self.robot_index(robot).and_then(|r| {
-                    let controller = &self.controllers.robots[r];
-                    if gains.len() != controller.gains.len() {
-                        return Err(OperationError::GainCount {
-                            given: gains.len(),
-                            actuators: controller.gains.len(),
-                        });
-                    }
-                    if gains.iter().any(|g| !g.is_valid()) {
-                        return Err(OperationError::BadGains);
-                    }
-                    Ok(r)
-                });
-                if let Ok(r) = check {
-                    let controller = &mut self.controllers.robots[r];
-                    controller.gains.copy_from_slice(&gains);
-                    if enable_pd {
-                        controller.mode = ControlMode::Pd;
-                    }
-                }
-                self.trash(Trash::Gains(gains));
-                check?;
-            }
+            } => self.set_gains(robot, gains, enable_pd)?,
             Operation::FollowTrajectory { robot, trajectory } => {
-                let check = self.robot_index(robot).and_then(|r| {
-                    let n = self.controllers.robots[r].actuators.len();
-                    if trajectory.actuators.iter().any(|i| *i >= n) {
-                        return Err(OperationError::TrajectoryActuator);
-                    }
-                    trajectory.validate().map_err(OperationError::Trajectory)?;
-                    Ok(r)
-                });
-                match check {
-                    Ok(r) => {
-                        let time = self.data.time();
-                        let qpos = self.data.qpos();
-                        let old = self.controllers.robots[r].follow(trajectory, time, qpos);
-                        self.trash_trajectory(old);
-                    }
-                    Err(e) => {
-                        self.trash(Trash::Trajectory(trajectory));
-                        return Err(e);
-                    }
-                }
+                self.follow_trajectory(robot, trajectory)?
             }
             Operation::CancelTrajectory { robot } => {
                 let r = self.robot_index(robot)?;
                 let old = self.controllers.robots[r].cancel_trajectory();
                 self.trash_trajectory(old);
             }
-            Operation::LoadPreset { robot, preset } => {
-                let check = self.robot_index(robot).and_then(|r| {
-                    preset
-                        .validate()
-                        .map(|_| r)
-                        .map_err(|error| OperationError::Preset { robot, error })
-                });
-                match check {
-                    Ok(r) => {
-                        if let Some(old) = self.controllers.robots[r].sequencer.load(preset) {
-                            self.trash(Trash::Preset(old));
-                        }
-                    }
-                    Err(e) => {
-                        self.trash(Trash::Preset(preset));
-                        return Err(e);
-                    }
-                }
-            }
-            Operation::PlayPreset { robot, pose, delay } => {
-                let r = self.robot_index(robot)?;
-                if !(delay.is_finite() && delay >= 0.0) {
-                    return Err(OperationError::BadDelay);
-                }
-                let time = self.data.time();
-                let qpos = self.data.qpos();
-                let old = self.controllers.robots[r]
-                    .play_preset(pose, time, qpos, delay)
-                    .map_err(|error| OperationError::Preset { robot, error })?;
-                self.trash_trajectory(old);
-            }
+            Operation::LoadPreset { robot, preset } => self.load_preset(robot, preset)?,
+            Operation::PlayPreset { robot, pose, delay } => self.play_preset(robot, pose, delay)?,
             Operation::StopPreset { robot } => {
                 let r = self.robot_index(robot)?;
                 self.controllers.robots[r].stop_sequencer();
             }
-            Operation::Tap { ring, layout } => {
-                let f = self.data.model().ffi();
-                let row = layout.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
-                if ring.row_len() != row {
-                    return Err(OperationError::TapRow { layout, row });
-                }
-                let Some(slot) = self.taps.iter_mut().find(|t| t.is_none()) else {
-                    self.trash(Trash::Ring(ring));
-                    return Err(OperationError::TapsFull);
-                };
-                *slot = Some((ring, layout));
-            }
-            Operation::Untap(ring) => {
-                for slot in &mut self.taps {
-                    if slot.as_ref().is_some_and(|(r, _)| Arc::ptr_eq(r, &ring))
-                        && let Some((old, _)) = slot.take()
-                    {
-                        let _ = self.shared.trash.push(Trash::Ring(old));
-                    }
-                }
-                self.trash(Trash::Ring(ring));
-            }
-            Operation::Playback(rows) => {
-                let model = self.data.model();
-                let (nq, nv) = (model.ffi().nq as usize, model.ffi().nv as usize);
-                let fits = !rows.times.is_empty()
-                    && rows.qpos_index.iter().all(|i| *i < nq)
-                    && rows.qvel_index.iter().all(|i| *i < nv)
-                    && rows.qpos.len() == rows.times.len() * rows.qpos_index.len()
-                    && rows.qvel.len() == rows.times.len() * rows.qvel_index.len();
-                if !fits {
-                    self.trash(Trash::Playback(rows));
-                    return Err(OperationError::PlaybackRows);
-                }
-                let start_time = self.data.time();
-                if let Some(old) = self.playback.replace(ActivePlayback { rows, start_time }) {
-                    self.trash(Trash::Playback(old.rows));
-                }
-            }
+            Operation::Tap { ring, layout } => self.tap(ring, layout)?,
+            Operation::Untap(ring) => self.untap(ring)?,
+            Operation::Playback(rows) => self.playback(rows)?,
             Operation::StopPlayback => {
                 if let Some(old) = self.playback.take() {
                     self.trash(Trash::Playback(old.rows));
@@ -434,6 +199,307 @@ impl Physics {
             }
         }
         Ok(self.done())
+    }
+
+    /// Switches realtime / fast / paused; a running step request ends.
+    fn set_mode(&mut self, mode: SimMode) -> Result<(), OperationError> {
+        self.interrupt_steps();
+        if mode == SimMode::Realtime && self.mode != SimMode::Realtime {
+            self.deadline_ns = super::clock::now_ns();
+        }
+        self.mode = mode;
+        self.publish_mode();
+        Ok(())
+    }
+    /// The real-time factor target of realtime mode.
+    fn set_speed(&mut self, speed: f64) -> Result<(), OperationError> {
+        if !(speed.is_finite() && speed > 0.0) {
+            return Err(OperationError::BadSpeed(speed));
+        }
+        self.speed = speed;
+        self.deadline_ns = super::clock::now_ns();
+        self.publish_mode();
+        Ok(())
+    }
+    /// mj_resetData; the controllers go back to their configured state.
+    fn reset_all(&mut self) -> Result<(), OperationError> {
+        self.data.reset();
+        let shared = &self.shared;
+        for robot in &mut self.controllers.robots {
+            if let Some(old) = robot.reset() {
+                let _ = shared.trash.push(Trash::Trajectory(old));
+            }
+        }
+        self.clear_transients();
+        self.republish();
+        Ok(())
+    }
+    /// Resets to keyframe `key`; the controllers hold its pose.
+    fn reset_to_keyframe(&mut self, key: usize) -> Result<(), OperationError> {
+        let key = self.key_index(key)?;
+        if let Err(e) = self.data.reset_keyframe(key) {
+            return Err(OperationError::Mujoco(e));
+        }
+        let model = self.model.clone();
+        let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
+        let qpos = &model.key_qpos()[key * nq..(key + 1) * nq];
+        let ctrl = &model.key_ctrl()[key * nu..(key + 1) * nu];
+        self.hold(qpos, Some(ctrl));
+        self.clear_transients();
+        self.republish();
+        Ok(())
+    }
+    /// Keeps the state; the controllers drive the robots to keyframe `key`.
+    fn hold_keyframe(&mut self, key: usize) -> Result<(), OperationError> {
+        let key = self.key_index(key)?;
+        let model = self.model.clone();
+        let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
+        self.hold(
+            &model.key_qpos()[key * nq..(key + 1) * nq],
+            Some(&model.key_ctrl()[key * nu..(key + 1) * nu]),
+        );
+        Ok(())
+    }
+    /// Fills `snapshot` with the integration state and the controllers' state.
+    fn capture(&mut self, mut snapshot: Box<Snapshot>) -> OperationResult {
+        let nv = self.data.model().ffi().nv as usize;
+        let physics_len = self.data.model().state_size(STATE_SPEC);
+        if snapshot.physics.len() != physics_len
+            || snapshot.controllers.len() != nv + self.controllers.state_len()
+        {
+            return Err(OperationError::SnapshotBuffer);
+        }
+        self.data.read_state_into(STATE_SPEC, &mut snapshot.physics);
+        // The bias force the controllers use next comes from the last step's forward
+        // pass, not from the state: keep it so a restore computes the same control.
+        snapshot.controllers[..nv].copy_from_slice(self.data.qfrc_bias());
+        let mut at = nv;
+        for robot in &self.controllers.robots {
+            let len = robot.state_len();
+            robot.save_state(&mut snapshot.controllers[at..at + len]);
+            at += len;
+        }
+        snapshot.fingerprint = self.shared.fingerprint;
+        snapshot.step = self.step;
+        Ok(OperationDone {
+            snapshot: Some(snapshot),
+            ..self.done()
+        })
+    }
+    /// A force and torque on `body` for `duration` seconds of sim time.
+    fn apply_wrench(
+        &mut self,
+        body: usize,
+        wrench: [f64; 6],
+        duration: f64,
+    ) -> Result<(), OperationError> {
+        if body == 0 || body >= self.data.model().ffi().nbody as usize {
+            return Err(OperationError::NoMovableBody(body));
+        }
+        if wrench.iter().any(|v| !v.is_finite()) || !(duration.is_finite() && duration > 0.0) {
+            return Err(OperationError::BadWrench);
+        }
+        let until = self.data.time() + duration;
+        let active = self.wrenches.len();
+        let Some(slot) = self.wrenches.iter_mut().find(|w| w.is_none()) else {
+            return Err(OperationError::WrenchesFull(active));
+        };
+        *slot = Some(ActiveWrench {
+            body,
+            wrench,
+            until,
+        });
+        Ok(())
+    }
+    /// Sets the pose and velocity of a body with a free joint.
+    fn place_body(
+        &mut self,
+        body: usize,
+        position: [f64; 3],
+        quaternion_wxyz: [f64; 4],
+        velocity_world: [f64; 6],
+    ) -> Result<(), OperationError> {
+        let model = self.data.model();
+        if body == 0 || body >= model.ffi().nbody as usize {
+            return Err(OperationError::NoMovableBody(body));
+        }
+        let joint = model.body_jntadr()[body];
+        if model.body_jntnum()[body] < 1 || model.jnt_type()[joint as usize] != MjtJoint::mjJNT_FREE
+        {
+            return Err(OperationError::NotFree(body));
+        }
+        let norm = quaternion_wxyz.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if position
+            .iter()
+            .chain(&quaternion_wxyz)
+            .chain(&velocity_world)
+            .any(|v| !v.is_finite())
+            || norm < 1e-9
+        {
+            return Err(OperationError::BadPose);
+        }
+        let (qadr, dadr) = (
+            model.jnt_qposadr()[joint as usize] as usize,
+            model.jnt_dofadr()[joint as usize] as usize,
+        );
+        let qpos = self.data.qpos_mut();
+        qpos[qadr..qadr + 3].copy_from_slice(&position);
+        for (k, q) in quaternion_wxyz.iter().enumerate() {
+            qpos[qadr + 3 + k] = q / norm;
+        }
+        // A free joint's angular velocity is in the body frame: rotate it there.
+        let [w, x, y, z] = quaternion_wxyz.map(|q| q / norm);
+        let rotation =
+            nalgebra::UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(w, x, y, z));
+        let angular = rotation.inverse_transform_vector(&nalgebra::Vector3::new(
+            velocity_world[3],
+            velocity_world[4],
+            velocity_world[5],
+        ));
+        let qvel = &mut self.data.qvel_mut()[dadr..dadr + 6];
+        qvel[..3].copy_from_slice(&velocity_world[..3]);
+        qvel[3..].copy_from_slice(angular.as_slice());
+        self.republish();
+        Ok(())
+    }
+    /// The PD gains of every actuator of `robot`.
+    fn set_gains(
+        &mut self,
+        robot: usize,
+        gains: Box<[PdGains]>,
+        enable_pd: bool,
+    ) -> Result<(), OperationError> {
+        let check = self.robot_index(robot).and_then(|r| {
+            let controller = &self.controllers.robots[r];
+            if gains.len() != controller.gains.len() {
+                return Err(OperationError::GainCount {
+                    given: gains.len(),
+                    actuators: controller.gains.len(),
+                });
+            }
+            if gains.iter().any(|g| !g.is_valid()) {
+                return Err(OperationError::BadGains);
+            }
+            Ok(r)
+        });
+        if let Ok(r) = check {
+            let controller = &mut self.controllers.robots[r];
+            controller.gains.copy_from_slice(&gains);
+            if enable_pd {
+                controller.mode = ControlMode::Pd;
+            }
+        }
+        self.trash(Trash::Gains(gains));
+        check?;
+        Ok(())
+    }
+    /// `robot` follows `trajectory` from the current state.
+    fn follow_trajectory(
+        &mut self,
+        robot: usize,
+        trajectory: Box<Trajectory>,
+    ) -> Result<(), OperationError> {
+        let check = self.robot_index(robot).and_then(|r| {
+            let n = self.controllers.robots[r].actuators.len();
+            if trajectory.actuators.iter().any(|i| *i >= n) {
+                return Err(OperationError::TrajectoryActuator);
+            }
+            trajectory.validate().map_err(OperationError::Trajectory)?;
+            Ok(r)
+        });
+        match check {
+            Ok(r) => {
+                let time = self.data.time();
+                let qpos = self.data.qpos();
+                let old = self.controllers.robots[r].follow(trajectory, time, qpos);
+                self.trash_trajectory(old);
+            }
+            Err(e) => {
+                self.trash(Trash::Trajectory(trajectory));
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+    /// Installs `preset` (stopped) for `robot`.
+    fn load_preset(&mut self, robot: usize, preset: Box<Preset>) -> Result<(), OperationError> {
+        let check = self.robot_index(robot).and_then(|r| {
+            preset
+                .validate()
+                .map(|_| r)
+                .map_err(|error| OperationError::Preset { robot, error })
+        });
+        match check {
+            Ok(r) => {
+                if let Some(old) = self.controllers.robots[r].sequencer.load(preset) {
+                    self.trash(Trash::Preset(old));
+                }
+            }
+            Err(e) => {
+                self.trash(Trash::Preset(preset));
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+    /// Plays the loaded preset of `robot` from pose `pose` after `delay` seconds.
+    fn play_preset(&mut self, robot: usize, pose: usize, delay: f64) -> Result<(), OperationError> {
+        let r = self.robot_index(robot)?;
+        if !(delay.is_finite() && delay >= 0.0) {
+            return Err(OperationError::BadDelay);
+        }
+        let time = self.data.time();
+        let qpos = self.data.qpos();
+        let old = self.controllers.robots[r]
+            .play_preset(pose, time, qpos, delay)
+            .map_err(|error| OperationError::Preset { robot, error })?;
+        self.trash_trajectory(old);
+        Ok(())
+    }
+    /// Starts pushing a row per step into `ring`.
+    fn tap(&mut self, ring: Arc<RecordRing>, layout: TapLayout) -> Result<(), OperationError> {
+        let f = self.data.model().ffi();
+        let row = layout.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+        if ring.row_len() != row {
+            return Err(OperationError::TapRow { layout, row });
+        }
+        let Some(slot) = self.taps.iter_mut().find(|t| t.is_none()) else {
+            self.trash(Trash::Ring(ring));
+            return Err(OperationError::TapsFull);
+        };
+        *slot = Some((ring, layout));
+        Ok(())
+    }
+    /// Stops pushing rows into `ring`.
+    fn untap(&mut self, ring: Arc<RecordRing>) -> Result<(), OperationError> {
+        for slot in &mut self.taps {
+            if slot.as_ref().is_some_and(|(r, _)| Arc::ptr_eq(r, &ring))
+                && let Some((old, _)) = slot.take()
+            {
+                let _ = self.shared.trash.push(Trash::Ring(old));
+            }
+        }
+        self.trash(Trash::Ring(ring));
+        Ok(())
+    }
+    /// Kinematic playback of recorded rows.
+    fn playback(&mut self, rows: Box<Playback>) -> Result<(), OperationError> {
+        let model = self.data.model();
+        let (nq, nv) = (model.ffi().nq as usize, model.ffi().nv as usize);
+        let fits = !rows.times.is_empty()
+            && rows.qpos_index.iter().all(|i| *i < nq)
+            && rows.qvel_index.iter().all(|i| *i < nv)
+            && rows.qpos.len() == rows.times.len() * rows.qpos_index.len()
+            && rows.qvel.len() == rows.times.len() * rows.qvel_index.len();
+        if !fits {
+            self.trash(Trash::Playback(rows));
+            return Err(OperationError::PlaybackRows);
+        }
+        let start_time = self.data.time();
+        if let Some(old) = self.playback.replace(ActivePlayback { rows, start_time }) {
+            self.trash(Trash::Playback(old.rows));
+        }
+        Ok(())
     }
 
     fn restore(&mut self, snapshot: &super::snapshot::Snapshot) -> Result<(), OperationError> {

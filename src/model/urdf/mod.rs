@@ -838,22 +838,8 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let tree = build_tree(&robot, opts.origin)?;
     let ext = read_extension(&doc, text, &tree, opts.base_dir);
 
-    // A `world` root welds the robot; otherwise the config decides, or the rule of base.rs.
     let root_link = tree.root_link.clone();
-    let base = if root_link == "world" {
-        BaseRule {
-            floating: false,
-            reason: "the root link is 'world': the robot is attached to the world".into(),
-        }
-    } else {
-        match opts.floating_base {
-            Some(floating) => BaseRule {
-                floating,
-                reason: format!("floating_base: {floating} in the config"),
-            },
-            None => base::detect(&robot, &root_link),
-        }
-    };
+    let base = base_rule(&robot, &root_link, opts.floating_base);
 
     let mut converter = Converter {
         opts,
@@ -870,168 +856,26 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         needs_mass: HashSet::new(),
         geometry_mass_links: Vec::new(),
         floating: base.floating,
-        extension_bodies: ext.bodies,
+        extension_bodies: ext.bodies.clone(),
         discard_visual: ext.discard_visual,
-        mesh_dir: ext.mesh_dir,
+        mesh_dir: ext.mesh_dir.clone(),
     };
 
-    let mut body = String::new();
-    if root_link == "world" {
-        // A `world` link is MuJoCo's world body: its children hang directly in <worldbody>.
-        for joint_idx in converter
-            .children_of
-            .get("world")
-            .cloned()
-            .unwrap_or_default()
-        {
-            let joint = &converter.robot.joints[joint_idx];
-            let (child, moving) = (joint.child.clone(), joint.joint_type.is_moving());
-            converter.mark_massless(&child, moving, 1);
-            let child_idx = converter.link_index[&child];
-            converter.write_link(&mut body, child_idx, Some(joint_idx), 1)?;
-        }
+    let body = converter.write_bodies(&root_link, base.floating)?;
+
+    let (equality, mimic_joints) = converter.mimic_equalities();
+
+    let actuators = if opts.generate_actuators {
+        converter.actuators_xml(&mimic_joints)?
     } else {
-        converter.mark_massless(&root_link, base.floating, 0);
-        let root_idx = converter.link_index[&root_link];
-        converter.write_link(&mut body, root_idx, None, 0)?;
+        String::new()
+    };
+
+    if opts.strict {
+        converter.refuse_repairs()?;
     }
 
-    // Mimic joints become equality constraints: joint = offset + multiplier * leader. A
-    // mimic of a joint that does not exist is dropped, as robot_state_publisher ignores it.
-    let mut equality = String::new();
-    let mut mimic_joints = HashSet::new();
-    let joint_names: HashSet<String> = converter
-        .robot
-        .joints
-        .iter()
-        .map(|j| j.name.clone())
-        .collect();
-    let single_dof: HashSet<&str> = converter
-        .robot
-        .joints
-        .iter()
-        .filter(|j| j.joint_type.is_single_dof())
-        .map(|j| j.name.as_str())
-        .collect();
-    for joint in &converter.robot.joints {
-        let Some(mimic) = &joint.mimic else {
-            continue;
-        };
-        let location = format!("{}/mimic", joint.location());
-        let refusal = if !joint_names.contains(&mimic.joint) {
-            Some(format!(
-                "mimics joint '{}', which is not defined",
-                mimic.joint
-            ))
-        } else if mimic.joint == joint.name {
-            Some("mimics itself".to_string())
-        } else if !single_dof.contains(joint.name.as_str())
-            || !single_dof.contains(mimic.joint.as_str())
-        {
-            Some(format!(
-                "couples '{}' to '{}': a mimic needs two revolute, continuous or prismatic joints",
-                joint.name, mimic.joint
-            ))
-        } else {
-            None
-        };
-        if let Some(why) = refusal {
-            converter
-                .repairs
-                .add(RepairKind::Mimic, location, format!("{why}: dropped"));
-            continue;
-        }
-        mimic_joints.insert(joint.name.clone());
-        let _ = writeln!(
-            equality,
-            "<joint name=\"mimic_{}\" joint1=\"{}\" joint2=\"{}\" polycoef=\"{} {} 0 0 0\"/>",
-            escape(&joint.name),
-            escape(&joint.name),
-            escape(&mimic.joint),
-            mimic.offset,
-            mimic.multiplier
-        );
-    }
-
-    let mut actuators = String::new();
-    if opts.generate_actuators {
-        let mut requests = interfaces::from_ros2_control(&converter.doc, &mut converter.warnings);
-        let covered: HashSet<String> = requests.iter().map(|r| r.joint.clone()).collect();
-        requests.extend(
-            interfaces::from_transmissions(&converter.doc, &mut converter.warnings)
-                .into_iter()
-                .filter(|r| !covered.contains(&r.joint)),
-        );
-        let mut seen = HashSet::new();
-        for request in requests {
-            if (opts.config_actuated)(&request.joint) || mimic_joints.contains(&request.joint) {
-                continue;
-            }
-            if !joint_names.contains(&request.joint) {
-                converter.repairs.add(
-                    RepairKind::Actuator,
-                    request.source.clone(),
-                    format!(
-                        "names joint '{}', which the URDF does not have: no actuator",
-                        request.joint
-                    ),
-                );
-                continue;
-            }
-            if !seen.insert(request.name.clone()) {
-                converter.warnings.push(format!(
-                    "{}: a second actuator named '{}' is ignored",
-                    request.source, request.name
-                ));
-                continue;
-            }
-            actuators.push_str(&converter.actuator_xml(&request)?);
-            actuators.push('\n');
-        }
-    }
-
-    if opts.strict
-        && let Some(first) = converter.repairs.list.first()
-    {
-        let count = converter.repairs.list.len();
-        return Err(InputError::new(
-            opts.origin,
-            format!(
-                "strict: the URDF needs {count} repair{} ({}); the first: {}",
-                if count == 1 { "" } else { "s" },
-                converter.repairs.summary().unwrap_or_default(),
-                first.action
-            ),
-        )
-        .at(first.location.clone()));
-    }
-
-    let mut mjcf = String::new();
-    let _ = writeln!(mjcf, "<mujoco model=\"{}\">", escape(&converter.robot.name));
-    let compiler_attrs: String = ext
-        .compiler
-        .iter()
-        .map(|(k, v)| format!(" {k}=\"{}\"", escape(v)))
-        .collect();
-    let _ = writeln!(mjcf, "<compiler{compiler_attrs}/>");
-    // Servo gains (kv) on light links are unstable with the explicit Euler integrator;
-    // implicitfast integrates actuator damping implicitly. The extension may choose otherwise.
-    if !ext.has_option {
-        mjcf.push_str("<option integrator=\"implicitfast\"/>\n");
-    }
-    if !converter.mesh_assets.is_empty() {
-        let _ = write!(mjcf, "<asset>\n{}</asset>\n", converter.mesh_assets_xml());
-    }
-    let _ = write!(mjcf, "<worldbody>\n{body}{}</worldbody>\n", ext.world);
-    if !equality.is_empty() {
-        let _ = write!(mjcf, "<equality>\n{equality}</equality>\n");
-    }
-    if !actuators.is_empty() {
-        let _ = write!(mjcf, "<actuator>\n{actuators}</actuator>\n");
-    }
-    mjcf.push_str(&ext.sections);
-    mjcf.push_str("</mujoco>\n");
-
+    let mjcf = converter.document(&ext, &body, &equality, &actuators);
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),
@@ -1054,4 +898,191 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
             })
             .collect(),
     })
+}
+
+impl Converter<'_> {
+    /// The bodies of the robot as MJCF, from its root link (or the children of `world`).
+    fn write_bodies(&mut self, root_link: &str, floating: bool) -> InputResult<String> {
+        let mut body = String::new();
+        if root_link == "world" {
+            // A `world` link is MuJoCo's world body: its children hang directly in <worldbody>.
+            for joint_idx in self.children_of.get("world").cloned().unwrap_or_default() {
+                let joint = &self.robot.joints[joint_idx];
+                let (child, moving) = (joint.child.clone(), joint.joint_type.is_moving());
+                self.mark_massless(&child, moving, 1);
+                let child_idx = self.link_index[&child];
+                self.write_link(&mut body, child_idx, Some(joint_idx), 1)?;
+            }
+        } else {
+            self.mark_massless(root_link, floating, 0);
+            let root_idx = self.link_index[root_link];
+            self.write_link(&mut body, root_idx, None, 0)?;
+        }
+        Ok(body)
+    }
+
+    /// Mimic joints as equality constraints (joint = offset + multiplier * leader), and the
+    /// joints that mimic. A mimic that cannot be one is dropped, as robot_state_publisher
+    /// ignores it.
+    fn mimic_equalities(&mut self) -> (String, HashSet<String>) {
+        let mut equality = String::new();
+        let mut mimic_joints = HashSet::new();
+        let joint_names: HashSet<String> =
+            self.robot.joints.iter().map(|j| j.name.clone()).collect();
+        let single_dof: HashSet<&str> = self
+            .robot
+            .joints
+            .iter()
+            .filter(|j| j.joint_type.is_single_dof())
+            .map(|j| j.name.as_str())
+            .collect();
+        for joint in &self.robot.joints {
+            let Some(mimic) = &joint.mimic else {
+                continue;
+            };
+            let location = format!("{}/mimic", joint.location());
+            let refusal = if !joint_names.contains(&mimic.joint) {
+                Some(format!(
+                    "mimics joint '{}', which is not defined",
+                    mimic.joint
+                ))
+            } else if mimic.joint == joint.name {
+                Some("mimics itself".to_string())
+            } else if !single_dof.contains(joint.name.as_str())
+                || !single_dof.contains(mimic.joint.as_str())
+            {
+                Some(format!(
+                    "couples '{}' to '{}': a mimic needs two revolute, continuous or prismatic joints",
+                    joint.name, mimic.joint
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = refusal {
+                self.repairs
+                    .add(RepairKind::Mimic, location, format!("{why}: dropped"));
+                continue;
+            }
+            mimic_joints.insert(joint.name.clone());
+            let _ = writeln!(
+                equality,
+                "<joint name=\"mimic_{}\" joint1=\"{}\" joint2=\"{}\" polycoef=\"{} {} 0 0 0\"/>",
+                escape(&joint.name),
+                escape(&joint.name),
+                escape(&mimic.joint),
+                mimic.offset,
+                mimic.multiplier
+            );
+        }
+        (equality, mimic_joints)
+    }
+
+    /// Actuators for the joints `<ros2_control>` and `<transmission>` name, except those the
+    /// config actuates and mimic joints.
+    fn actuators_xml(&mut self, mimic_joints: &HashSet<String>) -> InputResult<String> {
+        let joint_names: HashSet<String> =
+            self.robot.joints.iter().map(|j| j.name.clone()).collect();
+        let mut actuators = String::new();
+        let mut requests = interfaces::from_ros2_control(&self.doc, &mut self.warnings);
+        let covered: HashSet<String> = requests.iter().map(|r| r.joint.clone()).collect();
+        requests.extend(
+            interfaces::from_transmissions(&self.doc, &mut self.warnings)
+                .into_iter()
+                .filter(|r| !covered.contains(&r.joint)),
+        );
+        let mut seen = HashSet::new();
+        for request in requests {
+            if (self.opts.config_actuated)(&request.joint) || mimic_joints.contains(&request.joint)
+            {
+                continue;
+            }
+            if !joint_names.contains(&request.joint) {
+                self.repairs.add(
+                    RepairKind::Actuator,
+                    request.source.clone(),
+                    format!(
+                        "names joint '{}', which the URDF does not have: no actuator",
+                        request.joint
+                    ),
+                );
+                continue;
+            }
+            if !seen.insert(request.name.clone()) {
+                self.warnings.push(format!(
+                    "{}: a second actuator named '{}' is ignored",
+                    request.source, request.name
+                ));
+                continue;
+            }
+            actuators.push_str(&self.actuator_xml(&request)?);
+            actuators.push('\n');
+        }
+        Ok(actuators)
+    }
+
+    /// Strict mode: the first repair the URDF needs, as an error.
+    fn refuse_repairs(&self) -> InputResult<()> {
+        if let Some(first) = self.repairs.list.first() {
+            let count = self.repairs.list.len();
+            return Err(InputError::new(
+                self.opts.origin,
+                format!(
+                    "strict: the URDF needs {count} repair{} ({}); the first: {}",
+                    if count == 1 { "" } else { "s" },
+                    self.repairs.summary().unwrap_or_default(),
+                    first.action
+                ),
+            )
+            .at(first.location.clone()));
+        }
+        Ok(())
+    }
+
+    /// The MJCF document around the converted parts.
+    fn document(&self, ext: &Extension, body: &str, equality: &str, actuators: &str) -> String {
+        let mut mjcf = String::new();
+        let _ = writeln!(mjcf, "<mujoco model=\"{}\">", escape(&self.robot.name));
+        let compiler_attrs: String = ext
+            .compiler
+            .iter()
+            .map(|(k, v)| format!(" {k}=\"{}\"", escape(v)))
+            .collect();
+        let _ = writeln!(mjcf, "<compiler{compiler_attrs}/>");
+        // Servo gains (kv) on light links are unstable with the explicit Euler integrator;
+        // implicitfast integrates actuator damping implicitly. The extension may choose otherwise.
+        if !ext.has_option {
+            mjcf.push_str("<option integrator=\"implicitfast\"/>\n");
+        }
+        if !self.mesh_assets.is_empty() {
+            let _ = write!(mjcf, "<asset>\n{}</asset>\n", self.mesh_assets_xml());
+        }
+        let _ = write!(mjcf, "<worldbody>\n{body}{}</worldbody>\n", ext.world);
+        if !equality.is_empty() {
+            let _ = write!(mjcf, "<equality>\n{equality}</equality>\n");
+        }
+        if !actuators.is_empty() {
+            let _ = write!(mjcf, "<actuator>\n{actuators}</actuator>\n");
+        }
+        mjcf.push_str(&ext.sections);
+        mjcf.push_str("</mujoco>\n");
+        mjcf
+    }
+}
+
+/// Whether the robot floats: a `world` root welds it; otherwise the config decides, or the
+/// rule of base.rs.
+fn base_rule(robot: &Robot, root_link: &str, configured: Option<bool>) -> BaseRule {
+    if root_link == "world" {
+        return BaseRule {
+            floating: false,
+            reason: "the root link is 'world': the robot is attached to the world".into(),
+        };
+    }
+    match configured {
+        Some(floating) => BaseRule {
+            floating,
+            reason: format!("floating_base: {floating} in the config"),
+        },
+        None => base::detect(robot, root_link),
+    }
 }
