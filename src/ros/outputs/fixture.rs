@@ -104,6 +104,17 @@ impl Fixture {
         state
     }
 
+    /// The message `topic` fills after `steps` steps (a fresh plan), as JSON, and the state
+    /// it was filled from.
+    pub fn message(&mut self, steps: u64, topic: &str) -> (serde_json::Value, StateSnapshot) {
+        let state = self.state(steps);
+        let mut plan = self.plan().unwrap();
+        let stamp = crate::ros::convert::time(state.time);
+        let tick = self.tick(&state, &stamp, std::time::Instant::now());
+        let message = fill(&mut plan, topic, &tick).unwrap_or_else(|| panic!("no {topic}"));
+        (message, state)
+    }
+
     pub fn tick<'a>(
         &'a self,
         state: &'a StateSnapshot,

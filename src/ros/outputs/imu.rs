@@ -129,10 +129,7 @@ mod tests {
     #[test]
     fn fills_orientation_in_ros_order_and_the_site_frame() {
         let mut f = Fixture::new("");
-        let state = f.state(3);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(&mut plan, "imu", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        let (m, state) = f.message(3, "imu");
         // The site is turned 45 degrees about z: MuJoCo (w, x, y, z) = (0.924, 0, 0, 0.383).
         let q = &m["orientation"];
         assert!((number(&q["z"]) - 0.3826834).abs() < 1e-4, "{q}");

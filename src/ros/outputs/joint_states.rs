@@ -72,22 +72,12 @@ impl Output for JointStates {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{Fixture, fill, number};
-    use crate::ros::convert::time;
-    use std::time::Instant;
+    use super::super::fixture::{Fixture, number};
 
     #[test]
     fn fills_hinge_and_slide_joints_only() {
         let mut f = Fixture::new("");
-        let state = f.state(20);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(
-            &mut plan,
-            "joint_states",
-            &f.tick(&state, &stamp, Instant::now()),
-        )
-        .unwrap();
+        let (m, state) = f.message(20, "joint_states");
         assert_eq!(
             m["name"],
             serde_json::json!(["hinge"]),

@@ -170,22 +170,12 @@ fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{Fixture, fill, number};
-    use crate::ros::convert::time;
-    use std::time::Instant;
+    use super::super::fixture::{Fixture, number};
 
     #[test]
     fn draws_the_geoms_of_mjcf_robots_on_their_bodies() {
         let mut f = Fixture::new("");
-        let state = f.state(0);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(
-            &mut plan,
-            "~/markers",
-            &f.tick(&state, &stamp, Instant::now()),
-        )
-        .unwrap();
+        let (m, _) = f.message(0, "~/markers");
         let markers = m["markers"].as_array().unwrap();
         let base = markers
             .iter()

@@ -337,17 +337,12 @@ impl Estimate {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{Fixture, fill, number};
-    use crate::ros::convert::time;
-    use std::time::Instant;
+    use super::super::fixture::{Fixture, number};
 
     #[test]
     fn the_falling_base_in_its_odom_frame() {
         let mut f = Fixture::new("");
-        let state = f.state(100);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(&mut plan, "odom", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        let (m, state) = f.message(100, "odom");
         assert_eq!(m["header"]["frame_id"], "odom");
         assert_eq!(m["child_frame_id"], "base");
         // From the body's pose in the state (which an `mj_step` leaves one step behind qpos).

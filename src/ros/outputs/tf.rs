@@ -7,6 +7,7 @@ use super::{Output, Plan, PlanError, Schedule, Shared, Tick, Topic};
 use crate::model::pose::body_pose;
 use crate::ros::Qos;
 use crate::ros::convert::{frame_name, transform_stamped};
+use crate::ros::interfaces::geometry_msgs::msg::TransformStamped;
 use crate::ros::interfaces::tf2_msgs::msg::TFMessage;
 use nalgebra::Isometry3;
 
@@ -25,10 +26,7 @@ pub(super) fn body_frames(
     plan: &Plan,
     robot: usize,
     moving: bool,
-) -> Vec<(
-    (usize, usize),
-    crate::ros::interfaces::geometry_msgs::msg::TransformStamped,
-)> {
+) -> Vec<((usize, usize), TransformStamped)> {
     let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed());
     let odometry_root = plan.odometry[robot].as_ref().map(|e| e.borrow().root());
     let bodies: Vec<usize> = match map.urdf {
@@ -48,6 +46,27 @@ pub(super) fn body_frames(
             ((parent, body), frame)
         })
         .collect()
+}
+
+/// Sets each (parent body, body) transform of `frames` from the state of `tick`.
+pub(super) fn set_body_frames(
+    bodies: &[(usize, usize)],
+    frames: &mut [TransformStamped],
+    tick: &Tick,
+) {
+    let state = tick.state;
+    for ((parent, body), frame) in bodies.iter().zip(frames.iter_mut()) {
+        let relative = body_pose(&state.xpos, &state.xquat_wxyz, *parent).inverse()
+            * body_pose(&state.xpos, &state.xquat_wxyz, *body);
+        frame.transform = (&relative).into();
+    }
+}
+
+/// Stamps every transform with the time of `tick`.
+pub(super) fn stamp_all(frames: &mut [TransformStamped], tick: &Tick) {
+    for frame in frames {
+        frame.header.stamp = tick.stamp.clone();
+    }
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
@@ -93,37 +112,25 @@ impl Output for Tf {
         if self.message.transforms.is_empty() {
             return None;
         }
-        let state = tick.state;
         let (body_frames, odometry_frames) =
             self.message.transforms.split_at_mut(self.bodies.len());
-        for ((parent, body), frame) in self.bodies.iter().zip(body_frames.iter_mut()) {
-            let relative = body_pose(&state.xpos, &state.xquat_wxyz, *parent).inverse()
-                * body_pose(&state.xpos, &state.xquat_wxyz, *body);
-            frame.transform = (&relative).into();
-        }
         for (estimate, frame) in self.odometry.iter().zip(odometry_frames.iter_mut()) {
-            estimate.borrow().update_transform(state, frame);
+            estimate.borrow().update_transform(tick.state, frame);
         }
-        for frame in self.message.transforms.iter_mut() {
-            frame.header.stamp = tick.stamp.clone();
-        }
+        set_body_frames(&self.bodies, body_frames, tick);
+        stamp_all(&mut self.message.transforms, tick);
         Some(&self.message)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{Fixture, fill, number};
-    use crate::ros::convert::time;
-    use std::time::Instant;
+    use super::super::fixture::{Fixture, number};
 
     #[test]
     fn sends_moving_bodies_relative_to_their_parent_and_odom_to_the_root() {
         let mut f = Fixture::new("");
-        let state = f.state(0);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(&mut plan, "/tf", &f.tick(&state, &stamp, Instant::now())).unwrap();
+        let (m, _) = f.message(0, "/tf");
         let pairs: Vec<(String, String)> = m["transforms"]
             .as_array()
             .unwrap()

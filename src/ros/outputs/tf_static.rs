@@ -1,9 +1,8 @@
 //! `/tf_static`, latched, sent once with the first state: the bodies no joint moves
 //! (relative to their parent), and the fixed frames other outputs planned (sensor sites,
 //! `world -> odom`).
-use super::tf::body_frames;
+use super::tf::{body_frames, set_body_frames, stamp_all};
 use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
-use crate::model::pose::body_pose;
 use crate::ros::Qos;
 use crate::ros::interfaces::tf2_msgs::msg::TFMessage;
 
@@ -49,37 +48,20 @@ impl Output for TfStatic {
         if self.message.transforms.is_empty() {
             return None;
         }
-        let state = tick.state;
-        for ((parent, body), frame) in self.bodies.iter().zip(self.message.transforms.iter_mut()) {
-            let relative = body_pose(&state.xpos, &state.xquat_wxyz, *parent).inverse()
-                * body_pose(&state.xpos, &state.xquat_wxyz, *body);
-            frame.transform = (&relative).into();
-        }
-        for frame in self.message.transforms.iter_mut() {
-            frame.header.stamp = tick.stamp.clone();
-        }
+        set_body_frames(&self.bodies, &mut self.message.transforms, tick);
+        stamp_all(&mut self.message.transforms, tick);
         Some(&self.message)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{Fixture, fill, number};
-    use crate::ros::convert::time;
-    use std::time::Instant;
+    use super::super::fixture::{Fixture, number};
 
     #[test]
     fn sends_fixed_bodies_and_the_frames_other_outputs_planned() {
         let mut f = Fixture::new("");
-        let state = f.state(0);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(
-            &mut plan,
-            "/tf_static",
-            &f.tick(&state, &stamp, Instant::now()),
-        )
-        .unwrap();
+        let (m, _) = f.message(0, "/tf_static");
         let find = |parent: &str, child: &str| {
             m["transforms"]
                 .as_array()

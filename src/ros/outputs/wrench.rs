@@ -97,22 +97,12 @@ impl Output for Wrench {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{Fixture, fill, number};
-    use crate::ros::convert::time;
-    use std::time::Instant;
+    use super::super::fixture::{Fixture, number};
 
     #[test]
     fn fills_force_and_torque_in_the_site_frame() {
         let mut f = Fixture::new("");
-        let state = f.state(5);
-        let mut plan = f.plan().unwrap();
-        let stamp = time(state.time);
-        let m = fill(
-            &mut plan,
-            "force_torque",
-            &f.tick(&state, &stamp, Instant::now()),
-        )
-        .unwrap();
+        let (m, state) = f.message(5, "force_torque");
         assert_eq!(m["header"]["frame_id"], "ft_site");
         let model = &f.world.model;
         let robot = &f.world.robots[0];
