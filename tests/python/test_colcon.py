@@ -1,5 +1,6 @@
 """A ROS 2 workspace builds the package with a plain `colcon build` (colcon-ros-cargo), and
-the installed node runs: rclpy receives its /clock."""
+the installed node runs: rclpy receives its /clock, and `ros2 launch` starts it from the
+install prefix."""
 import os
 import pathlib
 import shutil
@@ -7,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, ROS2
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_COLCON") != "1", reason="colcon is not installed (scripts/setup-colcon.sh)"
@@ -56,3 +57,10 @@ def test_plain_colcon_build_gives_a_working_node(tmp_path):
         rclpy.shutdown()
         node_process.terminate()
         node_process.wait(timeout=30)
+
+    if ROS2.exists():
+        from test_launch import launched
+
+        # The prefix colcon made, as a user sources it.
+        states, _ = launched(installed, "robot:=default", "headless:=true")
+        assert "left_wheel_joint" in states, states
