@@ -40,6 +40,8 @@ mod gripper;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod node;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod parameters;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod services;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod simulation;

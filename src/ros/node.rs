@@ -1,6 +1,7 @@
 //! The node: one list of outputs published from the latest state on one loop, the command
 //! subscriptions, services and actions on an executor, and /rosout.
 use super::outputs::{Output, Plan, PublishCounters, Schedule, Tick};
+use super::parameters::LiveSettings;
 use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
 use crate::config::{Config, SimMode};
 use crate::sim::SimHandle;
@@ -202,6 +203,8 @@ pub trait Running {
     fn observe(&mut self, tick: &Tick);
     /// Publishes when due, counting the result.
     fn run(&mut self, tick: &Tick);
+    /// Takes a live change of `ros.rates.<field>` when its rate follows that field.
+    fn retime(&mut self, field: &str, hz: f64);
 }
 
 impl<O: Output + 'static> Publishing<O> {
@@ -209,7 +212,7 @@ impl<O: Output + 'static> Publishing<O> {
         let topic = output.topic();
         let publisher = node.publisher::<O::Message>(&topic.name, topic.qos)?;
         let every = match topic.schedule {
-            Schedule::Rate(hz) => Every::hz(hz),
+            Schedule::Rate { hz, .. } => Every::hz(hz),
             Schedule::Once => Every::hz(0.0),
         };
         Ok(Box::new(Self {
@@ -227,7 +230,7 @@ impl<O: Output + 'static> Running for Publishing<O> {
         match self.output.topic().schedule {
             Schedule::Once if !self.sent => Some(self.next_try),
             Schedule::Once => None,
-            Schedule::Rate(_) => self.every.deadline(),
+            Schedule::Rate { .. } => self.every.deadline(),
         }
     }
 
@@ -235,10 +238,21 @@ impl<O: Output + 'static> Running for Publishing<O> {
         self.output.observe(tick);
     }
 
+    fn retime(&mut self, field: &str, hz: f64) {
+        if let Schedule::Rate {
+            follows: Some(follows),
+            ..
+        } = self.output.topic().schedule
+            && follows == field
+        {
+            self.every = Every::hz(hz);
+        }
+    }
+
     fn run(&mut self, tick: &Tick) {
         let due = match self.output.topic().schedule {
             Schedule::Once => !self.sent && self.next_try <= tick.now,
-            Schedule::Rate(_) => self.every.due(tick.now),
+            Schedule::Rate { .. } => self.every.due(tick.now),
         };
         if !due {
             return;
@@ -264,6 +278,8 @@ struct Node {
     rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
     logger_name: String,
     ticks: Ticks,
+    /// What parameter sets change on this thread.
+    live: LiveSettings,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -310,7 +326,10 @@ impl Node {
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::new(publishing.clone());
-        Self::serve(&mut node, &spawner, &handle, &ticks, config, play_mode)?;
+        let live = LiveSettings::new(config);
+        Self::serve(
+            &mut node, &spawner, &handle, &ticks, config, play_mode, &live,
+        )?;
         Ok(Self {
             node,
             pool,
@@ -320,6 +339,7 @@ impl Node {
             rosout,
             logger_name,
             ticks,
+            live,
         })
     }
 
@@ -331,6 +351,7 @@ impl Node {
         ticks: &Ticks,
         config: &Config,
         play_mode: SimMode,
+        live: &LiveSettings,
     ) -> Result<(), NodeError> {
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
@@ -367,8 +388,10 @@ impl Node {
             )
             .map_err(serve)?;
         }
-        super::services::start(node, spawner, handle, config.ros.wrench_duration)
+        super::services::start(node, spawner, handle, live.wrench_duration.clone())
             .map_err(|e| err("services", e))?;
+        super::parameters::start(node, spawner, handle, config, live)
+            .map_err(|e| err("parameter services", e))?;
         super::simulation::start(node, spawner, handle, play_mode)
             .map_err(|e| err("simulation_interfaces services", e))?;
         Ok(())
@@ -411,6 +434,16 @@ impl Node {
         }
     }
 
+    /// Applies the publisher rates that parameter sets changed.
+    fn retime(&mut self) {
+        let retimes = std::mem::take(&mut *self.live.retimes.borrow_mut());
+        for (field, hz) in retimes {
+            for output in self.outputs.iter_mut() {
+                output.retime(field, hz);
+            }
+        }
+    }
+
     fn run(mut self, stop: &AtomicBool) {
         let mut state = self.handle.latest_state_buffer();
         while !stop.load(Ordering::Relaxed) {
@@ -424,6 +457,7 @@ impl Node {
             self.ticks.wake_all();
             self.pool.run_until_stalled();
             self.forward_logs();
+            self.retime();
             // Woken by incoming messages only: no output is due, nothing to read.
             let now = Instant::now();
             let due = self.next_deadline().is_some_and(|d| d <= now);

@@ -7,7 +7,7 @@
 //! (geometry_msgs/WrenchStamped), as ros-interface users know it from other simulators: the
 //! header's frame names the body (`base_link`, or `robot/base_link` when several robots
 //! share the world), force and torque are in that body's frame, applied at its centre of
-//! mass for `ros.wrench_duration` seconds of sim time. Step N and body poses are the
+//! mass for `ros.wrench_duration` seconds of sim time (a live parameter). Step N and body poses are the
 //! `simulation_interfaces` services (StepSimulation, SetEntityState).
 use super::Qos;
 use crate::config::SimMode;
@@ -17,6 +17,8 @@ use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::MjtObjBase;
 use nalgebra::Vector3;
+use std::cell::Cell;
+use std::rc::Rc;
 
 /// The name of the snapshot that `save_snapshot` and `restore_snapshot` share.
 const SNAPSHOT: &str = "ros";
@@ -61,7 +63,7 @@ fn wrenches(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
-    duration: f64,
+    duration: Rc<Cell<f64>>,
 ) -> Result<(), super::Error> {
     let mut messages = node
         .subscribe::<crate::ros::interfaces::geometry_msgs::msg::WrenchStamped>(
@@ -82,7 +84,7 @@ fn wrenches(
                     crate::model::pose::quaternion(&state.xquat_wxyz[4 * body..4 * body + 4]);
                 let force = rotation * Vector3::new(f.x, f.y, f.z);
                 let torque = rotation * Vector3::new(t.x, t.y, t.z);
-                handle.apply_body_wrench(body, force.into(), torque.into(), duration)
+                handle.apply_body_wrench(body, force.into(), torque.into(), duration.get())
             });
             if let Err(e) = result {
                 let _ = handle.bad_command(
@@ -98,7 +100,7 @@ pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
-    wrench_duration: f64,
+    wrench_duration: Rc<Cell<f64>>,
 ) -> Result<(), super::Error> {
     wrenches(node, spawner, handle, wrench_duration)?;
     trigger(node, spawner, handle, "~/reset", |h| {

@@ -341,6 +341,17 @@ impl SimHandle {
         })
     }
 
+    /// Gives every actuator of `robot` the same PD gains (its `control.gains`); whether PD
+    /// is on stays as it is.
+    pub fn set_robot_gains(&self, robot: usize, gains: PdGains) -> OperationResult {
+        let map = self.robot(robot)?;
+        self.request(Operation::SetGains {
+            robot,
+            gains: vec![gains; map.actuators.len()].into_boxed_slice(),
+            enable_pd: false,
+        })
+    }
+
     /// Follows a joint trajectory: joint (or actuator) names, times from start, positions
     /// (point by point) and optionally velocities.
     pub fn follow_trajectory(

@@ -4,7 +4,7 @@ use super::yes;
 use serde::Deserialize;
 
 /// Who drives a robot. Commands from the other sources are ignored (and counted).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ControlSource {
     /// ROS 2 topics, services and actions.
@@ -28,7 +28,7 @@ impl ControlSource {
 }
 
 /// What an actuator command means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ControlMode {
     /// The value is written to `ctrl` (a position servo's target, a motor's torque, ...).
@@ -38,7 +38,7 @@ pub enum ControlMode {
     Pd,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GainsConfig {
     #[serde(default = "default_pd_kp")]
@@ -69,7 +69,7 @@ fn default_torque_limit() -> f64 {
     200.0
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ControlConfig {
     #[serde(default)]
@@ -94,7 +94,7 @@ pub struct ControlConfig {
     pub autoplay: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BaseKind {
     /// Two wheel joints driven from the twist's vx and wz.
@@ -103,7 +103,7 @@ pub enum BaseKind {
     Planar,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BaseConfig {
     #[serde(rename = "type")]
@@ -123,7 +123,7 @@ fn default_twist_timeout() -> f64 {
 
 /// A keyframe preset: a sequence of actuator-target poses, each blended in, then held (the
 /// control layer checks and plays it).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
     pub name: String,
@@ -132,7 +132,7 @@ pub struct Preset {
     pub poses: Vec<PresetPose>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PresetPose {
     pub name: String,

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 /// A YAML scalar (text, number or flag) as the text a command line would carry.
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 #[serde(untagged)]
 enum Scalar {
     Text(String),
@@ -33,7 +33,7 @@ fn scalar_texts<'de, D: serde::Deserializer<'de>>(
         .collect())
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotConfig {
     /// The robot's name: its element-name prefix (`{name}_`), ROS namespace and legacy
@@ -92,7 +92,7 @@ pub struct RobotConfig {
     pub ros: RobotRosConfig,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PoseConfig {
     #[serde(default)]
@@ -102,7 +102,7 @@ pub struct PoseConfig {
     pub rpy: [f64; 3],
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct UrdfGains {
     #[serde(default = "default_kp")]
@@ -133,7 +133,7 @@ fn default_velocity_kv() -> f64 {
     10.0
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActuatorKind {
     /// Force or torque (`ctrl` in N or N m).
@@ -145,7 +145,7 @@ pub enum ActuatorKind {
 }
 
 /// One or several joint-name patterns (regular expressions matching the whole name).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(untagged)]
 pub enum Patterns {
     One(String),
@@ -161,7 +161,7 @@ impl Patterns {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ActuatorGroup {
     /// Joint names (short, without the robot prefix) as whole-name regular expressions.
@@ -227,7 +227,7 @@ impl ActuatorGroup {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeyframeConfig {
     /// Floating base position relative to the robot's placement.

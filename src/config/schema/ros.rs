@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 /// Publisher rates in Hz (0 turns a publisher off). Publishers run on the ROS thread from
 /// the latest state, so no rate can slow the physics thread.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RosRates {
     /// `/clock`, sent when the sim time changed (and at 10 Hz while paused).
@@ -44,6 +44,14 @@ impl Default for RosRates {
 }
 
 impl RosRates {
+    /// The rate of field `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.fields()
+            .into_iter()
+            .find(|(field, _)| *field == name)
+            .map(|(_, hz)| hz)
+    }
+
     /// (field, value) pairs, for validation.
     pub fn fields(&self) -> [(&'static str, f64); 10] {
         [
@@ -61,7 +69,7 @@ impl RosRates {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RosConfig {
     pub rates: RosRates,
@@ -78,7 +86,7 @@ pub struct RosConfig {
 pub const MAX_DOMAIN_ID: u16 = 232;
 
 /// Which DDS participant the `dds` backend makes and how its services look on the wire.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DdsConfig {
     /// The ROS domain; unset: `ROS_DOMAIN_ID`, else 0.
@@ -93,7 +101,7 @@ pub struct DdsConfig {
     pub service_mapping: ServiceMapping,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ServiceMapping {
     #[default]
@@ -113,7 +121,7 @@ impl Default for RosConfig {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RobotRosConfig {
     /// sensor_msgs/Imu topics, each from MuJoCo sensors on one site.
@@ -146,7 +154,7 @@ impl RobotRosConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaserScanTopic {
     pub topic: String,
@@ -160,7 +168,7 @@ pub struct LaserScanTopic {
 
 /// Odometry of a robot with a floating base: `odom` (nav_msgs/Odometry, ground truth) and
 /// the tf `odom -> <root link>`. The odom frame lies where the robot starts (x, y, yaw).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OdometryConfig {
     pub enabled: bool,
@@ -171,7 +179,7 @@ pub struct OdometryConfig {
     pub source: OdometrySource,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OdometrySource {
     /// The floating base's true pose and velocity.
@@ -195,7 +203,7 @@ impl Default for OdometryConfig {
 
 /// A gripper driven through one GripperCommand action: the joint whose position the command
 /// gives, and the actuator that moves it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GripperController {
     pub name: String,
@@ -219,7 +227,7 @@ fn default_gripper_tolerance() -> f64 {
 }
 
 /// A joint group driven through one FollowJointTrajectory action.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrajectoryController {
     pub name: String,
@@ -242,7 +250,7 @@ fn default_goal_time() -> f64 {
 }
 
 /// One IMU: MuJoCo sensor names (without the robot prefix); at least one is required.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImuTopic {
     pub topic: String,
@@ -258,7 +266,7 @@ pub struct ImuTopic {
     pub rate: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForceTorqueTopic {
     pub topic: String,
@@ -270,7 +278,7 @@ pub struct ForceTorqueTopic {
     pub rate: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RangeTopic {
     pub topic: String,

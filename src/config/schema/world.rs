@@ -1,7 +1,7 @@
 //! `world:` (what surrounds the robots) and `sim:` (how the physics thread runs).
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorldConfig {
     /// Physics timestep in seconds; default: the first robot's model value.
@@ -15,7 +15,7 @@ pub struct WorldConfig {
     pub light: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SimMode {
     /// Paced against the wall clock, times `speed`.
@@ -26,7 +26,7 @@ pub enum SimMode {
     Paused,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
     #[serde(default = "default_mode")]

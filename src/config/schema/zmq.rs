@@ -4,7 +4,7 @@ use super::world::one_u32;
 use super::yes;
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ZmqConfig {
     /// Serve the legacy protocol.
@@ -54,7 +54,7 @@ fn default_info_endpoint() -> String {
     "tcp://127.0.0.1:5557".into()
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotZmqConfig {
     pub state: Option<String>,

@@ -170,6 +170,12 @@ impl Node {
         self.names.logger()
     }
 
+    /// The node's full name (`/sim/mujoco_bridge`), as parameter events name it.
+    pub fn fully_qualified_name(&self) -> String {
+        let namespace = self.names.namespace().trim_end_matches('/');
+        format!("{namespace}/{}", self.names.node())
+    }
+
     /// Waits up to `timeout` for a wake-up: DDS wakes the executor's tasks (and so this
     /// thread) when data arrives. Then looks at the action servers.
     pub fn spin_once(&mut self, timeout: Duration) {

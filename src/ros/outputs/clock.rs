@@ -1,6 +1,6 @@
 //! rosgraph_msgs/Clock on `/clock`: the sim time whenever it moved, and again every
 //! `WHILE_PAUSED` while it stands still, so that nodes started during a pause get a time.
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     plan.add(Clock {
         topic: Topic {
             name: "/clock".into(),
-            schedule: Schedule::Rate(plan.config.ros.rates.clock),
+            schedule: plan.rate("clock", None),
             qos: Qos::STATE,
         },
         last: None,

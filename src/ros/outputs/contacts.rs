@@ -1,6 +1,6 @@
 //! `~/contacts` (visualization_msgs/MarkerArray): the contacts the physics thread exports
 //! (`sim.export_contacts`), drawn in the world frame.
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::interfaces::geometry_msgs::msg::{
     Point, Pose, Quaternion as RosQuaternion, Vector3 as RosVector3,
@@ -22,7 +22,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     plan.add(Contacts {
         topic: Topic {
             name: "~/contacts".into(),
-            schedule: Schedule::Rate(plan.config.ros.rates.contacts),
+            schedule: plan.rate("contacts", None),
             qos: Qos::STATE,
         },
         force_scale: plan.config.ros.contact_force_scale,

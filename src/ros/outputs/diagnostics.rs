@@ -1,7 +1,7 @@
 //! diagnostic_msgs/DiagnosticArray on `/diagnostics`: the physics figures (real-time factor,
 //! step time, overruns, refused / ignored / dropped commands, MuJoCo's instability resets)
 //! and the node's own publications and publish failures.
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::interfaces::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
 use std::sync::atomic::Ordering;
@@ -15,7 +15,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     plan.add(Diagnostics {
         topic: Topic {
             name: "/diagnostics".into(),
-            schedule: Schedule::Rate(plan.config.ros.rates.diagnostics),
+            schedule: plan.rate("diagnostics", None),
             qos: Qos::STATE,
         },
         message: DiagnosticArray::default(),

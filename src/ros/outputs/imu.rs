@@ -1,7 +1,7 @@
 //! sensor_msgs/Imu from a framequat (orientation), a gyro (angular velocity) and an
 //! accelerometer (linear acceleration), any of which may be missing; framed at their site.
 use super::sensors::{self, Sensor};
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::convert::{frame_name, quaternion_wxyz, vector};
 use crate::ros::interfaces::sensor_msgs::msg::Imu as ImuMsg;
@@ -81,7 +81,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             }
             let topic = Topic {
                 name: plan.robot_topic(robot, &imu.topic),
-                schedule: Schedule::Rate(imu.rate.unwrap_or(plan.config.ros.rates.imu)),
+                schedule: plan.rate("imu", imu.rate),
                 qos: Qos::STATE,
             };
             plan.add(Imu {

@@ -1,6 +1,6 @@
 //! sensor_msgs/JointState of each robot: position, velocity and actuator effort of every
 //! hinge and slide joint.
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::interfaces::sensor_msgs::msg::JointState;
 use mujoco_rs::prelude::*;
@@ -39,7 +39,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         };
         let topic = Topic {
             name: plan.robot_topic(robot, "joint_states"),
-            schedule: Schedule::Rate(plan.config.ros.rates.joint_states),
+            schedule: plan.rate("joint_states", None),
             qos: Qos::STATE,
         };
         plan.add(JointStates {

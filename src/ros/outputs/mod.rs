@@ -55,8 +55,12 @@ kinds![
 /// When an output publishes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Schedule {
-    /// At this rate (Hz); 0 never.
-    Rate(f64),
+    /// At `hz`; 0 never. `follows`: the `ros.rates` field whose live changes it takes (None
+    /// when the robot's config gives the topic its own rate).
+    Rate {
+        hz: f64,
+        follows: Option<&'static str>,
+    },
     /// Once, with the first state (latched topics).
     Once,
 }
@@ -241,6 +245,18 @@ impl<'a> Plan<'a> {
     /// Several robots share the world: topics and frames carry the robot's name.
     pub fn prefixed(&self) -> bool {
         self.robots.len() > 1
+    }
+
+    /// The schedule of a topic at `ros.rates.<field>`, or at its own rate from the robot's
+    /// config (which a live change of the field leaves alone).
+    pub fn rate(&self, field: &'static str, own: Option<f64>) -> Schedule {
+        match own {
+            Some(hz) => Schedule::Rate { hz, follows: None },
+            None => Schedule::Rate {
+                hz: self.config.ros.rates.get(field).unwrap_or(0.0),
+                follows: Some(field),
+            },
+        }
     }
 
     /// A topic of robot `robot`: relative (`joint_states`) when it is alone, under its name

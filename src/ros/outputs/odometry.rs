@@ -4,7 +4,7 @@
 //! unless a localizer owns the odom frame's parent. The twist is in the root link's frame,
 //! as nav_msgs/Odometry asks. The source is the ground truth, or for a diff-drive base
 //! optionally dead reckoning from its wheel angles.
-use super::{Output, Plan, PlanError, Schedule, Shared, Tick, Topic};
+use super::{Output, Plan, PlanError, Shared, Tick, Topic};
 use crate::config::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
 use crate::model::{RobotMap, pose};
 use crate::ros::Qos;
@@ -54,7 +54,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         plan.odometry[robot] = Some(estimate.clone());
         let topic = Topic {
             name: plan.robot_topic(robot, "odom"),
-            schedule: Schedule::Rate(plan.config.ros.rates.odom),
+            schedule: plan.rate("odom", None),
             qos: Qos::STATE,
         };
         plan.add(Odometry {

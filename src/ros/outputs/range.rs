@@ -1,6 +1,6 @@
 //! sensor_msgs/Range from one rangefinder, framed so that x points along its ray.
 use super::sensors::{self, Sensor};
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::interfaces::sensor_msgs::msg::Range as RangeMsg;
 use mujoco_rs::prelude::MjtSensor;
@@ -54,7 +54,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             message.header.frame_id = frame_id;
             let topic = Topic {
                 name: plan.robot_topic(robot, &range.topic),
-                schedule: Schedule::Rate(range.rate.unwrap_or(plan.config.ros.rates.range)),
+                schedule: plan.rate("range", range.rate),
                 qos: Qos::STATE,
             };
             plan.add(Range {

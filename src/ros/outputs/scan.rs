@@ -1,7 +1,7 @@
 //! sensor_msgs/LaserScan from a planar fan of rangefinders (one origin on one body, rays in
 //! its xy plane at even angles), framed at the fan's origin.
 use super::sensors;
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::config::full_match_regex;
 use crate::ros::Qos;
 use crate::ros::interfaces::sensor_msgs::msg::LaserScan;
@@ -80,7 +80,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             message.header.frame_id = sensors::point_frame(plan, robot, fan.body, fan.origin);
             let topic = Topic {
                 name: plan.robot_topic(robot, &scan.topic),
-                schedule: Schedule::Rate(rate),
+                schedule: plan.rate("scan", scan.rate),
                 qos: Qos::STATE,
             };
             plan.add(Scan {

@@ -3,7 +3,7 @@
 //! from joint_states and robot_description); a robot with odometry sends `odom -> root` in
 //! place of `world -> root`. Bodies that no joint moves go to /tf_static instead.
 use super::odometry::Estimate;
-use super::{Output, Plan, PlanError, Schedule, Shared, Tick, Topic};
+use super::{Output, Plan, PlanError, Shared, Tick, Topic};
 use crate::model::pose::body_pose;
 use crate::ros::Qos;
 use crate::ros::convert::{frame_name, transform_stamped};
@@ -91,7 +91,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     plan.add(Tf {
         topic: Topic {
             name: "/tf".into(),
-            schedule: Schedule::Rate(plan.config.ros.rates.tf),
+            schedule: plan.rate("tf", None),
             qos: Qos::STATE,
         },
         bodies,

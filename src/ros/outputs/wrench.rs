@@ -1,7 +1,7 @@
 //! geometry_msgs/WrenchStamped from a force and a torque sensor (either may be missing),
 //! framed at their site.
 use super::sensors::{self, Sensor};
-use super::{Output, Plan, PlanError, Schedule, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic};
 use crate::ros::Qos;
 use crate::ros::convert::vector;
 use crate::ros::interfaces::geometry_msgs::msg::WrenchStamped;
@@ -60,7 +60,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             };
             let topic = Topic {
                 name: plan.robot_topic(robot, &ft.topic),
-                schedule: Schedule::Rate(ft.rate.unwrap_or(plan.config.ros.rates.force_torque)),
+                schedule: plan.rate("force_torque", ft.rate),
                 qos: Qos::STATE,
             };
             plan.add(Wrench {

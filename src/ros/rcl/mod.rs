@@ -58,6 +58,13 @@ impl Node {
         self.node.logger().to_string()
     }
 
+    /// The node's full name (`/sim/mujoco_bridge`), as parameter events name it.
+    pub fn fully_qualified_name(&self) -> String {
+        self.node
+            .fully_qualified_name()
+            .unwrap_or_else(|_| format!("/{}", crate::config::NODE_NAME))
+    }
+
     /// Handles what arrived, waiting up to `timeout` for something to arrive.
     pub fn spin_once(&mut self, timeout: Duration) {
         self.node.spin_once(timeout);

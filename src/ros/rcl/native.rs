@@ -1,7 +1,7 @@
 //! The r2r generated type of each service and action the node serves. Requests, responses,
 //! goals, feedback and results cross between these and the shared structs as CDR bytes.
 use crate::ros::interfaces::{Action, Service};
-use crate::ros::interfaces::{control_msgs, simulation_interfaces, std_srvs};
+use crate::ros::interfaces::{control_msgs, rcl_interfaces, simulation_interfaces, std_srvs};
 
 /// A service the node can serve on rcl.
 pub trait ServiceType: Service {
@@ -40,6 +40,18 @@ native! { ServiceType:
         r2r::simulation_interfaces::srv::ResetSimulation::Service,
     simulation_interfaces::srv::StepSimulation::Service =>
         r2r::simulation_interfaces::srv::StepSimulation::Service,
+    rcl_interfaces::srv::ListParameters::Service =>
+        r2r::rcl_interfaces::srv::ListParameters::Service,
+    rcl_interfaces::srv::GetParameters::Service =>
+        r2r::rcl_interfaces::srv::GetParameters::Service,
+    rcl_interfaces::srv::GetParameterTypes::Service =>
+        r2r::rcl_interfaces::srv::GetParameterTypes::Service,
+    rcl_interfaces::srv::SetParameters::Service =>
+        r2r::rcl_interfaces::srv::SetParameters::Service,
+    rcl_interfaces::srv::SetParametersAtomically::Service =>
+        r2r::rcl_interfaces::srv::SetParametersAtomically::Service,
+    rcl_interfaces::srv::DescribeParameters::Service =>
+        r2r::rcl_interfaces::srv::DescribeParameters::Service,
 }
 
 native! { ActionType:
@@ -66,7 +78,12 @@ mod tests {
     /// A sample of our struct, through CDR into r2r's generated type (rosidl's
     /// definition): both must serialize to the same fields, names, order and values.
     fn agree<Ours: Message, Native: WrappedTypesupport>() {
-        let ours: Ours = sample();
+        agree_on::<Ours, Native>(sample());
+    }
+
+    /// `agree` on a given value (for types with bounded sequences, which the sample
+    /// overfills).
+    fn agree_on<Ours: Message, Native: WrappedTypesupport>(ours: Ours) {
         let bytes = cdr::encode(&ours).unwrap();
         let native = Native::from_serialized_bytes(&bytes)
             .unwrap_or_else(|e| panic!("{}: rosidl refused our CDR: {e}", Ours::ros_type()));
@@ -84,6 +101,24 @@ mod tests {
         ($($package:ident :: $kind:ident :: $($name:ident)::+),* $(,)?) => {$(
             agree::<$package::$kind::$($name)::+, r2r::$package::$kind::$($name)::+>();
         )*};
+    }
+
+    /// ParameterDescriptor holds at most one range of each kind.
+    #[test]
+    fn parameter_descriptors_match_rosidl() {
+        use rcl_interfaces::msg::ParameterDescriptor;
+        let mut descriptor: ParameterDescriptor = sample();
+        descriptor.floating_point_range.truncate(1);
+        descriptor.integer_range.truncate(1);
+        agree_on::<ParameterDescriptor, r2r::rcl_interfaces::msg::ParameterDescriptor>(
+            descriptor.clone(),
+        );
+        agree_on::<
+            rcl_interfaces::srv::DescribeParameters::Response,
+            r2r::rcl_interfaces::srv::DescribeParameters::Response,
+        >(rcl_interfaces::srv::DescribeParameters::Response {
+            descriptors: vec![descriptor.clone(), descriptor],
+        });
     }
 
     #[test]
@@ -116,6 +151,22 @@ mod tests {
             nav_msgs::msg::Odometry,
             tf2_msgs::msg::TFMessage,
             rcl_interfaces::msg::Log,
+            rcl_interfaces::msg::ParameterValue,
+            rcl_interfaces::msg::Parameter,
+            rcl_interfaces::msg::SetParametersResult,
+            rcl_interfaces::msg::ListParametersResult,
+            rcl_interfaces::msg::ParameterEvent,
+            rcl_interfaces::srv::ListParameters::Request,
+            rcl_interfaces::srv::ListParameters::Response,
+            rcl_interfaces::srv::GetParameters::Request,
+            rcl_interfaces::srv::GetParameters::Response,
+            rcl_interfaces::srv::GetParameterTypes::Request,
+            rcl_interfaces::srv::GetParameterTypes::Response,
+            rcl_interfaces::srv::SetParameters::Request,
+            rcl_interfaces::srv::SetParameters::Response,
+            rcl_interfaces::srv::SetParametersAtomically::Request,
+            rcl_interfaces::srv::SetParametersAtomically::Response,
+            rcl_interfaces::srv::DescribeParameters::Request,
             diagnostic_msgs::msg::DiagnosticArray,
             trajectory_msgs::msg::JointTrajectory,
             trajectory_msgs::msg::MultiDOFJointTrajectory,

@@ -1,0 +1,224 @@
+//! Parameters like any ROS 2 node's: the six rcl_interfaces services under the node's name
+//! (`ros2 param list / get / set / describe / dump` use them) and `/parameter_events`, on
+//! both backends. Every config field is declared with a descriptor, read-only where a change
+//! needs a restart; the live ones (see `table`) take effect when set, and a set that is
+//! refused answers `successful: false` with the reason.
+mod table;
+mod value;
+
+use super::interfaces::rcl_interfaces::msg::{
+    Parameter, ParameterDescriptor, ParameterEvent, ParameterValue, SetParametersResult,
+};
+use super::interfaces::rcl_interfaces::srv::{
+    DescribeParameters, GetParameterTypes, GetParameters, ListParameters, SetParameters,
+    SetParametersAtomically,
+};
+use super::{Error, Qos, backend};
+use crate::config::Config;
+use crate::sim::SimHandle;
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use table::{Change, Table};
+
+/// `/parameter_events`, as rclcpp offers it: reliable, volatile, a deep history.
+const EVENTS: Qos = Qos {
+    depth: 1000,
+    transient_local: false,
+};
+
+/// What parameter changes reach on the node's own thread: publisher rates to retime, and
+/// how long a `~/wrench` acts.
+#[derive(Clone)]
+pub struct LiveSettings {
+    /// (`ros.rates` field, Hz) not yet applied to the outputs.
+    pub retimes: Rc<RefCell<Vec<(&'static str, f64)>>>,
+    pub wrench_duration: Rc<Cell<f64>>,
+}
+
+impl LiveSettings {
+    pub fn new(config: &Config) -> Self {
+        Self {
+            retimes: Default::default(),
+            wrench_duration: Rc::new(Cell::new(config.ros.wrench_duration)),
+        }
+    }
+}
+
+struct Parameters {
+    table: RefCell<Table>,
+    handle: SimHandle,
+    live: LiveSettings,
+    events: backend::Publisher<ParameterEvent>,
+    node_name: String,
+}
+
+impl Parameters {
+    /// Checks and applies one set; the stored value changes only when the change took.
+    fn set(&self, parameter: &Parameter) -> Result<(), String> {
+        let (change, kept) = self
+            .table
+            .borrow()
+            .check(&parameter.name, &parameter.value)
+            .map_err(|e| e.to_string())?;
+        let applied = match change {
+            Change::Speed(speed) => self.handle.set_speed(speed).map(drop),
+            Change::Mode(mode) => self.handle.set_mode(mode).map(drop),
+            Change::Gains { robot, gains } => self.handle.set_robot_gains(robot, gains).map(drop),
+            Change::Rate(field, hz) => {
+                self.live.retimes.borrow_mut().push((field, hz));
+                Ok(())
+            }
+            Change::WrenchDuration(seconds) => {
+                self.live.wrench_duration.set(seconds);
+                Ok(())
+            }
+            Change::Nothing => Ok(()),
+        };
+        applied.map_err(|e| format!("parameter '{}': {e}", parameter.name))?;
+        log::info!("parameter {} set", parameter.name);
+        self.table.borrow_mut().store(&parameter.name, kept.clone());
+        let event = ParameterEvent {
+            stamp: super::convert::time(self.handle.stats().sim_time),
+            node: self.node_name.clone(),
+            changed_parameters: vec![Parameter {
+                name: parameter.name.clone(),
+                value: kept,
+            }],
+            ..Default::default()
+        };
+        let _ = self.events.publish(&event);
+        Ok(())
+    }
+
+    fn result(outcome: Result<(), String>) -> SetParametersResult {
+        match outcome {
+            Ok(()) => SetParametersResult {
+                successful: true,
+                reason: String::new(),
+            },
+            Err(reason) => SetParametersResult {
+                successful: false,
+                reason,
+            },
+        }
+    }
+
+    fn value(&self, name: &str) -> ParameterValue {
+        self.table
+            .borrow()
+            .get(name)
+            .map(|d| d.value.clone())
+            .unwrap_or_default()
+    }
+
+    fn descriptor(&self, name: &str) -> ParameterDescriptor {
+        self.table
+            .borrow()
+            .get(name)
+            .map(|d| d.descriptor.clone())
+            .unwrap_or_else(|| ParameterDescriptor {
+                name: name.to_string(),
+                ..Default::default()
+            })
+    }
+}
+
+/// Serves `S` at `~/<name>` with `answer`.
+fn serve<S: backend::ServiceType>(
+    node: &mut backend::Node,
+    spawner: &LocalSpawner,
+    parameters: &Rc<Parameters>,
+    name: &str,
+    answer: impl Fn(&Parameters, S::Request) -> S::Response + 'static,
+) -> Result<(), Error> {
+    let mut requests = node.service::<S>(&format!("~/{name}"))?;
+    let parameters = parameters.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let response = answer(&parameters, request.message.clone());
+            let _ = request.respond(response);
+        }
+    })
+}
+
+pub fn start(
+    node: &mut backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    config: &Config,
+    live: &LiveSettings,
+) -> Result<(), Error> {
+    let events = node.publisher::<ParameterEvent>("/parameter_events", EVENTS)?;
+    let parameters = Rc::new(Parameters {
+        table: RefCell::new(Table::new(config, handle.model().opt().timestep)),
+        handle: handle.clone(),
+        live: live.clone(),
+        events,
+        node_name: node.fully_qualified_name(),
+    });
+    serve::<ListParameters::Service>(node, spawner, &parameters, "list_parameters", |p, r| {
+        ListParameters::Response {
+            result: p.table.borrow().list(&r.prefixes, r.depth),
+        }
+    })?;
+    serve::<GetParameters::Service>(node, spawner, &parameters, "get_parameters", |p, r| {
+        GetParameters::Response {
+            values: r.names.iter().map(|n| p.value(n)).collect(),
+        }
+    })?;
+    serve::<GetParameterTypes::Service>(
+        node,
+        spawner,
+        &parameters,
+        "get_parameter_types",
+        |p, r| GetParameterTypes::Response {
+            types: r.names.iter().map(|n| p.value(n).type_).collect(),
+        },
+    )?;
+    serve::<DescribeParameters::Service>(
+        node,
+        spawner,
+        &parameters,
+        "describe_parameters",
+        |p, r| DescribeParameters::Response {
+            descriptors: r.names.iter().map(|n| p.descriptor(n)).collect(),
+        },
+    )?;
+    serve::<SetParameters::Service>(node, spawner, &parameters, "set_parameters", |p, r| {
+        SetParameters::Response {
+            results: r
+                .parameters
+                .iter()
+                .map(|parameter| Parameters::result(p.set(parameter)))
+                .collect(),
+        }
+    })?;
+    serve::<SetParametersAtomically::Service>(
+        node,
+        spawner,
+        &parameters,
+        "set_parameters_atomically",
+        |p, r| {
+            // All or none: every one is checked before any is applied.
+            let refused = r.parameters.iter().find_map(|parameter| {
+                p.table
+                    .borrow()
+                    .check(&parameter.name, &parameter.value)
+                    .err()
+            });
+            let outcome = match refused {
+                Some(refusal) => Err(refusal.to_string()),
+                None => r
+                    .parameters
+                    .iter()
+                    .try_for_each(|parameter| p.set(parameter)),
+            };
+            SetParametersAtomically::Response {
+                result: Parameters::result(outcome),
+            }
+        },
+    )?;
+    Ok(())
+}
