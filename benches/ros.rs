@@ -6,7 +6,11 @@
 //!     subscriber at;
 //! (b) command -> state latency seen by an rclpy client (physics at 1 kHz realtime,
 //!     joint_states at 1 kHz) beside an rclpy -> rclpy echo, p50 and p99;
-//! (c) the share of 1 kHz joint_states an rclpy subscriber receives over 30 s.
+//! (c) the share of 1 kHz joint_states an rclpy subscriber receives over 30 s;
+//! (d) 16 Go1 in one world, every publisher on: the bridge's overhead on the physics thread
+//!     as a share of MuJoCo's own step time.
+//! Beside each throughput figure: CPU per 1000 published messages of the node's threads
+//! other than physics, and of the rclpy subscriber, so that a busy machine hides no cost.
 //!
 //! Built once per ROS 2 backend (r2r, or ros2-client with `--features dds`). Given the other
 //! build in `BENCH_PEER`, it runs each part for itself and then the same part in the peer,

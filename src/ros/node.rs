@@ -110,11 +110,11 @@ struct Every {
 }
 
 impl Every {
-    /// `rate` in Hz; 0 never fires.
-    fn hz(rate: f64) -> Self {
+    /// `rate` in Hz from `start`; 0 never fires.
+    fn hz(rate: f64, start: Instant) -> Self {
         Self {
             period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
-            next: Instant::now(),
+            next: start,
         }
     }
 
@@ -205,6 +205,9 @@ pub trait Running {
     fn run(&mut self, tick: &Tick);
     /// Takes a live change of `ros.rates.<field>` when its rate follows that field.
     fn retime(&mut self, field: &str, hz: f64);
+    /// Puts its schedule in phase with `epoch`: outputs of equal or whole-multiple periods
+    /// then fall due together and the loop wakes once for all of them.
+    fn align(&mut self, epoch: Instant);
 }
 
 impl<O: Output + 'static> Publishing<O> {
@@ -212,8 +215,8 @@ impl<O: Output + 'static> Publishing<O> {
         let topic = output.topic();
         let publisher = node.publisher::<O::Message>(&topic.name, topic.qos)?;
         let every = match topic.schedule {
-            Schedule::Rate { hz, .. } => Every::hz(hz),
-            Schedule::Once => Every::hz(0.0),
+            Schedule::Rate { hz, .. } => Every::hz(hz, Instant::now()),
+            Schedule::Once => Every::hz(0.0, Instant::now()),
         };
         Ok(Box::new(Self {
             output,
@@ -245,8 +248,12 @@ impl<O: Output + 'static> Running for Publishing<O> {
         } = self.output.topic().schedule
             && follows == field
         {
-            self.every = Every::hz(hz);
+            self.every = Every::hz(hz, self.every.next);
         }
+    }
+
+    fn align(&mut self, epoch: Instant) {
+        self.every.next = epoch;
     }
 
     fn run(&mut self, tick: &Tick) {
@@ -446,6 +453,10 @@ impl Node {
 
     fn run(mut self, stop: &AtomicBool) {
         let mut state = self.handle.latest_state_buffer();
+        let epoch = Instant::now();
+        for output in self.outputs.iter_mut() {
+            output.align(epoch);
+        }
         while !stop.load(Ordering::Relaxed) {
             let wait = self
                 .next_deadline()

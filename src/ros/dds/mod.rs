@@ -24,7 +24,7 @@ use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProf
 use ros2_client::{RmwRequestId, Server, ServiceMapping, ServiceTypeName};
 use std::net::Ipv4Addr;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Every service and action can be served here: ros2-client needs no generated code.
 pub trait ServiceType: Service {}
@@ -103,6 +103,10 @@ fn service_mapping(options: &DdsConfig) -> ServiceMapping {
     }
 }
 
+/// How often the action servers look for requests: a goal, cancel or result request waits
+/// at most this long.
+const ACTION_POLL: Duration = Duration::from_millis(10);
+
 /// Services use the ROS services profile: reliable, volatile, the last 10.
 fn service_qos() -> QosProfile {
     profile(Qos::DEFAULT)
@@ -111,8 +115,11 @@ fn service_qos() -> QosProfile {
 /// Fields drop in order: the action servers, then the node, then the context (the DDS
 /// participant) they belong to.
 pub struct Node {
-    /// Action servers, polled for goal, cancel and result requests on every spin.
+    /// Action servers, polled for goal, cancel and result requests at most every
+    /// `ACTION_POLL` (each poll reads the readers' notification sockets: syscalls that a
+    /// 1 kHz publishing loop should not pay on every cycle).
     actions: Vec<actions::Poll>,
+    actions_polled: Instant,
     node: ros2_client::Node,
     _context: Context,
     names: names::Names,
@@ -159,6 +166,7 @@ impl Node {
             .map_err(|e| error("node", e))?;
         Ok(Self {
             actions: Vec::new(),
+            actions_polled: Instant::now(),
             node,
             _context: context,
             names,
@@ -180,8 +188,12 @@ impl Node {
     /// thread) when data arrives. Then looks at the action servers.
     pub fn spin_once(&mut self, timeout: Duration) {
         std::thread::park_timeout(timeout);
-        for poll in &self.actions {
-            poll();
+        let now = Instant::now();
+        if now.duration_since(self.actions_polled) >= ACTION_POLL {
+            self.actions_polled = now;
+            for poll in &self.actions {
+                poll();
+            }
         }
     }
 
