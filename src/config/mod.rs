@@ -200,6 +200,12 @@ impl Config {
                 ),
             );
         }
+        if self.ros.nice > 19 {
+            return err(
+                "ros.nice".into(),
+                format!("must be 0 to 19, got {}", self.ros.nice),
+            );
+        }
         for (i, robot) in self.robots.iter().enumerate() {
             let rates = robot
                 .ros

@@ -35,6 +35,25 @@ fn topic(robots: usize, robot: &str, name: &str) -> String {
     }
 }
 
+/// Lowers this thread's scheduling weight to niceness `nice` (threads it starts inherit it):
+/// under CPU contention the physics thread, at the normal weight or above, comes first.
+fn give_way(nice: u8) {
+    if nice == 0 {
+        return;
+    }
+    // SAFETY: setpriority on this thread (its id from gettid) with a plain value.
+    let done = unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, nice as libc::c_int)
+    };
+    if done != 0 {
+        log::warn!(
+            "could not lower the ROS thread to niceness {nice}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
 /// Runs `task` on the node's executor.
 pub(super) fn spawn(
     spawner: &LocalSpawner,
@@ -158,6 +177,7 @@ impl RosNode {
         let thread = std::thread::Builder::new()
             .name("ros".into())
             .spawn(move || {
+                give_way(config.ros.nice);
                 let node = match Node::create(handle, &config, play_mode, &ros_args, counters) {
                     Ok(node) => {
                         let _ = ready.send(Ok(()));

@@ -59,6 +59,8 @@ pub struct Physics {
     spin_ns: u64,
     pub(super) step: u64,
     busy_ns_total: u64,
+    /// Of which inside MuJoCo's `mj_step`.
+    mujoco_ns_total: u64,
     pub(super) deadline_ns: u64,
     pub(super) window: StatsWindow,
     pub(super) controllers: Controllers,
@@ -105,6 +107,7 @@ impl Physics {
             spin_ns: spin_us as u64 * 1000,
             step: 0,
             busy_ns_total: 0,
+            mujoco_ns_total: 0,
             deadline_ns: now_ns(),
             window,
             controllers,
@@ -184,7 +187,9 @@ impl Physics {
             self.playback_step();
         } else {
             self.control();
+            let mujoco_started = now_ns();
             self.data.step();
+            self.mujoco_ns_total += now_ns() - mujoco_started;
         }
         self.step += 1;
         self.export();
@@ -194,6 +199,10 @@ impl Physics {
             .stats
             .busy_ns_total
             .store(self.busy_ns_total, Ordering::Relaxed);
+        self.shared
+            .stats
+            .mujoco_ns_total
+            .store(self.mujoco_ns_total, Ordering::Relaxed);
         self.window.record_step(elapsed);
     }
 

@@ -71,6 +71,8 @@ pub struct LiveStats {
     pub max_step_ns: AtomicU64,
     /// Time spent in steps since start (all phases), for the mean over a whole run.
     pub busy_ns_total: AtomicU64,
+    /// Of which inside MuJoCo's `mj_step` (the rest is the bridge's own work per step).
+    pub mujoco_ns_total: AtomicU64,
     /// Times MuJoCo found the simulation unstable (bad qacc) and reset it.
     pub instabilities: AtomicU64,
     /// Paced steps that started more than one period late.
@@ -99,6 +101,9 @@ pub struct SimStats {
     pub max_step_time: f64,
     /// Mean time of one step over the whole run.
     pub run_mean_step_time: f64,
+    /// Seconds spent in steps since start (all phases), and of them inside `mj_step`.
+    pub busy_time: f64,
+    pub mujoco_time: f64,
     pub instabilities: u64,
     pub overruns: u64,
     pub rejected_commands: u64,
@@ -121,6 +126,8 @@ impl LiveStats {
                 0 => 0.0,
                 n => load(&self.busy_ns_total) as f64 * 1e-9 / n as f64,
             },
+            busy_time: load(&self.busy_ns_total) as f64 * 1e-9,
+            mujoco_time: load(&self.mujoco_ns_total) as f64 * 1e-9,
             instabilities: load(&self.instabilities),
             overruns: load(&self.overruns),
             rejected_commands: load(&self.rejected_commands),

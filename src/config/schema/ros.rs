@@ -77,6 +77,9 @@ pub struct RosConfig {
     pub wrench_duration: f64,
     /// Length of a contact marker's force arrow per newton (meters).
     pub contact_force_scale: f64,
+    /// Niceness (0-19) of the node's thread and of the middleware threads it starts: when
+    /// the CPUs are busy the physics thread comes first and the publishers give way.
+    pub nice: u8,
     /// The network of the pure-Rust DDS backend (feature `dds`); with rcl, the RMW and its
     /// environment variables decide these.
     pub dds: DdsConfig,
@@ -116,6 +119,7 @@ impl Default for RosConfig {
             rates: RosRates::default(),
             wrench_duration: 0.1,
             contact_force_scale: 0.002,
+            nice: 10,
             dds: DdsConfig::default(),
         }
     }

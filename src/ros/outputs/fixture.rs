@@ -70,6 +70,8 @@ impl Fixture {
             mean_step_time: 0.0,
             max_step_time: 0.0,
             run_mean_step_time: 0.0,
+            busy_time: 0.0,
+            mujoco_time: 0.0,
             instabilities: 0,
             overruns: 0,
             rejected_commands: 0,
