@@ -28,6 +28,7 @@ import yaml
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 
 ROBOTS = ["default", "panda", "go1", "spot", "barkour", "g1"]
 PACKAGE = "mujoco_bridge"
@@ -109,7 +110,7 @@ def setup(context):
         x, y, z, yaw = (number(context, name) for name in ("x", "y", "z", "yaw"))
         node_arguments += ["--set", f"robots.0.pose.xyz=[{x!r}, {y!r}, {z!r}]",
                            "--set", f"robots.0.pose.rpy=[0.0, 0.0, {yaw!r}]"]
-        urdf_robots, several = ([("", own_file)], 1) if urdf else ([], 1)
+        urdf_robots, several = ([("", own_file)] if urdf else []), False
     else:
         urdf_robots, several = config_urdf_robots(share, robot)
         several = several > 1
@@ -140,7 +141,8 @@ def setup(context):
                 executable="robot_state_publisher",
                 namespace=os.path.join(namespace, name) if several else namespace,
                 parameters=[{
-                    "robot_description": robot_description(path),
+                    # A string as it is: launch_ros would read plain text as YAML.
+                    "robot_description": ParameterValue(robot_description(path), value_type=str),
                     "use_sim_time": True,
                     "frame_prefix": f"{name}/" if several else "",
                 }],

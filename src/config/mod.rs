@@ -140,10 +140,15 @@ impl Config {
         {
             return err("world.gravity".into(), "values must be finite".into());
         }
-        if !(self.sim.speed.is_finite() && self.sim.speed > 0.0) {
+        if !SPEED_RANGE.contains(&self.sim.speed) {
             return err(
                 "sim.speed".into(),
-                format!("must be a positive number, got {}", self.sim.speed),
+                format!(
+                    "must be a real-time factor from {} to {}, got {}",
+                    SPEED_RANGE.start(),
+                    SPEED_RANGE.end(),
+                    self.sim.speed
+                ),
             );
         }
         if self.sim.export_contacts > 1000 {
@@ -184,10 +189,10 @@ impl Config {
             return err("sim.substeps".into(), "must be at least 1".into());
         }
         for (key, rate) in self.ros.rates.fields() {
-            if !(rate.is_finite() && (0.0..=100_000.0).contains(&rate)) {
+            if !RosRates::valid(rate) {
                 return err(
                     format!("ros.rates.{key}"),
-                    format!("must be 0 (off) or a rate up to 100000 Hz, got {rate}"),
+                    format!("must be 0 (off) or a rate from 0.001 to 100000 Hz, got {rate}"),
                 );
             }
         }
@@ -233,11 +238,11 @@ impl Config {
                     return err(field, "needs a topic".into());
                 }
                 if let Some(rate) = rate
-                    && !(rate.is_finite() && (0.0..=100_000.0).contains(&rate))
+                    && !RosRates::valid(rate)
                 {
                     return err(
                         format!("{field}.rate"),
-                        format!("must be 0 (off) or a rate up to 100000 Hz, got {rate}"),
+                        format!("must be 0 (off) or a rate from 0.001 to 100000 Hz, got {rate}"),
                     );
                 }
             }

@@ -268,7 +268,8 @@ impl<O: Output + 'static> Running for Publishing<O> {
         } = self.output.topic().schedule
             && follows == field
         {
-            self.every = Every::hz(hz, self.every.next);
+            // From now: the old schedule may lie a long period ahead.
+            self.every = Every::hz(hz, Instant::now());
         }
     }
 

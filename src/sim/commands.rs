@@ -149,7 +149,7 @@ pub enum OperationError {
     NoMovableBody(usize),
     #[error("body {0} has no free joint: only free bodies can be placed")]
     NotFree(usize),
-    #[error("speed must be a positive number, got {0}")]
+    #[error("speed must be a real-time factor from 0.001 to 1000, got {0}")]
     BadSpeed(f64),
     #[error("step N works while paused; pause the simulation first")]
     StepWhileRunning,

@@ -213,7 +213,7 @@ impl Physics {
     }
     /// The real-time factor target of realtime mode.
     fn set_speed(&mut self, speed: f64) -> Result<(), OperationError> {
-        if !(speed.is_finite() && speed > 0.0) {
+        if !crate::config::SPEED_RANGE.contains(&speed) {
             return Err(OperationError::BadSpeed(speed));
         }
         self.speed = speed;

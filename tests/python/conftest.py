@@ -233,10 +233,11 @@ needs_ros2_cli = pytest.mark.skipif(
 
 
 def ros2_env(prefix=None):
-    """The environment the `ros2` CLI runs in: the wheel prefix (and an install prefix)
-    on AMENT_PREFIX_PATH, discovery on this machine."""
+    """The environment the `ros2` CLI runs in: the wheel prefix (and install prefixes: one
+    or a list) on AMENT_PREFIX_PATH, discovery on this machine."""
     venv = REPO / ".deps" / "venv"
-    prefixes = ([str(prefix)] if prefix else []) + [str(venv)]
+    extra = prefix if isinstance(prefix, list) else [prefix] if prefix else []
+    prefixes = [str(p) for p in extra] + [str(venv)]
     return dict(os.environ, AMENT_PREFIX_PATH=":".join(prefixes), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
                 PATH=f"{venv / 'bin'}:{os.environ['PATH']}", PYTHONUNBUFFERED="1")
 

@@ -113,7 +113,55 @@ def test_ros2_launch_with_the_users_own_urdf(prefix, tmp_path):
                               "yaw:=1.57", "headless:=true")
     expected = {j.get("name") for j in ET.parse(urdf).getroot().iter("joint") if j.get("type") != "fixed"}
     assert set(joint_names(states)) <= expected and joint_names(states), states
-    assert "floating" in output and str(urdf) in output, output[-3000:]
+    assert "floating (floating_base: true" in output and str(urdf) in output, output[-3000:]
+
+
+@needs_ros2_cli
+def test_ros2_launch_feeds_robot_state_publisher_the_robots_urdf(prefix, tmp_path):
+    """robot_state_publisher has no wheel: a stand-in in the ament index records what
+    launch_ros hands it (arguments and parameters) and waits for SIGINT like the real one."""
+    import json
+    import sys
+
+    import yaml
+
+    record = tmp_path / "rsp.json"
+    stub = tmp_path / "stub"
+    executable = stub / "lib" / "robot_state_publisher" / "robot_state_publisher"
+    executable.parent.mkdir(parents=True)
+    executable.write_text(f"""#!{sys.executable}
+import json, pathlib, signal, sys, time
+args = sys.argv[1:]
+files = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--params-file"]
+pathlib.Path({str(record)!r}).write_text(json.dumps({{"args": args, "params": [pathlib.Path(f).read_text() for f in files]}}))
+signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+while True:
+    time.sleep(1)
+""")
+    executable.chmod(0o755)
+    index = stub / "share" / "ament_index" / "resource_index" / "packages"
+    index.mkdir(parents=True)
+    (index / "robot_state_publisher").touch()
+    urdf = tmp_path / "commented.urdf"
+    # A comment with ": " and " #": YAML would mangle this text if it were read as YAML.
+    text = (REPO / "urdf" / "mobile_manipulator.urdf").read_text().replace(
+        "<robot ", "<!-- note: kept as text # not a comment -->\n<robot ", 1)
+    urdf.write_text(text)
+    launch = Launch([stub, prefix], f"urdf:={urdf}", "namespace:=sim", "headless:=true")
+    try:
+        launch.echo("/sim/joint_states", "sensor_msgs/msg/JointState")
+    finally:
+        code, output = launch.stop()
+    assert code == 0 and "package 'robot_state_publisher' is not installed" not in output, output[-3000:]
+    handed = json.loads(record.read_text())
+    parameters = {}
+    for params in handed["params"]:
+        for entry in yaml.safe_load(params).values():
+            parameters.update(entry["ros__parameters"])
+    assert parameters["robot_description"] == text
+    assert parameters["frame_prefix"] == "" and parameters["use_sim_time"] is True, parameters
+    assert "__ns:=/sim" in handed["args"], handed["args"]
 
 
 @needs_ros2_cli

@@ -73,8 +73,9 @@ def test_sim_speed_set_live_changes_the_real_time_factor(ros, bridge):
     real_time_factors(ros, 1.5)
     normal = real_time_factors(ros, 3)
     print(f"sim.speed 0.5: /diagnostics real_time_factor {slow}; sim.speed 1: {normal}")
-    assert slow and max(slow) < 0.6 and min(slow) > 0.4, slow
-    assert normal and max(normal) < 1.1 and min(normal) > 0.8, normal
+    # A loaded 2-core machine may lag a moment: the median follows the set speed.
+    assert slow and 0.4 < sorted(slow)[len(slow) // 2] < 0.6, slow
+    assert normal and 0.8 < sorted(normal)[len(normal) // 2] < 1.1, normal
     assert "Double value is: 1.0" in param("get", "sim.speed")
     assert "Set parameter successful" in param("set", "sim.mode", "paused")
     # Paused: the clock stands still.
@@ -88,7 +89,10 @@ def test_refused_sets_say_why_and_change_nothing(bridge):
         ("world.timestep", "0.001"): "parameter 'world.timestep' is read-only",
         ("sim.speed", ".nan"): "is not a finite number",  # YAML's NaN and infinity
         ("ros.rates.tf", ".inf"): "is not a finite number",
-        ("sim.speed", "-1.0"): "out of range (> 0)",
+        ("sim.speed", "-1.0"): "out of range (0.001 to 1000)",
+        ("sim.speed", "0.000000001"): "out of range (0.001 to 1000)",
+        ("ros.rates.diagnostics", "1.0e-20"): "out of range (0, or 0.001 to 100000)",
+        ("use_sim_time", "false"): "it stays true",
         ("sim.speed", "fast"): "takes a double, not a string",
         ("sim.mode", "sideways"): "'sideways' is not one of realtime, fast, paused",
         ("no.such.parameter", "1"): "parameter 'no.such.parameter' is not declared",
@@ -113,10 +117,13 @@ def test_a_publisher_rate_set_live_changes_how_often_it_publishes(ros, bridge):
         return (len(stamps) - count) / seconds
 
     before = rate_over(2)
+    assert "Set parameter successful" in param("set", "ros.rates.joint_states", "0.001")
     assert "Set parameter successful" in param("set", "ros.rates.joint_states", "10")
     after = rate_over(3)
+    # From a thousand-second period straight back to a fast one: the new rate holds at once.
     assert "Set parameter successful" in param("set", "ros.rates.joint_states", "100.0")
-    assert before > 60 and 6 < after < 14, (before, after)
+    again = rate_over(2)
+    assert before > 60 and 6 < after < 14 and again > 60, (before, after, again)
 
 
 def test_gains_wrench_duration_and_use_sim_time_are_accepted(bridge):

@@ -44,6 +44,12 @@ impl Default for RosRates {
 }
 
 impl RosRates {
+    /// A publisher rate: 0 (off), or from 1 mHz (longer periods overflow the scheduler's
+    /// arithmetic) to 100 kHz.
+    pub fn valid(hz: f64) -> bool {
+        hz == 0.0 || (1e-3..=100_000.0).contains(&hz)
+    }
+
     /// The rate of field `name`.
     pub fn get(&self, name: &str) -> Option<f64> {
         self.fields()

@@ -15,6 +15,10 @@ pub struct WorldConfig {
     pub light: bool,
 }
 
+/// The real-time factors `sim.speed` may take: beyond them a paced tick would sleep for
+/// hours or be shorter than a step can take.
+pub const SPEED_RANGE: std::ops::RangeInclusive<f64> = 1e-3..=1e3;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SimMode {

@@ -152,7 +152,10 @@ pub fn start(
 ) -> Result<(), Error> {
     let events = node.publisher::<ParameterEvent>("/parameter_events", EVENTS)?;
     let parameters = Rc::new(Parameters {
-        table: RefCell::new(Table::new(config, handle.model().opt().timestep)),
+        table: RefCell::new(
+            Table::new(config, handle.model().opt().timestep)
+                .map_err(|e| Error::from(e.to_string()))?,
+        ),
         handle: handle.clone(),
         live: live.clone(),
         events,

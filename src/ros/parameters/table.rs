@@ -76,7 +76,14 @@ pub enum Refusal {
     },
     #[error("parameter '{name}': '{given}' is not one of realtime, fast, paused")]
     Mode { name: String, given: String },
+    #[error("parameter 'use_sim_time': the node's clock is the simulation's; it stays true")]
+    WallTime,
 }
+
+/// The config could not be turned into parameters.
+#[derive(Debug, thiserror::Error)]
+#[error("the config as parameters: {0}")]
+pub struct TableError(#[from] serde_json::Error);
 
 pub struct Table {
     entries: BTreeMap<String, Declared>,
@@ -124,13 +131,13 @@ fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, ParameterValue)>)
 }
 
 fn live_of(name: &str) -> Option<(Live, &'static str, &'static str)> {
-    const RATE: &str = "Hz, 0 turns the publisher off";
+    const RATE: &str = "Hz: 0 (off) or 0.001 to 100000";
     const GAIN: &str = ">= 0";
     let live = match name {
         "sim.speed" => (
             Live::Speed,
             "real-time factor target in realtime mode",
-            "> 0",
+            "0.001 to 1000",
         ),
         "sim.mode" => (
             Live::Mode,
@@ -145,7 +152,7 @@ fn live_of(name: &str) -> Option<(Live, &'static str, &'static str)> {
         "use_sim_time" => (
             Live::UseSimTime,
             "standard; the node stamps everything with sim time",
-            "",
+            "true only",
         ),
         _ => {
             if let Some(field) = name.strip_prefix("ros.rates.") {
@@ -178,9 +185,9 @@ fn live_of(name: &str) -> Option<(Live, &'static str, &'static str)> {
 impl Table {
     /// The parameters of `config`; `timestep` is the model's, which `world.timestep` shows
     /// when the config leaves it to the model.
-    pub fn new(config: &Config, timestep: f64) -> Self {
+    pub fn new(config: &Config, timestep: f64) -> Result<Self, TableError> {
         let mut leaves = Vec::new();
-        let mut tree = serde_json::to_value(config).unwrap_or(Value::Null);
+        let mut tree = serde_json::to_value(config)?;
         if let Some(world) = tree.get_mut("world")
             && world.get("timestep").is_none_or(Value::is_null)
         {
@@ -214,7 +221,7 @@ impl Table {
                 (name, declared)
             })
             .collect();
-        Self { entries }
+        Ok(Self { entries })
     }
 
     pub fn get(&self, name: &str) -> Option<&Declared> {
@@ -227,8 +234,8 @@ impl Table {
         let mut result = ListParametersResult::default();
         for name in self.entries.keys() {
             let below = |prefix: &str| {
-                let rest = if prefix.is_empty() {
-                    Some(name.as_str())
+                let rest = if prefix.is_empty() || name == prefix {
+                    Some(name.as_str().get(prefix.len()..).unwrap_or_default())
                 } else {
                     name.strip_prefix(prefix)
                         .and_then(|rest| rest.strip_prefix('.'))
@@ -290,9 +297,14 @@ impl Table {
             Ok(number)
         };
         let change = match live {
-            Live::Speed => Change::Speed(number("> 0", |v| v > 0.0)?),
+            Live::Speed => Change::Speed(number("0.001 to 1000", |v| {
+                crate::config::SPEED_RANGE.contains(&v)
+            })?),
             Live::WrenchDuration => Change::WrenchDuration(number("> 0", |v| v > 0.0)?),
-            Live::Rate(field) => Change::Rate(field, number(">= 0", |v| v >= 0.0)?),
+            Live::Rate(field) => Change::Rate(
+                field,
+                number("0, or 0.001 to 100000", crate::config::RosRates::valid)?,
+            ),
             Live::Gain { robot, field } => {
                 let given = number(">= 0", |v| v >= 0.0)?;
                 let current = |f: &str| {
@@ -324,7 +336,8 @@ impl Table {
                     })?;
                 Change::Mode(mode)
             }
-            Live::UseSimTime if value.type_ == kind::BOOL => Change::Nothing,
+            Live::UseSimTime if value.type_ == kind::BOOL && value.bool_value => Change::Nothing,
+            Live::UseSimTime if value.type_ == kind::BOOL => return Err(Refusal::WallTime),
             Live::UseSimTime => return Err(type_error()),
         };
         // Numbers are kept as the declared type (an integer given for a double).
@@ -348,7 +361,7 @@ mod tests {
 
     fn table() -> Table {
         let config = Config::embedded_default(&[]).expect("the embedded default config");
-        Table::new(&config, 0.002)
+        Table::new(&config, 0.002).unwrap()
     }
 
     #[test]
