@@ -266,7 +266,10 @@ fn missing_config_file_and_bad_flags() {
         "{e}"
     );
     let e = expect_error(&["--set", "sim.speed=-2", "--summary"], &[]);
-    assert!(e.contains("sim.speed") && e.contains("positive"), "{e}");
+    assert!(
+        e.contains("sim.speed") && e.contains("real-time factor from 0.001 to 1000"),
+        "{e}"
+    );
     let e = expect_error(&["--set", "no_equals_sign", "--summary"], &[]);
     assert!(e.contains("field.path=value"), "{e}");
     let e = expect_error(&["--mode", "warp", "--summary"], &[]);
