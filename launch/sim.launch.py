@@ -112,8 +112,8 @@ def setup(context):
                            "--set", f"robots.0.pose.rpy=[0.0, 0.0, {yaw!r}]"]
         urdf_robots, several = ([("", own_file)] if urdf else []), False
     else:
-        urdf_robots, several = config_urdf_robots(share, robot)
-        several = several > 1
+        urdf_robots, count = config_urdf_robots(share, robot)
+        several = count > 1
     params_file = arg["params_file"]
     if not params_file and not own_file:
         params_file = os.path.join(share, "config", f"{robot}.params.yaml")

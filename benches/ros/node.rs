@@ -257,6 +257,26 @@ fn bridge_rate(
     }
 }
 
+/// `ROUNDS` rounds of raw `mj_step` beside the bridge, each `ROUND_SECONDS` long: (raw steps
+/// per second, the bridge's round). Which runs first alternates, so drifts in machine load
+/// hit both alike.
+fn rounds(world: &World, config: &Config, probe: &mut Probe, priority: u8) -> Vec<(f64, Round)> {
+    (0..ROUNDS)
+        .map(|round| {
+            if round % 2 == 0 {
+                let raw = raw_rate(world, ROUND_SECONDS, priority);
+                (
+                    raw,
+                    bridge_rate(world, config, probe, ROUND_SECONDS, priority),
+                )
+            } else {
+                let bridge = bridge_rate(world, config, probe, ROUND_SECONDS, priority);
+                (raw_rate(world, ROUND_SECONDS, priority), bridge)
+            }
+        })
+        .collect()
+}
+
 /// (a) at one scheduling priority of both loops (0: the normal scheduler).
 fn throughput(priority: u8) -> f64 {
     let rate = "1000";
@@ -275,18 +295,7 @@ fn throughput(priority: u8) -> f64 {
     let mut topic_rates = vec![Vec::new(); TOPICS.len()];
     let (mut messages, mut node_cpu, mut physics_cpu, mut probe_cpu, mut seconds) =
         (0u64, 0.0, 0.0, 0.0, 0.0);
-    for round in 0..ROUNDS {
-        // Alternate which runs first, so drifts in machine load hit both alike.
-        let (raw, measured) = if round % 2 == 0 {
-            let raw = raw_rate(&world, ROUND_SECONDS, priority);
-            (
-                raw,
-                bridge_rate(&world, &config, &mut probe, ROUND_SECONDS, priority),
-            )
-        } else {
-            let bridge = bridge_rate(&world, &config, &mut probe, ROUND_SECONDS, priority);
-            (raw_rate(&world, ROUND_SECONDS, priority), bridge)
-        };
+    for (raw, measured) in rounds(&world, &config, &mut probe, priority) {
         let bridge = measured.steps_per_second;
         raw_sum += raw;
         bridge_sum += bridge;
@@ -364,17 +373,7 @@ fn scale() -> f64 {
     let (mut raw_sum, mut bridge_sum, mut node_cpu, mut seconds, mut messages) =
         (0.0, 0.0, 0.0, 0.0, 0u64);
     let (mut step_time, mut mujoco_time, mut steps) = (0.0, 0.0, 0.0);
-    for round in 0..ROUNDS {
-        let (raw, measured) = if round % 2 == 0 {
-            let raw = raw_rate(&world, ROUND_SECONDS, 0);
-            (
-                raw,
-                bridge_rate(&world, &config, &mut probe, ROUND_SECONDS, 0),
-            )
-        } else {
-            let bridge = bridge_rate(&world, &config, &mut probe, ROUND_SECONDS, 0);
-            (raw_rate(&world, ROUND_SECONDS, 0), bridge)
-        };
+    for (raw, measured) in rounds(&world, &config, &mut probe, 0) {
         raw_sum += raw;
         bridge_sum += measured.steps_per_second;
         node_cpu += measured.node_cpu;

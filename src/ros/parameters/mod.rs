@@ -113,6 +113,13 @@ impl Parameters {
             .unwrap_or_default()
     }
 
+    fn type_of(&self, name: &str) -> u8 {
+        self.table
+            .borrow()
+            .get(name)
+            .map_or(Default::default(), |d| d.value.type_)
+    }
+
     fn descriptor(&self, name: &str) -> ParameterDescriptor {
         self.table
             .borrow()
@@ -131,13 +138,13 @@ fn serve<S: backend::ServiceType>(
     spawner: &LocalSpawner,
     parameters: &Rc<Parameters>,
     name: &str,
-    answer: impl Fn(&Parameters, S::Request) -> S::Response + 'static,
+    answer: impl Fn(&Parameters, &S::Request) -> S::Response + 'static,
 ) -> Result<(), Error> {
     let mut requests = node.service::<S>(&format!("~/{name}"))?;
     let parameters = parameters.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
-            let response = answer(&parameters, request.message.clone());
+            let response = answer(&parameters, &request.message);
             let _ = request.respond(response);
         }
     })
@@ -177,7 +184,7 @@ pub fn start(
         &parameters,
         "get_parameter_types",
         |p, r| GetParameterTypes::Response {
-            types: r.names.iter().map(|n| p.value(n).type_).collect(),
+            types: r.names.iter().map(|n| p.type_of(n)).collect(),
         },
     )?;
     serve::<DescribeParameters::Service>(
