@@ -15,10 +15,18 @@ NODE = "/mujoco_bridge"
 
 def param(*args, check=True):
     """`ros2 param VERB /mujoco_bridge ARGS...`, waiting up to 20 s for the node to be
-    discovered (`list` has no such option: it looks for 3 s)."""
+    discovered (`list` has no such option: it looks for 3 s, up to six times)."""
     verb, *rest = args
-    wait = ["--spin-time", "3"] if verb == "list" else ["--timeout", "20"]
-    run = ros2("param", verb, "--no-daemon", *wait, NODE, *rest, check=check)
+    if verb == "list":
+        # No waiting option: look again while discovery has not found the node.
+        for _ in range(6):
+            run = ros2("param", verb, "--no-daemon", "--spin-time", "3", NODE, *rest, check=False)
+            if "Node not found" not in run.stdout + run.stderr:
+                break
+    else:
+        run = ros2("param", verb, "--no-daemon", "--timeout", "20", NODE, *rest, check=False)
+    if check:
+        assert run.returncode == 0, f"ros2 param {verb}: exit {run.returncode}\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
     return run.stdout + run.stderr  # a refused set is reported on stderr
 
 
