@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-mujoco.sh
+bash scripts/setup-render.sh
 bash scripts/setup-ros.sh
 (. scripts/ros-env.sh && cargo build --release --locked --bin mujoco_bridge)
 export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"

@@ -9,6 +9,7 @@ pub mod logging;
 pub mod model;
 pub mod rate_limit;
 pub mod record;
+pub mod render;
 pub mod ros;
 pub mod sim;
 pub mod zmq;

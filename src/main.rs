@@ -93,6 +93,28 @@ enum RunError {
     System(String),
 }
 
+/// The render thread for the cameras the config plans (checked at load), or None when there
+/// are none or no GL context can be made (said once; the rest of the node runs on).
+#[cfg(any(feature = "ros", feature = "dds"))]
+fn start_renderer(
+    world: &mujoco_bridge::model::World,
+    config: &Config,
+    handle: &mujoco_bridge::sim::SimHandle,
+) -> Option<std::sync::Arc<mujoco_bridge::render::Renderer>> {
+    let cameras = mujoco_bridge::render::plan(&world.robots, config).ok()?;
+    if cameras.is_empty() {
+        return None;
+    }
+    let specs = cameras.into_iter().map(|c| c.spec).collect();
+    match mujoco_bridge::render::Renderer::start(handle.clone(), specs) {
+        Ok(renderer) => Some(std::sync::Arc::new(renderer)),
+        Err(e) => {
+            log::error!("cameras are off: {e}");
+            None
+        }
+    }
+}
+
 impl RunError {
     /// 2 for what the user gave (config, model, flags, endpoints), 1 for the system's refusals.
     fn exit_code(&self) -> u8 {
@@ -177,8 +199,14 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     #[cfg(not(any(feature = "ros", feature = "dds")))]
     let _ = ros_args;
     #[cfg(any(feature = "ros", feature = "dds"))]
-    let ros = mujoco_bridge::ros::RosNode::start(handle.clone(), &config, run_mode, &ros_args)
-        .map_err(RunError::Ros)?;
+    let ros = mujoco_bridge::ros::RosNode::start(
+        handle.clone(),
+        &config,
+        run_mode,
+        &ros_args,
+        start_renderer(&world, &config, &handle),
+    )
+    .map_err(RunError::Ros)?;
     if cli.console {
         let counters = servers.iter().map(|s| s.counters.clone()).collect();
         #[cfg(any(feature = "ros", feature = "dds"))]

@@ -247,6 +247,20 @@ impl Config {
                 }
             }
         }
+        for (i, robot) in self.robots.iter().enumerate() {
+            let mut names = std::collections::HashSet::new();
+            for (k, camera) in robot.cameras.iter().enumerate() {
+                if let Some((field, message)) = camera.problem() {
+                    return err(format!("robots[{i}].cameras[{k}].{field}"), message);
+                }
+                if !names.insert(camera.name()) {
+                    return err(
+                        format!("robots[{i}].cameras[{k}].name"),
+                        format!("'{}' is already the name of another camera", camera.name()),
+                    );
+                }
+            }
+        }
         if self.zmq.divider == 0 {
             return err("zmq.divider".into(), "must be at least 1".into());
         }

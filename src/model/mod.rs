@@ -1,6 +1,7 @@
 //! Model loading and composition: every robot of the config becomes an `MjSpec`, attached to
 //! one world under its name prefix at its configured pose, compiled once into the `MjModel`
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
+mod cameras;
 mod names;
 pub mod pose;
 mod robot_spec;
@@ -111,6 +112,12 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     let mut robots_loaded = Vec::new();
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
+        cameras::mount(
+            &config.robots[index].cameras,
+            &mut loaded.spec,
+            &config.origin,
+            index,
+        )?;
         if index == 0 {
             // Physics options (timestep, integrator, solver) come from the first robot's model.
             *world.option_mut() = loaded.spec.option().clone();

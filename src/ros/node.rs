@@ -4,6 +4,7 @@ use super::outputs::{Output, Plan, PublishCounters, Schedule, Tick};
 use super::parameters::LiveSettings;
 use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
 use crate::config::{Config, SimMode};
+use crate::render::Renderer;
 use crate::sim::SimHandle;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
@@ -123,21 +124,21 @@ impl std::future::Future for NextTick {
 /// When a publisher is due: every `period` on average. After a short stall (the node's thread
 /// was descheduled) the missed cycles follow at once, so the rate holds; after a long one
 /// (more than `CATCH_UP` periods) the schedule restarts from now instead of bursting.
-struct Every {
+pub(crate) struct Every {
     period: Option<Duration>,
-    next: Instant,
+    pub(crate) next: Instant,
 }
 
 impl Every {
     /// `rate` in Hz from `start`; 0 never fires.
-    fn hz(rate: f64, start: Instant) -> Self {
+    pub(crate) fn hz(rate: f64, start: Instant) -> Self {
         Self {
             period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
             next: start,
         }
     }
 
-    fn due(&mut self, now: Instant) -> bool {
+    pub(crate) fn due(&mut self, now: Instant) -> bool {
         let Some(period) = self.period else {
             return false;
         };
@@ -151,7 +152,7 @@ impl Every {
         true
     }
 
-    fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Instant> {
         self.period.map(|_| self.next)
     }
 }
@@ -165,6 +166,7 @@ impl RosNode {
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
+        renderer: Option<Arc<Renderer>>,
     ) -> Result<Self, NodeError> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -178,16 +180,17 @@ impl RosNode {
             .name("ros".into())
             .spawn(move || {
                 give_way(config.ros.nice);
-                let node = match Node::create(handle, &config, play_mode, &ros_args, counters) {
-                    Ok(node) => {
-                        let _ = ready.send(Ok(()));
-                        node
-                    }
-                    Err(e) => {
-                        let _ = ready.send(Err(e));
-                        return;
-                    }
-                };
+                let node =
+                    match Node::create(handle, &config, play_mode, &ros_args, counters, renderer) {
+                        Ok(node) => {
+                            let _ = ready.send(Ok(()));
+                            node
+                        }
+                        Err(e) => {
+                            let _ = ready.send(Err(e));
+                            return;
+                        }
+                    };
                 node.run(&stopping);
             })
             .map_err(NodeError::Thread)?;
@@ -221,8 +224,8 @@ pub trait Running {
     /// When it is next due (None: never again).
     fn deadline(&self) -> Option<Instant>;
     fn observe(&mut self, tick: &Tick);
-    /// Publishes when due, counting the result.
-    fn run(&mut self, tick: &Tick);
+    /// Publishes when due, counting the result (`node` tells who subscribes).
+    fn run(&mut self, tick: &Tick, node: &backend::Node);
     /// Takes a live change of `ros.rates.<field>` when its rate follows that field.
     fn retime(&mut self, field: &str, hz: f64);
     /// Puts its schedule in phase with `epoch`: outputs of equal or whole-multiple periods
@@ -277,7 +280,7 @@ impl<O: Output + 'static> Running for Publishing<O> {
         self.every.next = epoch;
     }
 
-    fn run(&mut self, tick: &Tick) {
+    fn run(&mut self, tick: &Tick, _node: &backend::Node) {
         let due = match self.output.topic().schedule {
             Schedule::Once => !self.sent && self.next_try <= tick.now,
             Schedule::Rate { .. } => self.every.due(tick.now),
@@ -308,6 +311,8 @@ struct Node {
     ticks: Ticks,
     /// What parameter sets change on this thread.
     live: LiveSettings,
+    /// The render thread, when cameras render.
+    renderer: Option<Arc<Renderer>>,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -320,6 +325,7 @@ impl Node {
         play_mode: SimMode,
         ros_args: &[String],
         publishing: Arc<PublishCounters>,
+        renderer: Option<Arc<Renderer>>,
     ) -> Result<Self, NodeError> {
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
@@ -368,6 +374,7 @@ impl Node {
             logger_name,
             ticks,
             live,
+            renderer,
         })
     }
 
@@ -504,12 +511,13 @@ impl Node {
                 now,
                 stats: &stats,
                 publishing: &self.publishing,
+                renderer: self.renderer.as_deref(),
             };
             for output in self.outputs.iter_mut() {
                 output.observe(&tick);
             }
             for output in self.outputs.iter_mut() {
-                output.run(&tick);
+                output.run(&tick, &self.node);
             }
         }
     }

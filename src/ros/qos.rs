@@ -19,6 +19,11 @@ impl Qos {
         depth: 1,
         transient_local: true,
     };
+    /// Camera images (a megabyte each): a short history, so a slow reader costs no memory.
+    pub const IMAGES: Qos = Qos {
+        depth: 2,
+        transient_local: false,
+    };
     /// Command topics and services: the ROS default profile.
     pub const DEFAULT: Qos = Qos {
         depth: 10,

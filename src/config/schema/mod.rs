@@ -1,11 +1,13 @@
 //! The YAML schema, one file per section. Every struct denies unknown fields, so a typo is
 //! an error that names it.
+mod camera;
 mod control;
 mod robot;
 mod ros;
 mod world;
 mod zmq;
 
+pub use camera::*;
 pub use control::*;
 pub use robot::*;
 pub use ros::*;

@@ -1,7 +1,7 @@
 //! `robots[]`: each robot's model, placement, actuators and keyframes, with its `control`,
 //! `ros` and `zmq` sections (in their own files).
 use super::yes;
-use super::{ControlConfig, RobotRosConfig, RobotZmqConfig};
+use super::{CameraConfig, ControlConfig, RobotRosConfig, RobotZmqConfig};
 use indexmap::IndexMap;
 use serde::Deserialize;
 
@@ -86,6 +86,10 @@ pub struct RobotConfig {
     /// action-key bitmask.
     #[serde(default)]
     pub zmq: RobotZmqConfig,
+    /// Cameras rendered off the physics thread (ROS image topics, legacy camera streams);
+    /// without any listed, every camera of the robot's model at the defaults.
+    #[serde(default)]
+    pub cameras: Vec<CameraConfig>,
     /// ROS 2 sensor topics of this robot; without any, every IMU, force-torque and
     /// rangefinder site of the model is mapped automatically.
     #[serde(default)]

@@ -219,13 +219,24 @@ impl Node {
             .map_err(|e| error(&resolved, e))
     }
 
+    /// How many subscriptions the participant has discovered on `publisher`'s topic (from
+    /// discovery data: ros2-client's matched-reader count needs its spinner, which this
+    /// backend does not run).
+    pub fn subscribers<M: Message>(&self, publisher: &Publisher<M>) -> usize {
+        self.node.subscription_count(&publisher.ros_name)
+    }
+
     pub fn publisher<M: Message>(&mut self, name: &str, qos: Qos) -> Result<Publisher<M>, Error> {
         let topic = self.topic::<M>(name, qos)?;
+        let (ros_name, _) = self.name(name)?;
         let publisher = self
             .node
             .create_publisher(&topic, None)
             .map_err(|e| error(name, e))?;
-        Ok(Publisher { publisher })
+        Ok(Publisher {
+            publisher,
+            ros_name,
+        })
     }
 
     /// The messages of `topic`; one that does not decode is logged and skipped.
@@ -305,6 +316,8 @@ impl Node {
 
 pub struct Publisher<M: Message> {
     publisher: ros2_client::Publisher<M>,
+    /// The fully qualified topic (`/ns/name`).
+    ros_name: String,
 }
 
 impl<M: Message> Publisher<M> {

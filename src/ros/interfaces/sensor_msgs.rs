@@ -40,6 +40,35 @@ pub mod msg {
             variance: f32,
         }
         CompressedImage { header: Header, format: String, data: Vec<u8> }
+        Image {
+            header: Header,
+            height: u32,
+            width: u32,
+            encoding: String,
+            is_bigendian: u8,
+            step: u32,
+            data: Vec<u8>,
+        }
+        RegionOfInterest {
+            x_offset: u32,
+            y_offset: u32,
+            height: u32,
+            width: u32,
+            do_rectify: bool,
+        }
+        CameraInfo {
+            header: Header,
+            height: u32,
+            width: u32,
+            distortion_model: String,
+            d: Vec<f64>,
+            k: [f64; 9],
+            r: [f64; 9],
+            p: [f64; 12],
+            binning_x: u32,
+            binning_y: u32,
+            roi: RegionOfInterest,
+        }
     }
 
     impl Range {

@@ -58,6 +58,12 @@ impl Output for Diagnostics {
                 publishing.failed.load(Ordering::Relaxed).to_string(),
             ),
         ];
+        let mut values = values;
+        if let Some(renderer) = tick.renderer {
+            let (rendered, skipped) = renderer.counts();
+            values.push(value("camera_frames_rendered", rendered.to_string()));
+            values.push(value("camera_requests_skipped", skipped.to_string()));
+        }
         let warn = stats.instabilities > 0;
         self.message.header.stamp = tick.stamp.clone();
         self.message.status = vec![DiagnosticStatus {

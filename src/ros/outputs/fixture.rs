@@ -129,6 +129,7 @@ impl Fixture {
             now,
             stats: &self.stats,
             publishing: &self.counters,
+            renderer: None,
         }
     }
 }

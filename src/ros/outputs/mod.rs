@@ -50,6 +50,7 @@ kinds![
     range,
     scan,
     contacts,
+    camera,
 ];
 
 /// When an output publishes.
@@ -81,6 +82,8 @@ pub struct Tick<'a> {
     pub now: Instant,
     pub stats: &'a SimStats,
     pub publishing: &'a PublishCounters,
+    /// The render thread, when cameras render.
+    pub renderer: Option<&'a crate::render::Renderer>,
 }
 
 /// A periodic output: a topic and the message it fills from each state.
@@ -188,6 +191,8 @@ pub enum PlanError {
     NoDiffDrive { field: String },
     #[error("{field}: no wheel joint '{joint}'")]
     NoWheelJoint { field: String, joint: String },
+    #[error(transparent)]
+    NoCamera(#[from] crate::render::NoCamera),
 }
 
 /// The outputs of one node, planned, with what they share while planning.
@@ -231,6 +236,11 @@ impl<'a> Plan<'a> {
 
     pub fn add(&mut self, output: impl Output + 'static) {
         self.outputs.push(Box::new(output));
+    }
+
+    /// Adds an output that is not filled from the state (camera frames).
+    pub fn add_planned(&mut self, output: Box<dyn Planned>) {
+        self.outputs.push(output);
     }
 
     /// The planned outputs, in order.

@@ -70,6 +70,14 @@ impl Node {
         self.node.spin_once(timeout);
     }
 
+    /// How many subscriptions of other processes `publisher` has (0 when rcl cannot say).
+    pub fn subscribers<M: Message>(&self, publisher: &Publisher<M>) -> usize {
+        publisher
+            .publisher
+            .get_inter_process_subscription_count()
+            .unwrap_or(0)
+    }
+
     pub fn publisher<M: Message>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<M>, Error> {
         Ok(Publisher {
             publisher: self

@@ -1,0 +1,159 @@
+//! Each robot's `cameras:`: which MuJoCo cameras are rendered (or mounted first), at what
+//! size, rate and quality. Rendering runs on its own thread (`src/render/`), and only while
+//! someone watches.
+use super::yes;
+use serde::Deserialize;
+
+/// The largest image side rendered, in pixels (MuJoCo's offscreen buffer grows to fit).
+pub const MAX_IMAGE_SIDE: u32 = 8192;
+
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CameraConfig {
+    /// The MuJoCo camera (its name without the robot prefix); with `mount`, the name of the
+    /// camera that is added.
+    pub camera: String,
+    /// Topic namespace and frame-name stem (`{name}/image_raw`, `{name}_optical_frame`);
+    /// default: the camera's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Adds the camera to the model, fixed to a body, when the model has none there.
+    #[serde(default)]
+    pub mount: Option<CameraMount>,
+    #[serde(default = "default_width")]
+    pub width: u32,
+    #[serde(default = "default_height")]
+    pub height: u32,
+    /// Frames per second at most (while someone subscribes).
+    #[serde(default = "default_rate")]
+    pub rate: f64,
+    #[serde(default)]
+    pub quality: RenderQuality,
+    /// Also publish `{name}/depth/image_raw` (32FC1, metres along the optical axis).
+    #[serde(default = "yes")]
+    pub depth: bool,
+    /// Near and far clip planes in metres; default: the model's `znear` and `zfar` (times
+    /// its extent), as MuJoCo renders.
+    #[serde(default)]
+    pub near: Option<f64>,
+    #[serde(default)]
+    pub far: Option<f64>,
+}
+
+/// Where a camera is added: on `body` at `xyz`, turned by `rpy` (roll, pitch, yaw in radians,
+/// fixed axes as in URDF) from the body's frame. Unturned it looks along the body's +x with
+/// +z up, as a ROS camera link does.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CameraMount {
+    /// The body (its name without the robot prefix; a URDF link's name).
+    pub body: String,
+    #[serde(default)]
+    pub xyz: [f64; 3],
+    #[serde(default)]
+    pub rpy: [f64; 3],
+    /// Vertical field of view in degrees.
+    #[serde(default = "default_fovy")]
+    pub fovy: f64,
+}
+
+/// How much of MuJoCo's renderer a frame uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenderQuality {
+    /// No shadows, reflections or multisampling: an order of magnitude faster on a CPU.
+    #[default]
+    Fast,
+    /// MuJoCo's defaults (shadows, reflections, the model's multisampling).
+    Full,
+}
+
+fn default_width() -> u32 {
+    640
+}
+fn default_height() -> u32 {
+    480
+}
+fn default_rate() -> f64 {
+    15.0
+}
+fn default_fovy() -> f64 {
+    60.0
+}
+
+impl CameraConfig {
+    /// A camera found in the model, at the defaults.
+    pub fn found(camera: &str) -> Self {
+        Self {
+            camera: camera.to_string(),
+            name: None,
+            mount: None,
+            width: default_width(),
+            height: default_height(),
+            rate: default_rate(),
+            quality: RenderQuality::default(),
+            depth: true,
+            near: None,
+            far: None,
+        }
+    }
+
+    /// The topic namespace and frame-name stem.
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.camera)
+    }
+
+    /// Why the settings cannot be used, naming the field under `cameras[i]`.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        if self.camera.is_empty() {
+            return Some(("camera", "needs a camera name".into()));
+        }
+        for (field, side) in [("width", self.width), ("height", self.height)] {
+            if side == 0 || side > MAX_IMAGE_SIDE {
+                return Some((
+                    field,
+                    format!("must be 1 to {MAX_IMAGE_SIDE} pixels, got {side}"),
+                ));
+            }
+        }
+        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1000.0) {
+            return Some((
+                "rate",
+                format!(
+                    "must be more than 0 and at most 1000 frames per second, got {}",
+                    self.rate
+                ),
+            ));
+        }
+        for (field, clip) in [("near", self.near), ("far", self.far)] {
+            if let Some(v) = clip
+                && !(v.is_finite() && v > 0.0)
+            {
+                return Some((
+                    field,
+                    format!("must be a positive distance in metres, got {v}"),
+                ));
+            }
+        }
+        if let (Some(near), Some(far)) = (self.near, self.far)
+            && near >= far
+        {
+            return Some(("far", format!("must be beyond near ({near} m), got {far}")));
+        }
+        if let Some(mount) = &self.mount {
+            if mount.body.is_empty() {
+                return Some(("mount.body", "needs a body name".into()));
+            }
+            if mount.xyz.iter().chain(&mount.rpy).any(|v| !v.is_finite()) {
+                return Some(("mount", "xyz and rpy must be finite".into()));
+            }
+            if !(mount.fovy.is_finite() && mount.fovy > 0.0 && mount.fovy < 180.0) {
+                return Some((
+                    "mount.fovy",
+                    format!("must be between 0 and 180 degrees, got {}", mount.fovy),
+                ));
+            }
+        }
+        None
+    }
+}

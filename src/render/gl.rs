@@ -1,0 +1,100 @@
+//! A headless OpenGL context through EGL (glutin): the vendor's driver on a GPU, Mesa's
+//! llvmpipe on a CPU. MuJoCo draws into its own offscreen framebuffer, so the context needs
+//! only a one-pixel surface.
+use glutin::api::egl::{
+    context::PossiblyCurrentContext, device::Device, display::Display, surface::Surface,
+};
+use glutin::config::{ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::prelude::{GlDisplay, NotCurrentGlContext, PossiblyCurrentGlContext};
+use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder};
+use std::num::NonZeroU32;
+
+/// Why no context could be made: what EGL said, per device tried.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no OpenGL context through EGL ({0}); headless rendering needs libEGL with a driver \
+     (Debian: libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1)"
+)]
+pub struct GlError(String);
+
+/// A current context on this thread (it must stay on the thread that made it).
+pub struct GlContext {
+    context: PossiblyCurrentContext,
+    surface: Surface<PbufferSurface>,
+    /// Which device renders, for the log.
+    pub device: String,
+}
+
+impl GlContext {
+    /// A context on the first EGL device that gives one.
+    pub fn headless() -> Result<Self, GlError> {
+        let devices = Device::query_devices().map_err(|e| GlError(e.to_string()))?;
+        let mut problems = Vec::new();
+        for device in devices {
+            let name = describe(&device);
+            match Self::on(&device) {
+                Ok((context, surface)) => {
+                    return Ok(Self {
+                        context,
+                        surface,
+                        device: name,
+                    });
+                }
+                Err(e) => problems.push(format!("{name}: {e}")),
+            }
+        }
+        if problems.is_empty() {
+            problems.push("no EGL device".into());
+        }
+        Err(GlError(problems.join("; ")))
+    }
+
+    fn on(
+        device: &Device,
+    ) -> glutin::error::Result<(PossiblyCurrentContext, Surface<PbufferSurface>)> {
+        // SAFETY: the device comes from EGL's own list; no native display is involved.
+        let display = unsafe { Display::with_device(device, None)? };
+        let template = ConfigTemplateBuilder::new()
+            .with_surface_type(ConfigSurfaceTypes::PBUFFER)
+            .with_depth_size(24)
+            .with_stencil_size(8)
+            .build();
+        // SAFETY: the display is initialized and the template holds plain attributes.
+        let config = unsafe { display.find_configs(template)? }.next().ok_or(
+            glutin::error::ErrorKind::NotSupported("no pbuffer configuration"),
+        )?;
+        // MuJoCo's renderer uses the compatibility profile (fixed-function calls).
+        let attributes = ContextAttributesBuilder::new()
+            .with_profile(GlProfile::Compatibility)
+            .with_context_api(ContextApi::OpenGl(Some(Version::new(2, 0))))
+            .build(None);
+        // SAFETY: display and config belong together; the attributes are plain.
+        let context = unsafe { display.create_context(&config, &attributes)? };
+        let one = NonZeroU32::MIN;
+        let surface_attributes = SurfaceAttributesBuilder::<PbufferSurface>::new().build(one, one);
+        // SAFETY: as above, with a valid size.
+        let surface = unsafe { display.create_pbuffer_surface(&config, &surface_attributes)? };
+        let context = context.make_current(&surface)?;
+        Ok((context, surface))
+    }
+
+    /// Makes the context current again (after another context was).
+    pub fn make_current(&self) -> Result<(), GlError> {
+        self.context
+            .make_current(&self.surface)
+            .map_err(|e| GlError(e.to_string()))
+    }
+}
+
+/// A device as the log names it.
+fn describe(device: &Device) -> String {
+    if let Some(path) = device.drm_device_node_path() {
+        let vendor = device.vendor().unwrap_or("unknown vendor");
+        format!("{} ({vendor})", path.display())
+    } else if device.extensions().contains("EGL_MESA_device_software") {
+        "Mesa software renderer".into()
+    } else {
+        device.name().unwrap_or("unnamed EGL device").into()
+    }
+}

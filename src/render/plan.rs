@@ -1,0 +1,79 @@
+//! Which cameras render: each robot's `cameras:` list, or every camera of its model when the
+//! list is empty. Planned once at load (a camera naming nothing is refused there, by every
+//! build); the index in the plan is the camera's index at the renderer.
+use super::CameraSpec;
+use crate::config::{CameraConfig, Config};
+use crate::model::RobotMap;
+
+/// One camera of one robot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCamera {
+    pub robot: usize,
+    /// Topic namespace and frame stem (`name` of the config, else the camera's name).
+    pub name: String,
+    /// Frames per second at most.
+    pub rate: f64,
+    pub spec: CameraSpec,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: robot '{robot}' has no camera '{camera}' (it has: {known})")]
+pub struct NoCamera {
+    pub field: String,
+    pub robot: String,
+    pub camera: String,
+    pub known: String,
+}
+
+pub fn plan(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamera>, NoCamera> {
+    let mut planned = Vec::new();
+    for (index, robot) in robots.iter().enumerate() {
+        let listed = &config.robots[index].cameras;
+        let cameras: Vec<CameraConfig> = if listed.is_empty() {
+            robot
+                .cameras
+                .iter()
+                .map(|c| CameraConfig::found(&c.name))
+                .collect()
+        } else {
+            listed.clone()
+        };
+        for (k, camera) in cameras.iter().enumerate() {
+            let id = robot
+                .cameras
+                .iter()
+                .find(|c| c.name == camera.camera)
+                .map(|c| c.id)
+                .ok_or_else(|| NoCamera {
+                    field: format!("robots[{index}].cameras[{k}].camera"),
+                    robot: robot.name.clone(),
+                    camera: camera.camera.clone(),
+                    known: if robot.cameras.is_empty() {
+                        "none".into()
+                    } else {
+                        robot
+                            .cameras
+                            .iter()
+                            .map(|c| c.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                })?;
+            planned.push(PlannedCamera {
+                robot: index,
+                name: camera.name().to_string(),
+                rate: camera.rate,
+                spec: CameraSpec {
+                    camera: id,
+                    width: camera.width as usize,
+                    height: camera.height as usize,
+                    quality: camera.quality,
+                    depth: camera.depth,
+                    near: camera.near,
+                    far: camera.far,
+                },
+            });
+        }
+    }
+    Ok(planned)
+}

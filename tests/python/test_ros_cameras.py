@@ -1,0 +1,146 @@
+"""Camera topics seen by rclpy: a red box two metres in front of a camera shows in the centre
+of the RGB image in its colour, the depth image holds its distance, CameraInfo's K follows
+the camera's fovy, /tf_static places the optical frame (z forward, x right, y down), and
+nothing is rendered while nobody subscribes. Rendering is headless (EGL; Mesa's llvmpipe on
+a machine without a GPU). Runs in the suite's private network namespace."""
+import math
+import os
+import struct
+import tempfile
+import time
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from conftest import Bridge, spin_until  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
+)
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+RELIABLE = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+
+FOVY = 45.0
+# The box's near face lies 1.9 m in front of the camera, on its optical axis.
+FACE = 1.9
+WORLD = f"""
+world: {{timestep: 0.002, floor: false, light: true}}
+robots:
+  - name: rig
+    mjcf_string: |
+      <mujoco><worldbody>
+        <body name="head" pos="0 0 1">
+          <camera name="eye" fovy="{FOVY}" xyaxes="0 -1 0 0 0 1"/>
+        </body>
+        <body name="target" pos="2 0 1">
+          <geom type="box" size="0.1 0.3 0.3" rgba="1 0 0 1"/>
+        </body>
+      </worldbody></mujoco>
+    cameras:
+      - {{camera: eye, width: 320, height: 240, rate: 10}}
+"""
+
+
+@pytest.fixture
+def rig():
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(WORLD)
+    bridge = Bridge(f.name, extra_args=["--set", "zmq.enabled=false"])
+    yield bridge
+    log = bridge.close()
+    os.unlink(f.name)
+    assert "cameras are off" not in (log or ""), log
+
+
+def latest(node, message_type, topic, qos=RELIABLE, timeout=60):
+    received = []
+    node.create_subscription(message_type, topic, received.append, qos)
+    spin_until(node, lambda: received, timeout, what=topic)
+    return received[-1]
+
+
+def diagnostics_value(node, key):
+    array = latest(node, DiagnosticArray, "/diagnostics", timeout=30)
+    for status in array.status:
+        for value in status.values:
+            if value.key == key:
+                return int(value.value)
+    raise AssertionError(f"/diagnostics has no {key}")
+
+
+def test_a_box_in_front_shows_in_colour_at_its_depth(rig, ros):
+    image = latest(ros, Image, "eye/image_raw")
+    assert (image.width, image.height, image.encoding) == (320, 240, "rgb8")
+    assert image.step == 320 * 3 and len(image.data) == 320 * 240 * 3
+    assert image.header.frame_id == "eye_optical_frame"
+
+    def pixel(u, v):
+        i = v * image.step + 3 * u
+        return tuple(image.data[i:i + 3])
+
+    r, g, b = pixel(160, 120)
+    print(f"centre pixel rgb {r, g, b}; corner {pixel(5, 5)}")
+    assert r > 80 and r > 2 * g and r > 2 * b, (r, g, b)
+    assert pixel(5, 5) != (r, g, b), "the corner sees past the box"
+
+    depth = latest(ros, Image, "eye/depth/image_raw")
+    assert (depth.width, depth.height, depth.encoding) == (320, 240, "32FC1")
+    assert depth.step == 320 * 4 and depth.is_bigendian == 0
+
+    def metres(u, v):
+        i = v * depth.step + 4 * u
+        return struct.unpack_from("<f", bytes(depth.data[i:i + 4]))[0]
+
+    # Pixels around the optical axis (between the four central pixels) all see the face.
+    centre = [metres(u, v) for u in (159, 160) for v in (119, 120)]
+    print(f"depth at the centre {centre} m (face at {FACE} m); corner {metres(5, 5)}")
+    for value in centre:
+        assert abs(value - FACE) <= 0.001 + 0.001 * FACE, centre
+    assert math.isinf(metres(5, 5)), "nothing lies behind the corner within the far plane"
+
+    info = latest(ros, CameraInfo, "eye/camera_info")
+    focal = 120 / math.tan(math.radians(FOVY) / 2)
+    print(f"K {list(info.k)}; expected focal {focal:.3f}")
+    assert (info.width, info.height) == (320, 240)
+    assert info.distortion_model == "plumb_bob"
+    assert abs(info.k[0] - focal) < 1e-3 * focal and abs(info.k[4] - focal) < 1e-3 * focal
+    assert abs(info.k[2] - 159.5) < 1e-6 and abs(info.k[5] - 119.5) < 1e-6
+    assert info.header.frame_id == "eye_optical_frame"
+
+
+def test_the_optical_frame_looks_along_the_camera(rig, ros):
+    tf = latest(ros, TFMessage, "/tf_static", qos=LATCHED)
+    frame = next(t for t in tf.transforms if t.child_frame_id == "eye_optical_frame")
+    assert frame.header.frame_id == "head"
+    q = frame.transform.rotation
+
+    def rotate(v):
+        # v' = q v q*, with q = (w, x, y, z)
+        w, x, y, z = q.w, q.x, q.y, q.z
+        vx, vy, vz = v
+        tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
+        return (vx + w * tx + y * tz - z * ty, vy + w * ty + z * tx - x * tz,
+                vz + w * tz + x * ty - y * tx)
+
+    # REP 103 optical frame: z forward (the camera looks along the head's +x), x right (the
+    # head's -y), y down (the head's -z).
+    for axis, expected in [((0, 0, 1), (1, 0, 0)), ((1, 0, 0), (0, -1, 0)), ((0, 1, 0), (0, 0, -1))]:
+        got = rotate(axis)
+        assert all(abs(a - b) < 1e-9 for a, b in zip(got, expected)), (axis, got)
+
+
+def test_nothing_is_rendered_while_nobody_subscribes(rig, ros):
+    time.sleep(2.0)
+    assert diagnostics_value(ros, "camera_frames_rendered") == 0
+    latest(ros, Image, "eye/image_raw")
+    deadline = time.monotonic() + 30
+    while (rendered := diagnostics_value(ros, "camera_frames_rendered")) == 0:
+        assert time.monotonic() < deadline, "no frame counted after a subscriber came"
+    print(f"frames rendered once subscribed: {rendered}")
