@@ -84,6 +84,12 @@ enum RunError {
         origin: String,
         error: mujoco_bridge::zmq::ServerError,
     },
+    /// The legacy camera streams cannot be served.
+    #[error("{origin}: zmq: {error}")]
+    Cameras {
+        origin: String,
+        error: mujoco_bridge::zmq::CameraStreamError,
+    },
     /// The ROS 2 node did not start.
     #[cfg(any(feature = "ros", feature = "dds"))]
     #[error("<ros>: {0}")]
@@ -93,23 +99,49 @@ enum RunError {
     System(String),
 }
 
-/// The render thread for the cameras the config plans (checked at load), or None when there
-/// are none or no GL context can be made (said once; the rest of the node runs on).
-#[cfg(any(feature = "ros", feature = "dds"))]
+/// The render thread for the cameras the config plans (checked at load), with them; None when
+/// there are none, nothing would read them (no ROS node, no legacy protocol), or no GL
+/// context can be made (said once; the rest of the node runs on).
 fn start_renderer(
     world: &mujoco_bridge::model::World,
     config: &Config,
     handle: &mujoco_bridge::sim::SimHandle,
-) -> Option<std::sync::Arc<mujoco_bridge::render::Renderer>> {
+) -> Option<(
+    std::sync::Arc<mujoco_bridge::render::Renderer>,
+    Vec<mujoco_bridge::render::PlannedCamera>,
+)> {
+    let read = cfg!(any(feature = "ros", feature = "dds")) || config.zmq.enabled;
     let cameras = mujoco_bridge::render::plan(&world.robots, config).ok()?;
-    if cameras.is_empty() {
+    if cameras.is_empty() || !read {
         return None;
     }
-    let specs = cameras.into_iter().map(|c| c.spec).collect();
+    let specs = cameras.iter().map(|c| c.spec.clone()).collect();
     match mujoco_bridge::render::Renderer::start(handle.clone(), specs) {
-        Ok(renderer) => Some(std::sync::Arc::new(renderer)),
+        Ok(renderer) => Some((std::sync::Arc::new(renderer), cameras)),
         Err(e) => {
             log::error!("cameras are off: {e}");
+            None
+        }
+    }
+}
+
+/// The lidar caster for the lidars the config plans (checked at load); None when there are
+/// none or the thread cannot start (said once; the rest of the node runs on).
+#[cfg(any(feature = "ros", feature = "dds"))]
+fn start_lidars(
+    world: &mujoco_bridge::model::World,
+    config: &Config,
+    handle: &mujoco_bridge::sim::SimHandle,
+) -> Option<std::sync::Arc<mujoco_bridge::render::Lidars>> {
+    let lidars = mujoco_bridge::render::plan_lidars(&world.model, &world.robots, config).ok()?;
+    if lidars.is_empty() {
+        return None;
+    }
+    let specs = lidars.into_iter().map(|l| l.spec).collect();
+    match mujoco_bridge::render::Lidars::start(handle.clone(), specs) {
+        Ok(lidars) => Some(std::sync::Arc::new(lidars)),
+        Err(e) => {
+            log::error!("lidars are off: cannot start their thread: {e}");
             None
         }
     }
@@ -119,7 +151,7 @@ impl RunError {
     /// 2 for what the user gave (config, model, flags, endpoints), 1 for the system's refusals.
     fn exit_code(&self) -> u8 {
         match self {
-            Self::Input(_) | Self::Outputs { .. } | Self::Zmq { .. } => 2,
+            Self::Input(_) | Self::Outputs { .. } | Self::Zmq { .. } | Self::Cameras { .. } => 2,
             #[cfg(any(feature = "ros", feature = "dds"))]
             Self::Ros(_) => 2,
             Self::System(_) => 1,
@@ -191,10 +223,36 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     })?;
     let handle = sim.handle();
     prepare(&handle, cli)?;
+    let renderer = start_renderer(&world, &config, &handle);
+    let camera_streams = match (&renderer, config.zmq.enabled) {
+        (Some((renderer, cameras)), true) => {
+            let names: Vec<String> = world.robots.iter().map(|r| r.name.clone()).collect();
+            Some(
+                mujoco_bridge::zmq::CameraStreams::start(
+                    renderer.clone(),
+                    cameras,
+                    &names,
+                    &config.zmq.state,
+                    config.zmq.camera_port,
+                )
+                .map_err(|error| RunError::Cameras {
+                    origin: config.origin.clone(),
+                    error,
+                })?,
+            )
+        }
+        _ => None,
+    };
+    let streams = camera_streams
+        .as_ref()
+        .map(|s| s.list.clone())
+        .unwrap_or_default();
     let servers =
-        mujoco_bridge::zmq::start_servers(&config, &handle).map_err(|error| RunError::Zmq {
-            origin: config.origin.clone(),
-            error,
+        mujoco_bridge::zmq::start_servers(&config, &handle, &streams).map_err(|error| {
+            RunError::Zmq {
+                origin: config.origin.clone(),
+                error,
+            }
         })?;
     #[cfg(not(any(feature = "ros", feature = "dds")))]
     let _ = ros_args;
@@ -204,7 +262,10 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         &config,
         run_mode,
         &ros_args,
-        start_renderer(&world, &config, &handle),
+        mujoco_bridge::render::Sensors {
+            renderer: renderer.as_ref().map(|(r, _)| r.clone()),
+            lidars: start_lidars(&world, &config, &handle),
+        },
     )
     .map_err(RunError::Ros)?;
     if cli.console {

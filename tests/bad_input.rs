@@ -234,6 +234,18 @@ config_cases! {
         "ros:\n  dds:\n    service_mapping: zenoh\nrobots:\n  - name: a\n    mjcf: x.xml\n",
         ["ros.dds.service_mapping", "zenoh"];
     config_yaml_syntax_is_named: "syntax.yaml", "robots: [\n  - name: a\n", ["invalid YAML"];
+    config_camera_rate_names_the_field: "camera_rate.yaml",
+        "robots:\n  - name: a\n    mjcf: x.xml\n    cameras:\n      - {camera: c, rate: 0}\n",
+        ["robots[0].cameras[0].rate", "more than 0", "got 0"];
+    config_camera_size_names_the_field: "camera_size.yaml",
+        "robots:\n  - name: a\n    mjcf: x.xml\n    cameras:\n      - {camera: c, width: 0}\n",
+        ["robots[0].cameras[0].width", "1 to 8192 pixels"];
+    config_lidar_range_names_the_field: "lidar_range.yaml",
+        "robots:\n  - name: a\n    mjcf: x.xml\n    lidars:\n      - {name: l, body: b, range_min: 5, range_max: 1}\n",
+        ["robots[0].lidars[0].range_max", "range_min < range_max"];
+    config_lidar_fov_names_the_field: "lidar_fov.yaml",
+        "robots:\n  - name: a\n    mjcf: x.xml\n    lidars:\n      - {name: l, body: b, vertical_fov: [10, -10]}\n",
+        ["robots[0].lidars[0].vertical_fov", "[10, -10]"];
 }
 
 /// A sensor mapping that names a missing or wrong sensor, in a robot model that exists: the
@@ -254,6 +266,33 @@ fn a_wrong_sensor_mapping_is_refused_at_load_by_every_mode() {
             &format!("{robot}      imu: [{{topic: imu, orientation: g}}]\n"),
             args,
             &["robots[0].ros.imu[0].orientation: sensor 'g' is not a framequat sensor"],
+        );
+    }
+}
+
+/// Cameras and lidars that name nothing of the model are refused at load with the field, by
+/// every mode; so is a mount on a body the model lacks.
+#[test]
+fn cameras_and_lidars_naming_nothing_are_refused_at_load() {
+    let robot = "robots:\n  - name: a\n    mjcf_string: |\n      <mujoco><worldbody><body name=\"b\"><geom size=\"0.1\"/><camera name=\"eye\"/></body></worldbody></mujoco>\n";
+    for args in [&["--summary"][..], &["--steps", "1"][..]] {
+        config_error(
+            "camera.yaml",
+            &format!("{robot}    cameras: [{{camera: nope}}]\n"),
+            args,
+            &["robots[0].cameras[0].camera: robot 'a' has no camera 'nope' (it has: eye)"],
+        );
+        config_error(
+            "mount.yaml",
+            &format!("{robot}    cameras: [{{camera: new, mount: {{body: nobody}}}}]\n"),
+            args,
+            &["robots[0].cameras[0].mount.body", "no body 'nobody'"],
+        );
+        config_error(
+            "lidar.yaml",
+            &format!("{robot}    lidars: [{{name: l, body: nobody}}]\n"),
+            args,
+            &["robots[0].lidars[0].body: robot 'a' has no body 'nobody'"],
         );
     }
 }

@@ -204,8 +204,14 @@ fn bridge_rate(
     )
     .unwrap();
     let handle = sim.handle();
-    let node =
-        RosNode::start(handle.clone(), config, SimMode::Fast, &[], None).expect("ROS 2 node");
+    let node = RosNode::start(
+        handle.clone(),
+        config,
+        SimMode::Fast,
+        &[],
+        Default::default(),
+    )
+    .expect("ROS 2 node");
     // Wait until the probe gets this node's joint_states (discovery done).
     let first = probe.counts()[1];
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -414,8 +420,14 @@ fn latency_and_share(share_seconds: &str) {
     ]);
     let world = build_world(&config).expect("world");
     let sim = Simulation::start(&world, &config.sim).unwrap();
-    let _node =
-        RosNode::start(sim.handle(), &config, SimMode::Realtime, &[], None).expect("ROS 2 node");
+    let _node = RosNode::start(
+        sim.handle(),
+        &config,
+        SimMode::Realtime,
+        &[],
+        Default::default(),
+    )
+    .expect("ROS 2 node");
     let mut echo = python(&["echo"]);
     let mut client = python(&["latency", "/", "300", share_seconds]);
     let output = BufReader::new(client.stdout.take().unwrap());

@@ -260,6 +260,20 @@ impl Config {
                     );
                 }
             }
+            for (k, lidar) in robot.lidars.iter().enumerate() {
+                if let Some((field, message)) = lidar.problem() {
+                    return err(format!("robots[{i}].lidars[{k}].{field}"), message);
+                }
+                if !names.insert(&lidar.name) {
+                    return err(
+                        format!("robots[{i}].lidars[{k}].name"),
+                        format!(
+                            "'{}' is already the name of another camera or lidar",
+                            lidar.name
+                        ),
+                    );
+                }
+            }
         }
         if self.zmq.divider == 0 {
             return err("zmq.divider".into(), "must be at least 1".into());

@@ -1,8 +1,10 @@
-//! One rendered picture and the slot through which the render thread hands it over: a swap
-//! of buffers under a lock held for a few pointer moves, so neither side copies or allocates
-//! per frame once the buffers have their size.
-use std::sync::Mutex;
+//! One rendered picture and the slot through which the render thread hands it over to any
+//! number of readers (ROS topics, legacy streams): the render thread swaps its finished buffer
+//! in under a lock held for a few pointer moves; a reader copies the newest frame into its own
+//! buffer (reusing its allocation) once per new frame.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 /// Pinhole intrinsics in pixels, as CameraInfo's K holds them (pixel centres at whole
 /// coordinates, rows top to bottom).
@@ -28,35 +30,146 @@ pub struct Frame {
     pub intrinsics: Intrinsics,
 }
 
-/// Where the newest frame of one camera waits, with what was asked and done.
+/// Where the newest frame of one camera (or scan of one lidar) waits, with what was asked
+/// and done.
 #[derive(Default)]
-pub struct Slot {
-    newest: Mutex<(Frame, bool)>,
+pub struct Slot<T = Frame> {
+    newest: Mutex<T>,
+    /// Frames put so far: readers compare it with the last one they took.
+    sequence: AtomicU64,
     /// A frame has been asked for and not rendered yet.
-    pub(super) requested: AtomicBool,
+    pub(crate) requested: AtomicBool,
     pub rendered: AtomicU64,
     /// Requests that found the previous one still waiting (the renderer is slower than the
     /// rate asked for).
     pub skipped: AtomicU64,
 }
 
-impl Slot {
+impl<T: Clone> Slot<T> {
     /// Hands `frame` over, taking back the buffer it replaces.
-    pub(super) fn put(&self, frame: &mut Frame) {
+    pub(crate) fn put(&self, frame: &mut T) {
         let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
-        std::mem::swap(&mut newest.0, frame);
-        newest.1 = true;
+        std::mem::swap(&mut *newest, frame);
+        self.sequence.fetch_add(1, Ordering::Release);
         self.rendered.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Swaps the newest frame into `frame` when one came since the last take.
-    pub fn take(&self, frame: &mut Frame) -> bool {
-        let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
-        if !newest.1 {
+    /// Copies the newest frame into `frame` when it is newer than `seen` (the sequence this
+    /// reader took last, updated here).
+    pub fn read(&self, frame: &mut T, seen: &mut u64) -> bool {
+        if self.sequence.load(Ordering::Acquire) == *seen {
             return false;
         }
-        std::mem::swap(&mut newest.0, frame);
-        newest.1 = false;
+        let newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
+        *seen = self.sequence.load(Ordering::Acquire);
+        frame.clone_from(&newest);
         true
+    }
+}
+
+/// What the threads that ask for frames hold of a worker thread (the renderer, the lidar
+/// caster): one slot per source and a way to wake the worker; dropping it stops the worker
+/// and waits for it.
+pub struct Handover<T> {
+    slots: Vec<Arc<Slot<T>>>,
+    wake: crossbeam_channel::Sender<()>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// What the worker thread holds: the slots it fills, its wake-ups and its stop flag.
+pub(crate) struct WorkerSide<T> {
+    pub slots: Vec<Arc<Slot<T>>>,
+    pub woken: crossbeam_channel::Receiver<()>,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl<T: Default> Handover<T> {
+    /// `count` slots; the worker's side goes to the thread, then `attach` the thread.
+    pub(crate) fn new(count: usize) -> (Self, WorkerSide<T>) {
+        let slots: Vec<Arc<Slot<T>>> = (0..count).map(|_| Arc::default()).collect();
+        let (wake, woken) = crossbeam_channel::bounded(1);
+        let stop = Arc::new(AtomicBool::new(false));
+        let worker = WorkerSide {
+            slots: slots.clone(),
+            woken,
+            stop: stop.clone(),
+        };
+        let handover = Self {
+            slots,
+            wake,
+            stop,
+            thread: None,
+        };
+        (handover, worker)
+    }
+}
+
+impl<T> Drop for Handover<T> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.wake.try_send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl<T> Handover<T> {
+    /// Asks for a new one of source `index` from the newest state. A request that finds the
+    /// previous one still waiting counts as skipped.
+    pub fn request(&self, index: usize) {
+        let Some(slot) = self.slots.get(index) else {
+            return;
+        };
+        if slot.requested.swap(true, Ordering::AcqRel) {
+            slot.skipped.fetch_add(1, Ordering::Relaxed);
+        }
+        // Full: the worker is already woken and will see the flag.
+        let _ = self.wake.try_send(());
+    }
+
+    /// The worker thread, joined when this is dropped.
+    pub(crate) fn attach(&mut self, thread: JoinHandle<()>) {
+        self.thread = Some(thread);
+    }
+
+    /// Source `index`'s slot.
+    pub fn slot(&self, index: usize) -> &Arc<Slot<T>> {
+        &self.slots[index]
+    }
+
+    /// Done and skipped, over every source.
+    pub fn counts(&self) -> (u64, u64) {
+        self.slots.iter().fold((0, 0), |(done, skipped), slot| {
+            (
+                done + slot.rendered.load(Ordering::Relaxed),
+                skipped + slot.skipped.load(Ordering::Relaxed),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reader_gets_each_new_frame_once() {
+        let slot = Slot::<Frame>::default();
+        let (mut a, mut b) = (Frame::default(), Frame::default());
+        let (mut seen_a, mut seen_b) = (0, 0);
+        assert!(!slot.read(&mut a, &mut seen_a), "nothing rendered yet");
+        let mut rendered = Frame {
+            time: 2.0,
+            rgb: vec![7; 3],
+            ..Default::default()
+        };
+        slot.put(&mut rendered);
+        assert!(slot.read(&mut a, &mut seen_a));
+        assert!(!slot.read(&mut a, &mut seen_a), "the same frame again");
+        assert!(slot.read(&mut b, &mut seen_b));
+        assert_eq!((a.time, b.time), (2.0, 2.0));
+        assert_eq!(b.rgb, [7, 7, 7]);
     }
 }

@@ -1,27 +1,39 @@
-//! Cameras rendered apart from physics: one thread with its own GL context (EGL, headless)
-//! and its own `MjData` mirror, updated from the latest state snapshot when a frame is asked
-//! for. The physics thread never waits for it; each frame carries the sim time of the state
-//! it shows. Adapters (ROS camera topics, legacy camera streams) ask for frames by camera
-//! index and take them from that camera's slot.
+//! Cameras and lidars apart from physics. Cameras render on one thread with its own GL
+//! context (EGL, headless) and its own `MjData` mirror, updated from the latest state
+//! snapshot when a frame is asked for; lidars cast on another thread with a mirror of its
+//! own (`lidar`). The physics thread never waits for either; each frame or scan carries the
+//! sim time of the state it shows. Adapters (ROS topics, legacy camera streams) ask by index
+//! and read from that camera's or lidar's slot.
 mod camera;
 mod frame;
 mod gl;
+mod lidar;
+mod mirror;
 mod plan;
+mod rays;
 
 pub use camera::CameraSpec;
-pub use frame::{Frame, Intrinsics, Slot};
+use frame::WorkerSide;
+pub use frame::{Frame, Handover, Intrinsics, Slot};
 pub use gl::GlError;
+pub use lidar::{LidarSpec, Lidars, Scan};
 pub use plan::{NoCamera, PlannedCamera, plan};
+pub use rays::{LidarError, PlannedLidar, plan_lidars};
 
 use crate::config::RenderQuality;
 use crate::sim::{SimHandle, StateSnapshot};
 use camera::View;
-use crossbeam_channel::{Receiver, Sender};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+/// The worker threads the adapters ask for frames and scans (either may be absent).
+#[derive(Default, Clone)]
+pub struct Sensors {
+    pub renderer: Option<Arc<Renderer>>,
+    pub lidars: Option<Arc<Lidars>>,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
@@ -33,25 +45,25 @@ pub enum RenderError {
     Ended,
 }
 
-/// The render thread's handle: ask for frames, take them from the slots.
+/// The render thread's handle: ask for frames (`request`), read them from the slots.
 pub struct Renderer {
-    slots: Vec<Arc<Slot>>,
-    wake: Sender<()>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    handover: Handover<Frame>,
     /// The device that renders (for the log and diagnostics).
     pub device: String,
+}
+
+impl std::ops::Deref for Renderer {
+    type Target = Handover<Frame>;
+    fn deref(&self) -> &Handover<Frame> {
+        &self.handover
+    }
 }
 
 impl Renderer {
     /// Starts the thread and its GL context; returns once both are up, or why they are not.
     pub fn start(handle: SimHandle, cameras: Vec<CameraSpec>) -> Result<Self, RenderError> {
-        let slots: Vec<Arc<Slot>> = cameras.iter().map(|_| Arc::default()).collect();
-        let (wake, woken) = crossbeam_channel::bounded(1);
-        let stop = Arc::new(AtomicBool::new(false));
+        let (mut handover, worker) = Handover::new(cameras.len());
         let (ready, started) = std::sync::mpsc::channel();
-        let thread_slots = slots.clone();
-        let stopping = stop.clone();
         let thread = std::thread::Builder::new()
             .name("render".into())
             .spawn(move || {
@@ -65,56 +77,13 @@ impl Renderer {
                         return;
                     }
                 };
-                drawing.serve(&handle, &thread_slots, &woken, &stopping);
+                drawing.serve(&handle, &worker);
             })
             .map_err(RenderError::Thread)?;
+        handover.attach(thread);
         let device = started.recv().map_err(|_| RenderError::Ended)??;
         log::info!("cameras render on {device}");
-        Ok(Self {
-            slots,
-            wake,
-            stop,
-            thread: Some(thread),
-            device,
-        })
-    }
-
-    /// Asks for a frame of camera `index` from the newest state. A request that finds the
-    /// previous one not yet rendered counts as skipped.
-    pub fn request(&self, index: usize) {
-        let Some(slot) = self.slots.get(index) else {
-            return;
-        };
-        if slot.requested.swap(true, Ordering::AcqRel) {
-            slot.skipped.fetch_add(1, Ordering::Relaxed);
-        }
-        // Full: the thread is already woken and will see the flag.
-        let _ = self.wake.try_send(());
-    }
-
-    /// Frames rendered and requests skipped, over every camera.
-    pub fn counts(&self) -> (u64, u64) {
-        self.slots.iter().fold((0, 0), |(rendered, skipped), slot| {
-            (
-                rendered + slot.rendered.load(Ordering::Relaxed),
-                skipped + slot.skipped.load(Ordering::Relaxed),
-            )
-        })
-    }
-
-    /// Camera `index`'s slot (newest frame, counters).
-    pub fn slot(&self, index: usize) -> &Arc<Slot> {
-        &self.slots[index]
-    }
-}
-
-impl Drop for Renderer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = self.wake.try_send(());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        Ok(Self { handover, device })
     }
 }
 
@@ -175,25 +144,25 @@ impl Drawing {
         })
     }
 
-    fn serve(
-        &mut self,
-        handle: &SimHandle,
-        slots: &[Arc<Slot>],
-        woken: &Receiver<()>,
-        stop: &AtomicBool,
-    ) {
-        while !stop.load(Ordering::Relaxed) {
-            if woken.recv_timeout(Duration::from_millis(200)).is_err() {
+    fn serve(&mut self, handle: &SimHandle, worker: &WorkerSide<Frame>) {
+        while !worker.stop.load(Ordering::Relaxed) {
+            if worker
+                .woken
+                .recv_timeout(Duration::from_millis(200))
+                .is_err()
+            {
                 continue;
             }
             let mut mirrored = false;
-            for (view, slot) in self.views.iter_mut().zip(slots) {
-                if !slot.requested.load(Ordering::Acquire) {
+            for (view, slot) in self.views.iter_mut().zip(&worker.slots) {
+                // Taken before drawing: a request that comes meanwhile asks for the next one.
+                if !slot.requested.swap(false, Ordering::AcqRel) {
                     continue;
                 }
                 if !mirrored {
                     mirrored = true;
-                    mirror(handle, &mut self.state, &mut self.mirror);
+                    mirror::update(handle, &mut self.state, &mut self.mirror);
+                    self.mirror.forward();
                 }
                 let context = match view.spec.quality {
                     RenderQuality::Fast => self.fast.as_ref(),
@@ -208,7 +177,6 @@ impl Drawing {
                     Ok(()) => slot.put(view.frame()),
                     Err(e) => log::error!("camera {}: reading its pixels: {e}", view.spec.camera),
                 }
-                slot.requested.store(false, Ordering::Release);
             }
         }
     }
@@ -227,15 +195,4 @@ fn render_model(model: &MjModel, cameras: &[CameraSpec]) -> MjModel {
         global.offheight = global.offheight.max(height);
     }
     copy
-}
-
-/// Puts the newest state into the mirror and computes what drawing reads (poses of bodies,
-/// geoms, cameras, lights; tendon paths).
-fn mirror(handle: &SimHandle, state: &mut StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
-    handle.latest_state(state);
-    if data.qpos().len() == state.qpos.len() {
-        data.qpos_mut().copy_from_slice(&state.qpos);
-    }
-    data.set_time(state.time);
-    data.forward();
 }

@@ -13,6 +13,9 @@ pub struct PlannedCamera {
     pub name: String,
     /// Frames per second at most.
     pub rate: f64,
+    /// Topics wanted besides the image: the depth image, the point cloud.
+    pub depth_topic: bool,
+    pub points_topic: bool,
     pub spec: CameraSpec,
 }
 
@@ -63,12 +66,15 @@ pub fn plan(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamera>, 
                 robot: index,
                 name: camera.name().to_string(),
                 rate: camera.rate,
+                depth_topic: camera.depth,
+                points_topic: camera.points,
                 spec: CameraSpec {
                     camera: id,
                     width: camera.width as usize,
                     height: camera.height as usize,
                     quality: camera.quality,
-                    depth: camera.depth,
+                    // The point cloud is made from depth.
+                    depth: camera.depth || camera.points,
                     near: camera.near,
                     far: camera.far,
                 },

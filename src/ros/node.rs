@@ -4,7 +4,7 @@ use super::outputs::{Output, Plan, PublishCounters, Schedule, Tick};
 use super::parameters::LiveSettings;
 use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
 use crate::config::{Config, SimMode};
-use crate::render::Renderer;
+use crate::render::Sensors;
 use crate::sim::SimHandle;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
@@ -166,7 +166,7 @@ impl RosNode {
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
-        renderer: Option<Arc<Renderer>>,
+        sensors: Sensors,
     ) -> Result<Self, NodeError> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -181,7 +181,7 @@ impl RosNode {
             .spawn(move || {
                 give_way(config.ros.nice);
                 let node =
-                    match Node::create(handle, &config, play_mode, &ros_args, counters, renderer) {
+                    match Node::create(handle, &config, play_mode, &ros_args, counters, sensors) {
                         Ok(node) => {
                             let _ = ready.send(Ok(()));
                             node
@@ -311,8 +311,8 @@ struct Node {
     ticks: Ticks,
     /// What parameter sets change on this thread.
     live: LiveSettings,
-    /// The render thread, when cameras render.
-    renderer: Option<Arc<Renderer>>,
+    /// The render thread and the lidar caster, when there are cameras and lidars.
+    sensors: Sensors,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -325,7 +325,7 @@ impl Node {
         play_mode: SimMode,
         ros_args: &[String],
         publishing: Arc<PublishCounters>,
-        renderer: Option<Arc<Renderer>>,
+        sensors: Sensors,
     ) -> Result<Self, NodeError> {
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
@@ -374,7 +374,7 @@ impl Node {
             logger_name,
             ticks,
             live,
-            renderer,
+            sensors,
         })
     }
 
@@ -511,7 +511,8 @@ impl Node {
                 now,
                 stats: &stats,
                 publishing: &self.publishing,
-                renderer: self.renderer.as_deref(),
+                renderer: self.sensors.renderer.as_deref(),
+                lidars: self.sensors.lidars.as_deref(),
             };
             for output in self.outputs.iter_mut() {
                 output.observe(&tick);

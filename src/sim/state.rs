@@ -14,6 +14,8 @@ pub struct StateLayout {
     pub nu: usize,
     pub nsensordata: usize,
     pub nbody: usize,
+    /// Mocap bodies (their poses, which rendering and ray casting need).
+    pub nmocap: usize,
     /// How many contacts each snapshot carries at most (0: none).
     pub ncontact: usize,
 }
@@ -29,6 +31,7 @@ impl StateLayout {
             nu: n(f.nu),
             nsensordata: n(f.nsensordata),
             nbody: n(f.nbody),
+            nmocap: n(f.nmocap),
             ncontact: 0,
         }
     }
@@ -49,6 +52,7 @@ impl StateLayout {
             + 2 * self.nu
             + self.nsensordata
             + 7 * self.nbody
+            + 7 * self.nmocap
             + 1
             + CONTACT_VALUES * self.ncontact
     }
@@ -74,6 +78,9 @@ pub struct StateSnapshot {
     pub xpos: Vec<f64>,
     /// Body orientations in the world frame, MuJoCo order w x y z per body.
     pub xquat_wxyz: Vec<f64>,
+    /// Mocap body positions (x y z) and orientations (w x y z), per mocap body.
+    pub mocap_pos: Vec<f64>,
+    pub mocap_quat: Vec<f64>,
     /// The number of contacts exported, then per contact: position (3), normal (3, from the
     /// first geom to the second) and normal force, in the world frame.
     pub contacts: Vec<f64>,
@@ -108,11 +115,13 @@ impl StateSnapshot {
             sensordata: vec![0.0; layout.nsensordata],
             xpos: vec![0.0; 3 * layout.nbody],
             xquat_wxyz: vec![0.0; 4 * layout.nbody],
+            mocap_pos: vec![0.0; 3 * layout.nmocap],
+            mocap_quat: vec![0.0; 4 * layout.nmocap],
             contacts: vec![0.0; 1 + CONTACT_VALUES * layout.ncontact],
         }
     }
 
-    fn arrays_mut(&mut self) -> [&mut Vec<f64>; 11] {
+    fn arrays_mut(&mut self) -> [&mut Vec<f64>; 13] {
         [
             &mut self.qpos,
             &mut self.qvel,
@@ -124,6 +133,8 @@ impl StateSnapshot {
             &mut self.sensordata,
             &mut self.xpos,
             &mut self.xquat_wxyz,
+            &mut self.mocap_pos,
+            &mut self.mocap_quat,
             &mut self.contacts,
         ]
     }
@@ -177,7 +188,7 @@ impl StateExchange {
         values[0].store(step, Ordering::Relaxed);
         values[1].store(data.time().to_bits(), Ordering::Relaxed);
         let mut at = 2;
-        let arrays: [&[f64]; 10] = [
+        let arrays: [&[f64]; 12] = [
             data.qpos(),
             data.qvel(),
             data.qacc(),
@@ -188,6 +199,8 @@ impl StateExchange {
             data.sensordata(),
             data.xpos().as_flattened(),
             data.xquat().as_flattened(),
+            data.mocap_pos().as_flattened(),
+            data.mocap_quat().as_flattened(),
         ];
         for array in arrays {
             for (cell, v) in values[at..at + array.len()].iter().zip(array) {

@@ -1,20 +1,24 @@
 //! The legacy URLab ZMQ protocol: a pure codec (`codec`), the row plan of each articulation
 //! (`rows`), and the server thread that binds the sockets (`server`). Robots that share
 //! endpoints share one server.
+pub mod cameras;
 pub mod codec;
 pub mod rows;
 mod server;
 
+pub use cameras::{CameraStreamError, CameraStreams};
 pub use server::{LegacyCounters, LegacyServer, ServerError};
 
 use crate::config::Config;
 use crate::sim::SimHandle;
 use std::collections::BTreeMap;
 
-/// Starts one server per distinct set of endpoints, when the config enables the protocol.
+/// Starts one server per distinct set of endpoints, when the config enables the protocol;
+/// `cameras` are the scene's camera streams their discovery JSON lists.
 pub fn start_servers(
     config: &Config,
     handle: &SimHandle,
+    cameras: &[codec::CameraStream],
 ) -> Result<Vec<LegacyServer>, ServerError> {
     if !config.zmq.enabled {
         return Ok(Vec::new());
@@ -29,7 +33,7 @@ pub fn start_servers(
     groups
         .into_iter()
         .map(|(endpoints, robots)| {
-            LegacyServer::start(handle.clone(), robots, endpoints, &config.zmq)
+            LegacyServer::start(handle.clone(), robots, endpoints, &config.zmq, cameras)
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! Which rows each articulation publishes, in the legacy order, with their topics and the
 //! state indices they read: planned once from the model, then encoded per step from a tap
 //! row `[step, time, qpos, qvel, qacc, sensordata]`.
-use super::codec::{self, ActuatorList, UNLIMITED_RANGE};
+use super::codec::{self, ActuatorList, CameraStream, UNLIMITED_RANGE};
 use crate::model::RobotMap;
 use mujoco_rs::prelude::*;
 
@@ -64,7 +64,8 @@ impl TapOffsets {
 }
 
 impl ArticulationRows {
-    pub fn plan(model: &MjModel, robot: &RobotMap, index: usize) -> Self {
+    /// `cameras`: every camera stream of the scene, for the discovery JSON.
+    pub fn plan(model: &MjModel, robot: &RobotMap, index: usize, cameras: &[CameraStream]) -> Self {
         let mut rows = Vec::new();
         // Joints in model order: free joints as base_state rows, the others as joint rows.
         for joint in &robot.joints {
@@ -113,7 +114,7 @@ impl ArticulationRows {
             ids: Vec::new(),
             mins: Vec::new(),
             maxs: Vec::new(),
-            camera_list: Vec::new(),
+            camera_list: cameras.to_vec(),
         };
         for actuator in &robot.actuators {
             let [lo, hi] = if model.actuator_ctrllimited()[actuator.id] {

@@ -104,6 +104,7 @@ impl LegacyServer {
         robots: Vec<usize>,
         endpoints: ZmqEndpoints,
         options: &ZmqConfig,
+        cameras: &[super::codec::CameraStream],
     ) -> Result<Self, ServerError> {
         let context = zmq::Context::new();
         let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
@@ -112,7 +113,7 @@ impl LegacyServer {
         let model = handle.model().clone();
         let plans: Vec<ArticulationRows> = robots
             .iter()
-            .map(|r| ArticulationRows::plan(&model, &handle.robots()[*r], *r))
+            .map(|r| ArticulationRows::plan(&model, &handle.robots()[*r], *r, cameras))
             .collect();
         for plan in &plans {
             for filter in [

@@ -206,6 +206,45 @@ def spin_until(node, predicate, timeout=20, what="condition"):
         rclpy.spin_once(node, timeout_sec=0.05)
 
 
+def latest_message(node, message_type, topic, qos=None, timeout=60):
+    """The first message on `topic` that a new subscription of `node` receives (reliable,
+    depth 2 unless `qos` says otherwise)."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    received = []
+    qos = qos or QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+    node.create_subscription(message_type, topic, received.append, qos)
+    spin_until(node, lambda: received, timeout, what=topic)
+    return received[-1]
+
+
+# A camera (fovy 45) two metres from a red box whose near face lies 1.9 m ahead on its optical
+# axis, rendered at 320 x 240: the camera tests' scene (ROS topics and legacy streams).
+CAMERA_WORLD = """
+world: {timestep: 0.002, floor: false, light: true}
+robots:
+  - name: rig
+    mjcf_string: |
+      <mujoco><worldbody>
+        <body name="head" pos="0 0 1">
+          <camera name="eye" fovy="45" xyaxes="0 -1 0 0 0 1"/>
+        </body>
+        <body name="target" pos="2 0 1">
+          <geom type="box" size="0.1 0.3 0.3" rgba="1 0 0 1"/>
+        </body>
+      </worldbody></mujoco>
+    cameras:
+      - {camera: eye, width: 320, height: 240, rate: 10, points: true}
+"""
+
+
+def bridge_of(tmp_path, world, extra_args=()):
+    """A bridge on the config text `world` (written under `tmp_path`)."""
+    config = tmp_path / "world.yaml"
+    config.write_text(world)
+    return Bridge(str(config), extra_args=list(extra_args))
+
+
 def call(node, service_type, name, request, timeout=20):
     """Calls a service and returns its response."""
     client = node.create_client(service_type, name)

@@ -11,7 +11,7 @@ import random
 import struct
 
 import zmq
-from conftest import REPO, Bridge, free_ports, joint_row, row_sets
+from conftest import CAMERA_WORLD, REPO, Bridge, bridge_of, free_ports, joint_row, row_sets
 
 REPO_MODELS = pathlib.Path(os.environ.get("MUJOCO_BRIDGE_MODELS", REPO / ".deps" / "models"))
 
@@ -86,7 +86,11 @@ def test_discovery_json_lists_every_actuator(g1):
     assert message["ids"] == list(range(29))
     knee = message["names"].index("g1_left_knee_joint")
     assert (message["mins"][knee], message["maxs"][knee]) == (-139.0, 139.0), "ctrlrange when limited"
-    assert message["camera_list"] == []
+    # G1's model has one camera ("tracking"): its stream, from the state port + 3 on.
+    cameras = message["camera_list"]
+    assert [c["name"] for c in cameras] == ["tracking"]
+    host, port = cameras[0]["endpoint"].rsplit(":", 1)
+    assert host == "tcp://127.0.0.1" and g1.state_port + 3 <= int(port) <= g1.state_port + 12
     # A legacy client strips the prefix to find its actuator ids.
     by_short = {n[len("g1_"):]: i for n, i in zip(message["names"], message["ids"])}
     assert by_short["left_elbow_joint"] == 18
@@ -267,5 +271,32 @@ def test_robots_with_their_own_endpoints_get_their_own_server(tmp_path):
         assert own.poll(10000)
         (row_set,) = row_sets(own, 1)
         assert {t.split(b"/")[0] for t, _ in row_set} == {b"right"}
+    finally:
+        bridge.close()
+
+
+def test_camera_frames_stream_as_bgra_on_their_port(tmp_path):
+    (camera_port,) = free_ports(1)
+    bridge = bridge_of(tmp_path, CAMERA_WORLD, ["--set", f"zmq.camera_port={camera_port}"])
+    try:
+        message = discovery(bridge)
+        assert message["camera_list"] == [
+            {"name": "eye", "endpoint": f"tcp://127.0.0.1:{camera_port}"}
+        ]
+        sub = bridge.ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.connect(f"tcp://127.0.0.1:{camera_port}")
+        sub.setsockopt(zmq.SUBSCRIBE, b"rig/camera/eye ")
+        assert sub.poll(60000), "no camera frame"
+        topic, frame = sub.recv_multipart()
+        assert topic == b"rig/camera/eye ", "the topic ends in a space"
+        assert len(frame) == 320 * 240 * 4
+        centre = 4 * (120 * 320 + 160)
+        b, g, r, a = frame[centre:centre + 4]
+        print(f"legacy camera: centre pixel B, G, R, A {b, g, r, a}")
+        assert a == 255 and r > 80 and r > 2 * g and r > 2 * b, (b, g, r, a)
+        # Rows run top to bottom: the box fills the middle rows, not the top one.
+        assert frame[4 * 160:4 * 160 + 4] != frame[centre:centre + 4]
+        sub.close()
     finally:
         bridge.close()

@@ -6,7 +6,6 @@ a machine without a GPU). Runs in the suite's private network namespace."""
 import math
 import os
 import struct
-import tempfile
 import time
 
 import pytest
@@ -14,10 +13,10 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
+from sensor_msgs.msg import CameraInfo, Image, PointCloud2  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from conftest import Bridge, spin_until  # noqa: E402
+from conftest import CAMERA_WORLD, bridge_of, latest_message  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -25,49 +24,21 @@ pytestmark = pytest.mark.skipif(
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-RELIABLE = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
 
 FOVY = 45.0
-# The box's near face lies 1.9 m in front of the camera, on its optical axis.
 FACE = 1.9
-WORLD = f"""
-world: {{timestep: 0.002, floor: false, light: true}}
-robots:
-  - name: rig
-    mjcf_string: |
-      <mujoco><worldbody>
-        <body name="head" pos="0 0 1">
-          <camera name="eye" fovy="{FOVY}" xyaxes="0 -1 0 0 0 1"/>
-        </body>
-        <body name="target" pos="2 0 1">
-          <geom type="box" size="0.1 0.3 0.3" rgba="1 0 0 1"/>
-        </body>
-      </worldbody></mujoco>
-    cameras:
-      - {{camera: eye, width: 320, height: 240, rate: 10}}
-"""
 
 
 @pytest.fixture
-def rig():
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(WORLD)
-    bridge = Bridge(f.name, extra_args=["--set", "zmq.enabled=false"])
+def rig(tmp_path):
+    bridge = bridge_of(tmp_path, CAMERA_WORLD, ["--set", "zmq.enabled=false"])
     yield bridge
     log = bridge.close()
-    os.unlink(f.name)
     assert "cameras are off" not in (log or ""), log
 
 
-def latest(node, message_type, topic, qos=RELIABLE, timeout=60):
-    received = []
-    node.create_subscription(message_type, topic, received.append, qos)
-    spin_until(node, lambda: received, timeout, what=topic)
-    return received[-1]
-
-
 def diagnostics_value(node, key):
-    array = latest(node, DiagnosticArray, "/diagnostics", timeout=30)
+    array = latest_message(node, DiagnosticArray, "/diagnostics", timeout=30)
     for status in array.status:
         for value in status.values:
             if value.key == key:
@@ -76,7 +47,7 @@ def diagnostics_value(node, key):
 
 
 def test_a_box_in_front_shows_in_colour_at_its_depth(rig, ros):
-    image = latest(ros, Image, "eye/image_raw")
+    image = latest_message(ros, Image, "eye/image_raw")
     assert (image.width, image.height, image.encoding) == (320, 240, "rgb8")
     assert image.step == 320 * 3 and len(image.data) == 320 * 240 * 3
     assert image.header.frame_id == "eye_optical_frame"
@@ -90,7 +61,7 @@ def test_a_box_in_front_shows_in_colour_at_its_depth(rig, ros):
     assert r > 80 and r > 2 * g and r > 2 * b, (r, g, b)
     assert pixel(5, 5) != (r, g, b), "the corner sees past the box"
 
-    depth = latest(ros, Image, "eye/depth/image_raw")
+    depth = latest_message(ros, Image, "eye/depth/image_raw")
     assert (depth.width, depth.height, depth.encoding) == (320, 240, "32FC1")
     assert depth.step == 320 * 4 and depth.is_bigendian == 0
 
@@ -105,7 +76,7 @@ def test_a_box_in_front_shows_in_colour_at_its_depth(rig, ros):
         assert abs(value - FACE) <= 0.001 + 0.001 * FACE, centre
     assert math.isinf(metres(5, 5)), "nothing lies behind the corner within the far plane"
 
-    info = latest(ros, CameraInfo, "eye/camera_info")
+    info = latest_message(ros, CameraInfo, "eye/camera_info")
     focal = 120 / math.tan(math.radians(FOVY) / 2)
     print(f"K {list(info.k)}; expected focal {focal:.3f}")
     assert (info.width, info.height) == (320, 240)
@@ -114,9 +85,21 @@ def test_a_box_in_front_shows_in_colour_at_its_depth(rig, ros):
     assert abs(info.k[2] - 159.5) < 1e-6 and abs(info.k[5] - 119.5) < 1e-6
     assert info.header.frame_id == "eye_optical_frame"
 
+    cloud = latest_message(ros, PointCloud2, "eye/points")
+    assert (cloud.width, cloud.height, cloud.point_step) == (320, 240, 16)
+    assert [f.name for f in cloud.fields] == ["x", "y", "z", "rgb"]
+    x, y, z, rgb = struct.unpack_from("<3fI", bytes(cloud.data), (120 * 320 + 160) * 16)
+    print(f"centre point ({x:.5f}, {y:.5f}, {z:.5f}) m, rgb {rgb:06x}")
+    assert abs(z - FACE) <= 0.001 + 0.001 * FACE, "on the box face"
+    # Half a pixel right of and below the optical axis, at 1.9 m.
+    assert abs(x - 0.5 * FACE / focal) < 1e-4 and abs(y - 0.5 * FACE / focal) < 1e-4
+    assert (rgb >> 16) == r and (rgb >> 8 & 0xFF) == g and (rgb & 0xFF) == b
+    corner = struct.unpack_from("<3f", bytes(cloud.data), (5 * 320 + 5) * 16)
+    assert all(math.isnan(c) for c in corner), "nothing seen: NaN"
+
 
 def test_the_optical_frame_looks_along_the_camera(rig, ros):
-    tf = latest(ros, TFMessage, "/tf_static", qos=LATCHED)
+    tf = latest_message(ros, TFMessage, "/tf_static", qos=LATCHED)
     frame = next(t for t in tf.transforms if t.child_frame_id == "eye_optical_frame")
     assert frame.header.frame_id == "head"
     q = frame.transform.rotation
@@ -139,8 +122,23 @@ def test_the_optical_frame_looks_along_the_camera(rig, ros):
 def test_nothing_is_rendered_while_nobody_subscribes(rig, ros):
     time.sleep(2.0)
     assert diagnostics_value(ros, "camera_frames_rendered") == 0
-    latest(ros, Image, "eye/image_raw")
+    latest_message(ros, Image, "eye/image_raw")
     deadline = time.monotonic() + 30
     while (rendered := diagnostics_value(ros, "camera_frames_rendered")) == 0:
         assert time.monotonic() < deadline, "no frame counted after a subscriber came"
     print(f"frames rendered once subscribed: {rendered}")
+
+
+def test_without_gl_the_node_runs_on_and_says_cameras_are_off(monkeypatch, ros, tmp_path):
+    from rosgraph_msgs.msg import Clock
+
+    # libglvnd finds no EGL vendor: no context can be made.
+    monkeypatch.setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/egl_vendor.json")
+    bridge = bridge_of(tmp_path, CAMERA_WORLD, ["--set", "zmq.enabled=false"])
+    try:
+        latest_message(ros, Clock, "/clock", qos=QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+    finally:
+        log = bridge.close()
+    lines = [line for line in log.splitlines() if "cameras are off" in line]
+    print(lines)
+    assert len(lines) == 1 and "EGL" in lines[0], log

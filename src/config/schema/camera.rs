@@ -32,6 +32,10 @@ pub struct CameraConfig {
     /// Also publish `{name}/depth/image_raw` (32FC1, metres along the optical axis).
     #[serde(default = "yes")]
     pub depth: bool,
+    /// Also publish `{name}/points`: sensor_msgs/PointCloud2 from the depth image, one point
+    /// per pixel (x, y, z and packed rgb in the optical frame; NaN where nothing is seen).
+    #[serde(default)]
+    pub points: bool,
     /// Near and far clip planes in metres; default: the model's `znear` and `zfar` (times
     /// its extent), as MuJoCo renders.
     #[serde(default)]
@@ -93,6 +97,7 @@ impl CameraConfig {
             rate: default_rate(),
             quality: RenderQuality::default(),
             depth: true,
+            points: false,
             near: None,
             far: None,
         }

@@ -2,6 +2,7 @@
 //! an error that names it.
 mod camera;
 mod control;
+mod lidar;
 mod robot;
 mod ros;
 mod world;
@@ -9,6 +10,7 @@ mod zmq;
 
 pub use camera::*;
 pub use control::*;
+pub use lidar::*;
 pub use robot::*;
 pub use ros::*;
 pub use world::*;

@@ -1,7 +1,7 @@
 //! `robots[]`: each robot's model, placement, actuators and keyframes, with its `control`,
 //! `ros` and `zmq` sections (in their own files).
 use super::yes;
-use super::{CameraConfig, ControlConfig, RobotRosConfig, RobotZmqConfig};
+use super::{CameraConfig, ControlConfig, LidarConfig, RobotRosConfig, RobotZmqConfig};
 use indexmap::IndexMap;
 use serde::Deserialize;
 
@@ -90,6 +90,9 @@ pub struct RobotConfig {
     /// without any listed, every camera of the robot's model at the defaults.
     #[serde(default)]
     pub cameras: Vec<CameraConfig>,
+    /// Ray-cast lidars mounted on the robot's bodies (3D point clouds, planar scans).
+    #[serde(default)]
+    pub lidars: Vec<LidarConfig>,
     /// ROS 2 sensor topics of this robot; without any, every IMU, force-torque and
     /// rangefinder site of the model is mapped automatically.
     #[serde(default)]

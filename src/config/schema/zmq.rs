@@ -28,6 +28,10 @@ pub struct ZmqConfig {
     /// Endpoints may bind every interface (`tcp://*:5555`); off by default.
     #[serde(default)]
     pub allow_all_interfaces: bool,
+    /// First port of the camera streams, one per camera on the state endpoint's host (the
+    /// next free port each, nine further at most); 0: the state port + 3 (URLab: 5558).
+    #[serde(default)]
+    pub camera_port: u16,
 }
 
 impl Default for ZmqConfig {
@@ -40,6 +44,7 @@ impl Default for ZmqConfig {
             divider: 1,
             publish_while_paused: true,
             allow_all_interfaces: false,
+            camera_port: 0,
         }
     }
 }

@@ -49,6 +49,23 @@ pub mod msg {
             step: u32,
             data: Vec<u8>,
         }
+        PointField {
+            name: String,
+            offset: u32,
+            datatype: u8,
+            count: u32,
+        }
+        PointCloud2 {
+            header: Header,
+            height: u32,
+            width: u32,
+            fields: Vec<PointField>,
+            is_bigendian: bool,
+            point_step: u32,
+            row_step: u32,
+            data: Vec<u8>,
+            is_dense: bool,
+        }
         RegionOfInterest {
             x_offset: u32,
             y_offset: u32,
@@ -69,6 +86,10 @@ pub mod msg {
             binning_y: u32,
             roi: RegionOfInterest,
         }
+    }
+
+    impl PointField {
+        pub const FLOAT32: u8 = 7;
     }
 
     impl Range {

@@ -1,6 +1,7 @@
 //! Camera topics per rendered camera: `{name}/image_raw` (sensor_msgs/Image rgb8),
 //! `{name}/depth/image_raw` (32FC1, metres along the optical axis), `{name}/camera_info`
-//! (plumb_bob, no distortion), framed at `{name}_optical_frame` (REP 103: z forward, x right,
+//! (plumb_bob, no distortion), optionally `{name}/points` (sensor_msgs/PointCloud2 from
+//! depth, coloured), framed at `{name}_optical_frame` (REP 103: z forward, x right,
 //! y down), which /tf_static places on the camera's body. A frame is asked of the renderer
 //! only while someone subscribes, at most at the camera's rate; it is published when it comes,
 //! stamped with the sim time of the state it shows.
@@ -11,7 +12,7 @@ use crate::model::pose;
 use crate::render::{Frame, PlannedCamera};
 use crate::ros::Qos;
 use crate::ros::convert::{frame_name, transform_stamped};
-use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image};
+use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image, PointCloud2, PointField};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 pub struct Camera {
@@ -19,6 +20,7 @@ pub struct Camera {
     index: usize,
     image: Topic,
     depth: Option<Topic>,
+    points: Option<Topic>,
     info: Topic,
     rate: f64,
     frame_id: String,
@@ -40,9 +42,11 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             index,
             image: topic(format!("{}/image_raw", camera.name)),
             depth: camera
-                .spec
-                .depth
+                .depth_topic
                 .then(|| topic(format!("{}/depth/image_raw", camera.name))),
+            points: camera
+                .points_topic
+                .then(|| topic(format!("{}/points", camera.name))),
             info: topic(format!("{}/camera_info", camera.name)),
             rate: camera.rate,
             frame_id,
@@ -147,29 +151,72 @@ pub fn fill_info(info: &mut CameraInfo, frame: &Frame, frame_id: &str) {
     ];
 }
 
+/// The depth image as an organized cloud in the optical frame: per pixel x, y, z (float32
+/// metres) and rgb (PCL's packing: 0x00RRGGBB in the bytes of a float32); NaN where the pixel
+/// sees nothing within the far plane.
+pub fn fill_points(cloud: &mut PointCloud2, frame: &Frame, frame_id: &str) {
+    cloud.header.stamp = crate::ros::convert::time(frame.time);
+    if cloud.header.frame_id != frame_id {
+        cloud.header.frame_id = frame_id.to_string();
+    }
+    if cloud.fields.is_empty() {
+        cloud.fields = ["x", "y", "z", "rgb"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| PointField {
+                name: name.to_string(),
+                offset: 4 * i as u32,
+                datatype: PointField::FLOAT32,
+                count: 1,
+            })
+            .collect();
+    }
+    let k = frame.intrinsics;
+    cloud.data.clear();
+    cloud.data.reserve(frame.depth.len() * 16);
+    for (pixel, (z, rgb)) in frame.depth.iter().zip(frame.rgb.chunks_exact(3)).enumerate() {
+        let (u, v) = ((pixel % frame.width) as f64, (pixel / frame.width) as f64);
+        let point = if z.is_finite() {
+            let z = *z as f64;
+            [(u - k.cx) * z / k.fx, (v - k.cy) * z / k.fy, z].map(|c| c as f32)
+        } else {
+            [f32::NAN; 3]
+        };
+        for c in point {
+            cloud.data.extend_from_slice(&c.to_le_bytes());
+        }
+        let packed = (rgb[0] as u32) << 16 | (rgb[1] as u32) << 8 | rgb[2] as u32;
+        cloud.data.extend_from_slice(&packed.to_le_bytes());
+    }
+    cloud.height = frame.height as u32;
+    cloud.width = frame.width as u32;
+    cloud.is_bigendian = false;
+    cloud.point_step = 16;
+    cloud.row_step = 16 * frame.width as u32;
+    cloud.is_dense = false;
+}
+
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod running {
     use super::*;
     use crate::ros::backend;
-    use crate::ros::node::{Every, Running};
-    use std::time::{Duration, Instant};
-
-    /// How often a camera that waits for its frame looks whether it came.
-    const POLL: Duration = Duration::from_millis(2);
+    use crate::ros::node::Running;
+    use crate::ros::outputs::Tick;
+    use crate::ros::outputs::asking::Asking;
+    use std::time::Instant;
 
     pub struct CameraPublishing {
         camera: Camera,
         image: backend::Publisher<Image>,
         depth: Option<backend::Publisher<Image>>,
+        points: Option<backend::Publisher<PointCloud2>>,
         info: backend::Publisher<CameraInfo>,
-        every: Every,
-        /// A frame was asked for and has not been published yet.
-        waiting: bool,
-        next_poll: Instant,
+        asking: Asking,
         frame: Frame,
         image_message: Image,
         depth_message: Image,
         info_message: CameraInfo,
+        cloud: PointCloud2,
     }
 
     impl CameraPublishing {
@@ -179,24 +226,28 @@ mod running {
                 Some(topic) => Some(node.publisher::<Image>(&topic.name, topic.qos)?),
                 None => None,
             };
+            let points = match &camera.points {
+                Some(topic) => Some(node.publisher::<PointCloud2>(&topic.name, topic.qos)?),
+                None => None,
+            };
             let info = node.publisher::<CameraInfo>(&camera.info.name, camera.info.qos)?;
             Ok(Self {
-                every: Every::hz(camera.rate, Instant::now()),
+                asking: Asking::new(camera.rate),
                 camera,
                 image,
                 depth,
+                points,
                 info,
-                waiting: false,
-                next_poll: Instant::now(),
                 frame: Frame::default(),
                 image_message: Image::default(),
                 depth_message: Image::default(),
                 info_message: CameraInfo::default(),
+                cloud: PointCloud2::default(),
             })
         }
 
         /// Publishes the frame that came, to the topics someone reads.
-        fn publish(&mut self, node: &backend::Node, tick: &crate::ros::outputs::Tick) {
+        fn publish(&mut self, node: &backend::Node, tick: &Tick) {
             let frame_id = &self.camera.frame_id;
             if node.subscribers(&self.image) > 0 {
                 fill_rgb(&mut self.image_message, &self.frame, frame_id);
@@ -209,52 +260,48 @@ mod running {
                 fill_depth(&mut self.depth_message, &self.frame, frame_id);
                 tick.publishing.count(depth.publish(&self.depth_message).is_ok());
             }
+            if let Some(points) = &self.points
+                && !self.frame.depth.is_empty()
+                && node.subscribers(points) > 0
+            {
+                fill_points(&mut self.cloud, &self.frame, frame_id);
+                tick.publishing.count(points.publish(&self.cloud).is_ok());
+            }
             fill_info(&mut self.info_message, &self.frame, frame_id);
             tick.publishing.count(self.info.publish(&self.info_message).is_ok());
-        }
-
-        fn watched(&self, node: &backend::Node) -> bool {
-            node.subscribers(&self.image) > 0
-                || node.subscribers(&self.info) > 0
-                || self.depth.as_ref().is_some_and(|d| node.subscribers(d) > 0)
         }
     }
 
     impl Running for CameraPublishing {
         fn deadline(&self) -> Option<Instant> {
-            let due = self.every.deadline();
-            if self.waiting {
-                due.map(|d| d.min(self.next_poll))
-            } else {
-                due
-            }
+            self.asking.deadline()
         }
 
-        fn observe(&mut self, _tick: &crate::ros::outputs::Tick) {}
+        fn observe(&mut self, _tick: &Tick) {}
 
-        fn run(&mut self, tick: &crate::ros::outputs::Tick, node: &backend::Node) {
+        fn run(&mut self, tick: &Tick, node: &backend::Node) {
             let Some(renderer) = tick.renderer else {
                 return;
             };
-            if self.waiting {
-                if renderer.slot(self.camera.index).take(&mut self.frame) {
-                    self.waiting = false;
-                    self.publish(node, tick);
-                } else {
-                    self.next_poll = tick.now + POLL;
-                }
+            let index = self.camera.index;
+            if self.asking.arrived(renderer.slot(index), &mut self.frame, tick.now) {
+                self.publish(node, tick);
             }
-            if self.every.due(tick.now) && self.watched(node) {
-                renderer.request(self.camera.index);
-                self.waiting = true;
-                self.next_poll = tick.now + POLL;
+            let watched = || {
+                node.subscribers(&self.image) > 0
+                    || node.subscribers(&self.info) > 0
+                    || self.depth.as_ref().is_some_and(|d| node.subscribers(d) > 0)
+                    || self.points.as_ref().is_some_and(|p| node.subscribers(p) > 0)
+            };
+            if self.asking.ask(tick.now, watched) {
+                renderer.request(index);
             }
         }
 
         fn retime(&mut self, _field: &str, _hz: f64) {}
 
         fn align(&mut self, epoch: Instant) {
-            self.every.next = epoch;
+            self.asking.align(epoch);
         }
     }
 }
@@ -293,6 +340,18 @@ mod tests {
         assert_eq!((image.encoding.as_str(), image.step), ("32FC1", 8));
         assert_eq!(&image.data[..4], &0.5f32.to_le_bytes());
         assert_eq!(&image.data[4..], &f32::INFINITY.to_le_bytes());
+    }
+
+    #[test]
+    fn points_come_from_depth_through_k() {
+        let mut cloud = PointCloud2::default();
+        fill_points(&mut cloud, &frame(), "cam_optical_frame");
+        assert_eq!((cloud.width, cloud.height, cloud.point_step), (2, 1, 16));
+        let value = |i: usize| f32::from_le_bytes(cloud.data[4 * i..4 * i + 4].try_into().unwrap());
+        // Pixel (0, 0) at 0.5 m: x = (0 - 0.5) * 0.5 / 10, y = (0 - 0) * 0.5 / 11.
+        assert!((value(0) + 0.025).abs() < 1e-7 && value(1) == 0.0 && value(2) == 0.5);
+        assert_eq!(value(3).to_bits(), 0x010203, "packed rgb");
+        assert!(value(4).is_nan(), "nothing seen: NaN");
     }
 
     #[test]

@@ -130,6 +130,7 @@ impl Fixture {
             stats: &self.stats,
             publishing: &self.counters,
             renderer: None,
+            lidars: None,
         }
     }
 }

@@ -5,6 +5,8 @@
 //!
 //! A new kind of output is one file with a struct that implements `Output` and a
 //! `plan(&mut Plan)` function that adds one per topic, and its name in `kinds!`.
+#[cfg(any(feature = "ros", feature = "dds"))]
+mod asking;
 #[cfg(test)]
 mod fixture;
 mod sensors;
@@ -51,6 +53,7 @@ kinds![
     scan,
     contacts,
     camera,
+    lidar,
 ];
 
 /// When an output publishes.
@@ -84,6 +87,8 @@ pub struct Tick<'a> {
     pub publishing: &'a PublishCounters,
     /// The render thread, when cameras render.
     pub renderer: Option<&'a crate::render::Renderer>,
+    /// The lidar caster, when lidars cast.
+    pub lidars: Option<&'a crate::render::Lidars>,
 }
 
 /// A periodic output: a topic and the message it fills from each state.
@@ -193,6 +198,8 @@ pub enum PlanError {
     NoWheelJoint { field: String, joint: String },
     #[error(transparent)]
     NoCamera(#[from] crate::render::NoCamera),
+    #[error(transparent)]
+    NoLidarBody(#[from] crate::render::LidarError),
 }
 
 /// The outputs of one node, planned, with what they share while planning.

@@ -1,0 +1,285 @@
+//! Camera and lidar benchmark (Unitree Go1 with its head camera, config/go1.yaml). Prints,
+//! from one run, side by side:
+//! (a) frames/s of the bridge's render thread at 640x480, RGB and RGB + depth, `fast` and
+//!     `full`, divided by MuJoCo's own Python `Renderer` (benches/render_python.py) with the
+//!     same settings on the same compiled model (saved as MJB); with the render thread's CPU
+//!     per frame (its GL driver's threads included);
+//! (b) the real-time factor of Go1 at 1 kHz while one camera renders at its maximum rate,
+//!     beside the same run without a camera;
+//! (c) lidar rays/s of the bridge's caster (16 x 1800 rays per scan, back to back) divided
+//!     by a Python loop of `mujoco.mj_multiRay` on the same model and rays;
+//! (d) the real-time factor of Go1 at 1 kHz with a 16 x 1800 lidar at 10 Hz, beside none.
+//! Run: bash scripts/bench-render.sh
+use mujoco_bridge::config::{Config, LidarConfig, RenderQuality, SimMode};
+use mujoco_bridge::model::{World, build_world};
+use mujoco_bridge::render::{CameraSpec, Lidars, Renderer, Scan, Slot, plan, plan_lidars};
+use mujoco_bridge::sim::Simulation;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const SECONDS: f64 = 5.0;
+const RTF_SECONDS: f64 = 8.0;
+const ROUNDS: usize = 2;
+
+fn repo() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn config(overrides: &[&str]) -> Config {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Config::load(&repo().join("config/go1.yaml"), &overrides).expect("config")
+}
+
+/// CPU seconds of this process's threads whose name starts with one of `names`.
+fn threads_cpu(names: &[&str]) -> f64 {
+    let mut total = 0.0;
+    for task in std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = task.path();
+        let name = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        if !names.iter().any(|n| name.trim().starts_with(n)) {
+            continue;
+        }
+        total += std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            * 1e-9;
+    }
+    total
+}
+
+/// Asks for frames (or scans) back to back for `seconds`; returns how many came.
+fn back_to_back<T: Clone + Default>(request: impl Fn(), slot: &Slot<T>, seconds: f64) -> u64 {
+    let mut item = T::default();
+    let mut seen = 0;
+    let (start, mut done) = (Instant::now(), 0u64);
+    request();
+    while start.elapsed().as_secs_f64() < seconds {
+        if slot.read(&mut item, &mut seen) {
+            done += 1;
+            request();
+        } else {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    done
+}
+
+fn python(args: &[String]) -> f64 {
+    let out = Command::new(repo().join(".deps/venv/bin/python"))
+        .arg(repo().join("benches/render_python.py"))
+        .args(args)
+        .output()
+        .expect("python (scripts/bench-render.sh installs mujoco)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim().parse().unwrap_or_else(|_| {
+        panic!(
+            "render_python.py {args:?}: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The head camera of config/go1.yaml at 640x480.
+fn head_camera(world: &World, config: &Config) -> usize {
+    plan(&world.robots, config).expect("cameras")[0].spec.camera
+}
+
+fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
+    let camera = head_camera(world, config);
+    let sim = Simulation::start(world, &config.sim).unwrap();
+    for quality in [RenderQuality::Fast, RenderQuality::Full] {
+        for depth in [false, true] {
+            let spec = CameraSpec {
+                camera,
+                width: 640,
+                height: 480,
+                quality,
+                depth,
+                near: None,
+                far: None,
+            };
+            let renderer = Renderer::start(sim.handle(), vec![spec]).expect("renderer");
+            let (mut bridge, mut reference, mut cpu) = (0.0, 0.0, 0.0);
+            let mut frames = 0;
+            for _ in 0..ROUNDS {
+                let before = threads_cpu(&["render", "llvmpipe"]);
+                let done = back_to_back(|| renderer.request(0), renderer.slot(0), SECONDS);
+                cpu += threads_cpu(&["render", "llvmpipe"]) - before;
+                frames += done;
+                bridge += done as f64 / SECONDS;
+                reference += python(&[
+                    mjb.display().to_string(),
+                    "camera".into(),
+                    camera.to_string(),
+                    format!("{quality:?}").to_lowercase(),
+                    depth.to_string(),
+                    SECONDS.to_string(),
+                ]);
+            }
+            let (bridge, reference) = (bridge / ROUNDS as f64, reference / ROUNDS as f64);
+            println!(
+                "(a) camera 640x480 {} {:<4}: bridge {bridge:.1} frames/s, MuJoCo Python Renderer {reference:.1} frames/s, ratio {:.2} (target >= 1.0); render thread CPU {:.1} ms per frame",
+                if depth { "RGB+depth" } else { "RGB      " },
+                format!("{quality:?}").to_lowercase(),
+                bridge / reference,
+                cpu / frames.max(1) as f64 * 1e3,
+            );
+        }
+    }
+    println!("    (the Python reference reads depth in a second pass, as its Renderer does)");
+}
+
+/// Sim time over wall time of Go1 at 1 kHz realtime for `seconds`, with `load` running.
+fn real_time_factor(
+    world: &World,
+    config: &Config,
+    load: impl FnOnce(&mujoco_bridge::sim::SimHandle, f64),
+) -> f64 {
+    let sim = Simulation::start(world, &config.sim).unwrap();
+    let handle = sim.handle();
+    handle.set_mode(SimMode::Realtime).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let (sim0, wall0) = (handle.stats().sim_time, Instant::now());
+    load(&handle, RTF_SECONDS);
+    let rtf = (handle.stats().sim_time - sim0) / wall0.elapsed().as_secs_f64();
+    drop(sim);
+    rtf
+}
+
+fn camera_rtf(world: &World, config: &Config) {
+    let camera = head_camera(world, config);
+    let mut pairs = Vec::new();
+    for _ in 0..ROUNDS {
+        let idle = real_time_factor(world, config, |_, s| {
+            std::thread::sleep(Duration::from_secs_f64(s))
+        });
+        let mut frames = 0;
+        let streaming = real_time_factor(world, config, |handle, seconds| {
+            let spec = CameraSpec {
+                camera,
+                width: 640,
+                height: 480,
+                quality: RenderQuality::Fast,
+                depth: true,
+                near: None,
+                far: None,
+            };
+            let renderer = Renderer::start(handle.clone(), vec![spec]).expect("renderer");
+            frames = back_to_back(|| renderer.request(0), renderer.slot(0), seconds);
+        });
+        pairs.push((idle, streaming, frames as f64 / RTF_SECONDS));
+    }
+    for (idle, streaming, fps) in pairs {
+        println!(
+            "(b) Go1 at 1 kHz realtime: real-time factor {streaming:.4} while a 640x480 RGB+depth camera renders back to back ({fps:.1} frames/s), {idle:.4} without (target 1.00 +- 0.01)"
+        );
+    }
+}
+
+fn lidar_config() -> LidarConfig {
+    LidarConfig {
+        name: "velo".into(),
+        body: "trunk".into(),
+        xyz: [0.0, 0.0, 0.1],
+        rpy: [0.0; 3],
+        channels: 16,
+        samples: 1800,
+        vertical_fov: [-15.0, 15.0],
+        horizontal_fov: [-180.0, 180.0],
+        range_min: 0.1,
+        range_max: 30.0,
+        rate: 10.0,
+    }
+}
+
+fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
+    let planned = plan_lidars(&world.model, &world.robots, config).expect("lidars");
+    let rays = planned[0].spec.rays.len() as f64;
+    let sim = Simulation::start(world, &config.sim).unwrap();
+    let caster = Lidars::start(
+        sim.handle(),
+        planned.iter().map(|l| l.spec.clone()).collect(),
+    )
+    .expect("caster");
+    let (mut bridge, mut reference) = (0.0, 0.0);
+    for _ in 0..ROUNDS {
+        let before = threads_cpu(&["lidar"]);
+        let scans = back_to_back::<Scan>(|| caster.request(0), caster.slot(0), SECONDS);
+        let cpu = threads_cpu(&["lidar"]) - before;
+        bridge += scans as f64 * rays / SECONDS;
+        reference += python(&[
+            mjb.display().to_string(),
+            "lidar".into(),
+            "16".into(),
+            "1800".into(),
+            SECONDS.to_string(),
+        ]);
+        println!(
+            "    lidar round: {scans} scans, caster CPU {:.1} ms per scan",
+            cpu / scans.max(1) as f64 * 1e3
+        );
+    }
+    let (bridge, reference) = (bridge / ROUNDS as f64, reference / ROUNDS as f64);
+    println!(
+        "(c) lidar 16 x 1800 rays: bridge caster {:.2} M rays/s, Python mj_multiRay loop {:.2} M rays/s, ratio {:.2}",
+        bridge / 1e6,
+        reference / 1e6,
+        bridge / reference
+    );
+    drop(caster);
+    drop(sim);
+    for _ in 0..ROUNDS {
+        let idle = real_time_factor(world, config, |_, s| {
+            std::thread::sleep(Duration::from_secs_f64(s))
+        });
+        let mut scans = 0;
+        let casting = real_time_factor(world, config, |handle, seconds| {
+            let caster = Lidars::start(
+                handle.clone(),
+                planned.iter().map(|l| l.spec.clone()).collect(),
+            )
+            .expect("caster");
+            let (start, mut next) = (Instant::now(), Instant::now());
+            let mut scan = Scan::default();
+            let mut seen = 0;
+            while start.elapsed().as_secs_f64() < seconds {
+                if Instant::now() >= next {
+                    caster.request(0);
+                    next += Duration::from_millis(100);
+                }
+                if caster.slot(0).read(&mut scan, &mut seen) {
+                    scans += 1;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        println!(
+            "(d) Go1 at 1 kHz realtime: real-time factor {casting:.4} with a 16 x 1800 lidar at 10 Hz ({:.1} scans/s), {idle:.4} without",
+            scans as f64 / RTF_SECONDS
+        );
+    }
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let mut config = config(&["world.timestep=0.001", "zmq.enabled=false"]);
+    config.robots[0].lidars.push(lidar_config());
+    let world = build_world(&config).expect("world");
+    let mjb = std::env::temp_dir().join(format!("bench-render-{}.mjb", std::process::id()));
+    world.model.save_to_file(&mjb).expect("MJB");
+    println!(
+        "== camera and lidar benchmark, Unitree Go1 ({})",
+        config.origin
+    );
+    cameras(&world, &config, &mjb);
+    camera_rtf(&world, &config);
+    lidars(&world, &config, &mjb);
+    let _ = std::fs::remove_file(&mjb);
+}

@@ -1,0 +1,22 @@
+//! The state copy a render or ray-casting thread works on: its own `MjData`, set from the
+//! newest state snapshot (joint positions, mocap poses and sim time); the caller then
+//! computes what it reads (`forward` for drawing, `kinematics` for rays).
+use crate::sim::{SimHandle, StateSnapshot};
+use mujoco_rs::prelude::*;
+use std::sync::Arc;
+
+pub fn update(handle: &SimHandle, state: &mut StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
+    handle.latest_state(state);
+    if data.qpos().len() == state.qpos.len() {
+        data.qpos_mut().copy_from_slice(&state.qpos);
+    }
+    if data.mocap_pos().len() * 3 == state.mocap_pos.len() {
+        data.mocap_pos_mut()
+            .as_flattened_mut()
+            .copy_from_slice(&state.mocap_pos);
+        data.mocap_quat_mut()
+            .as_flattened_mut()
+            .copy_from_slice(&state.mocap_quat);
+    }
+    data.set_time(state.time);
+}

@@ -1,0 +1,214 @@
+//! Ray-cast lidars: a 3D one (several channels) as sensor_msgs/PointCloud2 on
+//! `{name}/points` (x, y, z float32 in the lidar's frame, only rays that hit within range), a
+//! planar one as sensor_msgs/LaserScan on `{name}/scan`; framed at `{name}_frame`, which
+//! /tf_static places on the lidar's body. A scan is asked of the caster only while someone
+//! subscribes, at most at the lidar's rate, and stamped with the sim time it was cast in.
+// Without a ROS backend only the planning runs (the load-time check of the config).
+#![cfg_attr(not(any(feature = "ros", feature = "dds")), allow(dead_code))]
+use super::{Plan, PlanError, Planned, Schedule, Topic};
+use crate::model::pose;
+use crate::render::{PlannedLidar, Scan};
+use crate::ros::Qos;
+use crate::ros::convert::{frame_name, transform_stamped};
+use crate::ros::interfaces::sensor_msgs::msg::{LaserScan, PointCloud2, PointField};
+
+pub struct Lidar {
+    /// The lidar's index at the caster.
+    index: usize,
+    topic: Topic,
+    frame_id: String,
+    planned: PlannedLidar,
+}
+
+pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    let lidars = crate::render::plan_lidars(plan.model, plan.robots, plan.config)?;
+    for (index, lidar) in lidars.into_iter().enumerate() {
+        let (map, prefixed) = (&plan.robots[lidar.robot], plan.prefixed());
+        let parent = frame_name("world", map, lidar.spec.body, prefixed);
+        let frame_id = if prefixed {
+            format!("{}/{}_frame", map.name, lidar.name)
+        } else {
+            format!("{}_frame", lidar.name)
+        };
+        let at = pose::isometry(&lidar.spec.xyz, &lidar.spec.quat_wxyz);
+        plan.add_static_frame(transform_stamped(parent, frame_id.clone(), &at));
+        let planar = lidar.channels == 1;
+        let name = format!("{}/{}", lidar.name, if planar { "scan" } else { "points" });
+        let topic = Topic {
+            name: plan.robot_topic(lidar.robot, &name),
+            schedule: Schedule::Rate {
+                hz: lidar.rate,
+                follows: None,
+            },
+            qos: if planar { Qos::STATE } else { Qos::IMAGES },
+        };
+        plan.add_planned(Box::new(Lidar {
+            index,
+            topic,
+            frame_id,
+            planned: lidar,
+        }));
+    }
+    Ok(())
+}
+
+impl Planned for Lidar {
+    fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    #[cfg(test)]
+    fn fill_json(&mut self, _tick: &super::Tick) -> Option<serde_json::Value> {
+        // Scans come from the caster, not from the state.
+        None
+    }
+
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    fn advertise(
+        self: Box<Self>,
+        node: &mut crate::ros::backend::Node,
+    ) -> Result<Box<dyn crate::ros::node::Running>, crate::ros::Error> {
+        Ok(Box::new(running::LidarPublishing::start(*self, node)?))
+    }
+}
+
+/// The rays that hit within range, as x, y, z float32 points in the lidar's frame.
+pub fn fill_points(cloud: &mut PointCloud2, scan: &Scan, lidar: &PlannedLidar, frame_id: &str) {
+    cloud.header.stamp = crate::ros::convert::time(scan.time);
+    if cloud.header.frame_id != frame_id {
+        cloud.header.frame_id = frame_id.to_string();
+    }
+    if cloud.fields.is_empty() {
+        cloud.fields = ["x", "y", "z"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| PointField {
+                name: name.to_string(),
+                offset: 4 * i as u32,
+                datatype: PointField::FLOAT32,
+                count: 1,
+            })
+            .collect();
+    }
+    cloud.data.clear();
+    for (range, ray) in scan.ranges.iter().zip(&lidar.spec.rays) {
+        if !range.is_finite() {
+            continue;
+        }
+        for axis in ray {
+            let value = (*axis as f32) * range;
+            cloud.data.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    let points = (cloud.data.len() / 12) as u32;
+    cloud.height = 1;
+    cloud.width = points;
+    cloud.is_bigendian = false;
+    cloud.point_step = 12;
+    cloud.row_step = 12 * points;
+    cloud.is_dense = true;
+}
+
+/// A planar lidar's scan as a LaserScan.
+pub fn fill_scan(message: &mut LaserScan, scan: &Scan, lidar: &PlannedLidar, frame_id: &str) {
+    message.header.stamp = crate::ros::convert::time(scan.time);
+    if message.header.frame_id != frame_id {
+        message.header.frame_id = frame_id.to_string();
+    }
+    let (first, step) = lidar.azimuth;
+    let count = scan.ranges.len().max(1);
+    message.angle_min = first as f32;
+    message.angle_increment = step as f32;
+    message.angle_max = (first + step * (count - 1) as f64) as f32;
+    message.time_increment = 0.0;
+    message.scan_time = (1.0 / lidar.rate) as f32;
+    message.range_min = lidar.spec.range_min as f32;
+    message.range_max = lidar.spec.range_max as f32;
+    message.ranges.clone_from(&scan.ranges);
+}
+
+#[cfg(any(feature = "ros", feature = "dds"))]
+mod running {
+    use super::*;
+    use crate::ros::backend;
+    use crate::ros::node::Running;
+    use crate::ros::outputs::Tick;
+    use crate::ros::outputs::asking::Asking;
+    use std::time::Instant;
+
+    enum Publisher {
+        Points(backend::Publisher<PointCloud2>, PointCloud2),
+        Scan(backend::Publisher<LaserScan>, LaserScan),
+    }
+
+    pub struct LidarPublishing {
+        lidar: Lidar,
+        publisher: Publisher,
+        asking: Asking,
+        scan: Scan,
+    }
+
+    impl LidarPublishing {
+        pub fn start(lidar: Lidar, node: &mut backend::Node) -> Result<Self, crate::ros::Error> {
+            let (name, qos) = (&lidar.topic.name, lidar.topic.qos);
+            let publisher = if lidar.planned.channels == 1 {
+                Publisher::Scan(node.publisher(name, qos)?, LaserScan::default())
+            } else {
+                Publisher::Points(node.publisher(name, qos)?, PointCloud2::default())
+            };
+            Ok(Self {
+                asking: Asking::new(lidar.planned.rate),
+                lidar,
+                publisher,
+                scan: Scan::default(),
+            })
+        }
+
+    }
+
+    fn subscribers(publisher: &Publisher, node: &backend::Node) -> usize {
+        match publisher {
+            Publisher::Points(p, _) => node.subscribers(p),
+            Publisher::Scan(p, _) => node.subscribers(p),
+        }
+    }
+
+    impl Running for LidarPublishing {
+        fn deadline(&self) -> Option<Instant> {
+            self.asking.deadline()
+        }
+
+        fn observe(&mut self, _tick: &Tick) {}
+
+        fn run(&mut self, tick: &Tick, node: &backend::Node) {
+            let Some(lidars) = tick.lidars else {
+                return;
+            };
+            let index = self.lidar.index;
+            if self.asking.arrived(lidars.slot(index), &mut self.scan, tick.now) {
+                let (planned, frame_id) = (&self.lidar.planned, &self.lidar.frame_id);
+                let sent = match &mut self.publisher {
+                    Publisher::Points(publisher, cloud) => {
+                        fill_points(cloud, &self.scan, planned, frame_id);
+                        publisher.publish(cloud)
+                    }
+                    Publisher::Scan(publisher, message) => {
+                        fill_scan(message, &self.scan, planned, frame_id);
+                        publisher.publish(message)
+                    }
+                };
+                tick.publishing.count(sent.is_ok());
+            }
+            let publisher = &self.publisher;
+            if self.asking.ask(tick.now, || subscribers(publisher, node) > 0) {
+                lidars.request(index);
+            }
+        }
+
+        fn retime(&mut self, _field: &str, _hz: f64) {}
+
+        fn align(&mut self, epoch: Instant) {
+            self.asking.align(epoch);
+        }
+    }
+}
