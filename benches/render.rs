@@ -7,11 +7,12 @@
 //! (b) the real-time factor of Go1 at 1 kHz while one camera renders at its maximum rate,
 //!     beside the same run without a camera;
 //! (c) lidar rays/s of the bridge's caster (16 x 1800 rays per scan, back to back) divided
-//!     by a Python loop of `mujoco.mj_multiRay` on the same model and rays;
+//!     by a Python loop of `mj_kinematics` and `mujoco.mj_multiRay` on the same model, from
+//!     the same pose, with the same rays;
 //! (d) the real-time factor of Go1 at 1 kHz with a 16 x 1800 lidar at 10 Hz, beside none.
 //! Run: bash scripts/bench-render.sh
 use mujoco_bridge::config::{Config, LidarConfig, RenderQuality, SimMode};
-use mujoco_bridge::model::{World, build_world};
+use mujoco_bridge::model::{World, build_world, pose};
 use mujoco_bridge::render::{CameraSpec, Lidars, Renderer, Scan, Slot, plan, plan_lidars};
 use mujoco_bridge::sim::Simulation;
 use std::process::Command;
@@ -63,13 +64,18 @@ fn back_to_back<T: Clone + Default>(request: impl Fn(), slot: &Slot<T>, seconds:
             done += 1;
             request();
         } else {
-            std::thread::sleep(Duration::from_micros(200));
+            std::thread::sleep(Duration::from_micros(50));
         }
     }
     done
 }
 
+/// The Python reference's figure; NaN with BENCH_NO_PYTHON=1 (a machine without MuJoCo's
+/// Python bindings, such as a lent GPU machine).
 fn python(args: &[String]) -> f64 {
+    if std::env::var("BENCH_NO_PYTHON").is_ok_and(|v| v == "1") {
+        return f64::NAN;
+    }
     let out = Command::new(repo().join(".deps/venv/bin/python"))
         .arg(repo().join("benches/render_python.py"))
         .args(args)
@@ -206,6 +212,26 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
         planned.iter().map(|l| l.spec.clone()).collect(),
     )
     .expect("caster");
+    // The reference casts the same rays from the same place: the lidar's pose in this state.
+    let mut state = sim.handle().latest_state_buffer();
+    sim.handle().latest_state(&mut state);
+    let spec = &planned[0].spec;
+    let lidar_pose = pose::body_pose(&state.xpos, &state.xquat_wxyz, spec.body)
+        * pose::isometry(&spec.xyz, &spec.quat_wxyz);
+    let (t, q) = (
+        lidar_pose.translation.vector,
+        pose::wxyz(&lidar_pose.rotation),
+    );
+    let lidar_pose: Vec<String> = [t.x, t.y, t.z, q[0], q[1], q[2], q[3]]
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    // ... in the same state, with the same geoms (the lidar's own robot's) left out.
+    let qpos: Vec<String> = state.qpos.iter().map(|v| v.to_string()).collect();
+    let own: Vec<String> = (spec.own.iter().enumerate())
+        .filter(|(_, own)| **own)
+        .map(|(geom, _)| geom.to_string())
+        .collect();
     let (mut bridge, mut reference) = (0.0, 0.0);
     for _ in 0..ROUNDS {
         let before = threads_cpu(&["lidar"]);
@@ -218,6 +244,9 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
             "16".into(),
             "1800".into(),
             SECONDS.to_string(),
+            lidar_pose.join(","),
+            qpos.join(","),
+            own.join(","),
         ]);
         println!(
             "    lidar round: {scans} scans, caster CPU {:.1} ms per scan",
@@ -279,6 +308,9 @@ fn main() {
         config.origin
     );
     cameras(&world, &config, &mjb);
+    if std::env::var("BENCH_CAMERAS_ONLY").is_ok_and(|v| v == "1") {
+        return;
+    }
     camera_rtf(&world, &config);
     lidars(&world, &config, &mjb);
     let _ = std::fs::remove_file(&mjb);

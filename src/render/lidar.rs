@@ -1,22 +1,18 @@
-//! Lidars cast with MuJoCo's `mj_multiRay` on a thread of their own, on its own `MjData`
-//! mirror of the newest state (so a scan never waits for a camera frame, nor the physics
-//! thread for either). Rays pass through the lidar's own robot: one that hits it is cast
-//! again from just beyond, past that body.
+//! Lidars cast with MuJoCo's `mj_multiRay` on a thread of their own, on `MjData` mirrors of
+//! the newest state (so a scan never waits for a camera frame, nor the physics thread for
+//! either). Rays pass through the lidar's own robot: each robot with lidars gets a mirror of
+//! its own on a copy of the model in which that robot's geoms are invisible, which MuJoCo's
+//! ray casting skips (one batch call per scan, no second pass).
 use super::frame::{Handover, WorkerSide};
 use super::mirror;
 use crate::model::pose;
 use crate::sim::{SimHandle, StateSnapshot};
-use mujoco_rs::mujoco_c::{mj_multiRay, mj_ray};
+use mujoco_rs::mujoco_c::{mj_multiRay, mjModel};
 use mujoco_rs::prelude::*;
-use nalgebra::{Point3, Vector3};
+use nalgebra::Vector3;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-
-/// How often a ray that hits its own robot is cast again from beyond the hit.
-const OWN_HITS: usize = 8;
-/// How far beyond a hit on its own robot a ray starts again (metres).
-const PAST: f64 = 1e-4;
 
 /// One lidar as the caster takes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,25 +62,60 @@ impl Lidars {
 
 struct Caster {
     lidars: Vec<LidarSpec>,
-    mirror: MjData<Arc<MjModel>>,
+    /// One mirror per distinct set of own geoms (per robot with lidars), and each lidar's.
+    mirrors: Vec<MjData<Arc<MjModel>>>,
+    mirror_of: Vec<usize>,
     state: StateSnapshot,
-    /// Per lidar: world directions, hit geoms and distances of the last cast.
+    /// Per lidar: world directions of the last cast; hit geoms and distances of any.
     world_rays: Vec<Vec<[f64; 3]>>,
     geoms: Vec<i32>,
     distances: Vec<f64>,
     scan: Scan,
 }
 
+/// A copy of `model` in which the geoms marked `own` are invisible (alpha 0, no material):
+/// `mj_ray` and `mj_multiRay` skip invisible geoms.
+fn without(model: &MjModel, own: &[bool]) -> MjModel {
+    let mut copy = model.clone();
+    // SAFETY: plain numbers of this thread's own copy, within its geom arrays.
+    unsafe {
+        let raw = copy.ffi_mut();
+        for (geom, _) in own.iter().enumerate().filter(|(_, own)| **own) {
+            *raw.geom_matid.add(geom) = -1;
+            *raw.geom_rgba.add(4 * geom + 3) = 0.0;
+        }
+    }
+    copy
+}
+
 impl Caster {
     fn new(handle: &SimHandle, lidars: Vec<LidarSpec>) -> Self {
         let most = lidars.iter().map(|l| l.rays.len()).max().unwrap_or(0);
+        let mut owners: Vec<&Vec<bool>> = Vec::new();
+        let mirror_of = lidars
+            .iter()
+            .map(
+                |lidar| match owners.iter().position(|own| **own == lidar.own) {
+                    Some(index) => index,
+                    None => {
+                        owners.push(&lidar.own);
+                        owners.len() - 1
+                    }
+                },
+            )
+            .collect();
+        let mirrors = owners
+            .iter()
+            .map(|own| MjData::new(Arc::new(without(handle.model(), own))))
+            .collect();
         Self {
             world_rays: lidars
                 .iter()
                 .map(|l| vec![[0.0; 3]; l.rays.len()])
                 .collect(),
+            mirrors,
+            mirror_of,
             lidars,
-            mirror: MjData::new(handle.model().clone()),
             state: handle.latest_state_buffer(),
             geoms: vec![-1; most],
             distances: vec![0.0; most],
@@ -109,8 +140,11 @@ impl Caster {
                 }
                 if !mirrored {
                     mirrored = true;
-                    mirror::update(handle, &mut self.state, &mut self.mirror);
-                    self.mirror.kinematics();
+                    handle.latest_state(&mut self.state);
+                    for data in self.mirrors.iter_mut() {
+                        mirror::set(&self.state, data);
+                        data.kinematics();
+                    }
                 }
                 self.cast(index);
                 slot.put(&mut self.scan);
@@ -126,17 +160,20 @@ impl Caster {
         let frame = body * mount;
         let origin = frame.translation.vector;
         let world = &mut self.world_rays[index];
+        let rotation = frame.rotation.to_rotation_matrix();
         for (ray, out) in lidar.rays.iter().zip(world.iter_mut()) {
-            let d = frame.rotation * Vector3::new(ray[0], ray[1], ray[2]);
+            let d = rotation * Vector3::new(ray[0], ray[1], ray[2]);
             *out = [d.x, d.y, d.z];
         }
         let count = lidar.rays.len();
-        let (model, data) = (self.mirror.model().clone(), &mut self.mirror);
-        // SAFETY: the buffers hold `count` rays (directions, geoms, distances); the model and
-        // data belong together and stay alive for the call.
+        let data = &mut self.mirrors[self.mirror_of[index]];
+        // The model the data holds (a pointer: cloning the model would copy all of it).
+        let model: *const mjModel = data.model().ffi();
+        // SAFETY: the buffers hold `count` rays (directions, geoms, distances); the model
+        // lives in `data`, and both stay alive for the call.
         unsafe {
             mj_multiRay(
-                model.ffi(),
+                model,
                 data.ffi_mut(),
                 &[origin.x, origin.y, origin.z],
                 world.as_ptr().cast(),
@@ -153,47 +190,13 @@ impl Caster {
         self.scan.time = self.state.time;
         self.scan.ranges.resize(count, 0.0);
         let hits = self.geoms.iter().zip(&self.distances);
-        for ((out, direction), (&geom, &distance)) in
-            self.scan.ranges.iter_mut().zip(world.iter()).zip(hits)
-        {
-            let (mut geom, mut distance) = (geom, distance);
-            // Through the own robot: again from just past each hit of it.
-            let mut travelled = 0.0;
-            for _ in 0..OWN_HITS {
-                if geom < 0 || !lidar.own[geom as usize] {
-                    break;
-                }
-                travelled += distance + PAST;
-                let start = Point3::from(origin) + Vector3::from(*direction) * travelled;
-                let past_body = model.geom_bodyid()[geom as usize];
-                let mut hit = -1;
-                // SAFETY: one ray from valid arrays; the model and data belong together.
-                distance = unsafe {
-                    mj_ray(
-                        model.ffi(),
-                        data.ffi(),
-                        &[start.x, start.y, start.z],
-                        direction,
-                        std::ptr::null(),
-                        true,
-                        past_body,
-                        &mut hit,
-                        std::ptr::null_mut(),
-                    )
-                };
-                geom = hit;
-            }
-            let range = if geom < 0 || distance < 0.0 {
-                f64::INFINITY
-            } else {
-                travelled + distance
-            };
-            *out = if range > lidar.range_max {
+        for (out, (&geom, &distance)) in self.scan.ranges.iter_mut().zip(hits) {
+            *out = if geom < 0 || distance < 0.0 || distance > lidar.range_max {
                 f32::INFINITY
-            } else if range < lidar.range_min {
+            } else if distance < lidar.range_min {
                 f32::NEG_INFINITY
             } else {
-                range as f32
+                distance as f32
             };
         }
     }

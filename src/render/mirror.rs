@@ -7,6 +7,11 @@ use std::sync::Arc;
 
 pub fn update(handle: &SimHandle, state: &mut StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
     handle.latest_state(state);
+    set(state, data);
+}
+
+/// Puts `state` into the mirror.
+pub fn set(state: &StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
     if data.qpos().len() == state.qpos.len() {
         data.qpos_mut().copy_from_slice(&state.qpos);
     }
