@@ -12,4 +12,5 @@ pub mod record;
 pub mod render;
 pub mod ros;
 pub mod sim;
+pub mod world;
 pub mod zmq;

@@ -4,7 +4,7 @@ mod paths;
 mod ros_params;
 mod schema;
 
-pub use paths::{PathError, against, expand_path, models_dir};
+pub use paths::{PathError, against, config_dir, expand_path, models_dir};
 pub use ros_params::{NODE_NAME, RemapError, Remaps, RosParams};
 pub use schema::*;
 
@@ -90,6 +90,11 @@ impl Config {
         config.origin = origin.to_string();
         config.base_dir = base_dir.to_path_buf();
         config.validate()?;
+        // Decided once, at load: robots spawned or deleted later leave it as it is.
+        config.unprefixed_robot = Some(match config.robots.as_slice() {
+            [only] => only.name.clone(),
+            _ => String::new(),
+        });
         Ok(config)
     }
 
@@ -121,7 +126,7 @@ impl Config {
             .map_err(|message| InputError::new(&self.origin, message).at(field.to_string()))
     }
 
-    fn validate(&self) -> InputResult<()> {
+    pub(crate) fn validate(&self) -> InputResult<()> {
         let err =
             |field: String, message: String| Err(InputError::new(&self.origin, message).at(field));
         if self.robots.is_empty() {

@@ -11,6 +11,22 @@ pub fn models_dir() -> PathBuf {
     }
 }
 
+/// The folder of the configs this package ships: `MUJOCO_BRIDGE_CONFIG_DIR`, else
+/// `share/mujoco_bridge/config` of the install prefix the binary runs from (colcon), else
+/// the source tree's `config/`.
+pub fn config_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MUJOCO_BRIDGE_CONFIG_DIR") {
+        return PathBuf::from(dir);
+    }
+    let installed = std::env::current_exe().ok().and_then(|exe| {
+        // <prefix>/lib/mujoco_bridge/mujoco_bridge
+        let prefix = exe.parent()?.parent()?.parent()?;
+        let dir = prefix.join("share/mujoco_bridge/config");
+        dir.is_dir().then_some(dir)
+    });
+    installed.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("config"))
+}
+
 /// A path of the config that cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {

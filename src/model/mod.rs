@@ -29,6 +29,8 @@ pub struct World {
     pub controls: Vec<crate::config::ControlConfig>,
     /// The config the world came from (what errors about it name).
     pub origin: String,
+    /// That config, which a spawn or a delete edits to make the next world.
+    pub config: Config,
     /// Non-fatal findings (skipped meshes, ignored fields), already logged.
     pub warnings: Vec<String>,
 }
@@ -185,6 +187,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         robots,
         controls: config.robots.iter().map(|r| r.control.clone()).collect(),
         origin: config.origin.clone(),
+        config: config.clone(),
         warnings,
     })
 }

@@ -54,7 +54,7 @@ impl Lidars {
         let (mut handover, worker) = Handover::new(lidars.len());
         let thread = std::thread::Builder::new()
             .name("lidar".into())
-            .spawn(move || Caster::new(&handle, lidars).serve(&handle, &worker))?;
+            .spawn(move || Caster::new(&handle, lidars).serve(&worker))?;
         handover.attach(thread);
         Ok(Self { handover })
     }
@@ -65,6 +65,8 @@ struct Caster {
     /// One mirror per distinct set of own geoms (per robot with lidars), and each lidar's.
     mirrors: Vec<MjData<Arc<MjModel>>>,
     mirror_of: Vec<usize>,
+    /// The world the lidars were planned in (their bodies are its model's).
+    world: Arc<crate::sim::WorldGeneration>,
     state: StateSnapshot,
     /// Per lidar: world directions of the last cast; hit geoms and distances of any.
     world_rays: Vec<Vec<[f64; 3]>>,
@@ -90,6 +92,7 @@ fn without(model: &MjModel, own: &[bool]) -> MjModel {
 
 impl Caster {
     fn new(handle: &SimHandle, lidars: Vec<LidarSpec>) -> Self {
+        let world = handle.world();
         let most = lidars.iter().map(|l| l.rays.len()).max().unwrap_or(0);
         let mut owners: Vec<&Vec<bool>> = Vec::new();
         let mirror_of = lidars
@@ -106,7 +109,7 @@ impl Caster {
             .collect();
         let mirrors = owners
             .iter()
-            .map(|own| MjData::new(Arc::new(without(handle.model(), own))))
+            .map(|own| MjData::new(Arc::new(without(&world.model, own))))
             .collect();
         Self {
             world_rays: lidars
@@ -116,14 +119,15 @@ impl Caster {
             mirrors,
             mirror_of,
             lidars,
-            state: handle.latest_state_buffer(),
+            state: crate::sim::StateSnapshot::with_layout(&world.layout()),
+            world,
             geoms: vec![-1; most],
             distances: vec![0.0; most],
             scan: Scan::default(),
         }
     }
 
-    fn serve(&mut self, handle: &SimHandle, worker: &WorkerSide<Scan>) {
+    fn serve(&mut self, worker: &WorkerSide<Scan>) {
         while !worker.stop.load(Ordering::Relaxed) {
             if worker
                 .woken
@@ -140,7 +144,7 @@ impl Caster {
                 }
                 if !mirrored {
                     mirrored = true;
-                    handle.latest_state(&mut self.state);
+                    self.world.latest_state(&mut self.state);
                     for data in self.mirrors.iter_mut() {
                         mirror::set(&self.state, data);
                         data.kinematics();

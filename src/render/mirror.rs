@@ -1,12 +1,14 @@
 //! The state copy a render or ray-casting thread works on: its own `MjData`, set from the
 //! newest state snapshot (joint positions, mocap poses and sim time); the caller then
 //! computes what it reads (`forward` for drawing, `kinematics` for rays).
-use crate::sim::{SimHandle, StateSnapshot};
+use crate::sim::{StateSnapshot, WorldGeneration};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
-pub fn update(handle: &SimHandle, state: &mut StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
-    handle.latest_state(state);
+/// Reads the state of `world`, the generation the mirror was made from: after a world change
+/// it stays as that world last was.
+pub fn update(world: &WorldGeneration, state: &mut StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
+    world.latest_state(state);
     set(state, data);
 }
 

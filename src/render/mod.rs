@@ -77,7 +77,7 @@ impl Renderer {
                         return;
                     }
                 };
-                drawing.serve(&handle, &worker);
+                drawing.serve(&worker);
             })
             .map_err(RenderError::Thread)?;
         handover.attach(thread);
@@ -97,6 +97,8 @@ struct Drawing {
     full: Option<MjrContext>,
     option: MjvOption,
     mirror: MjData<Arc<MjModel>>,
+    /// The world the cameras were planned in (their ids are its model's).
+    world: Arc<crate::sim::WorldGeneration>,
     state: StateSnapshot,
     gl: gl::GlContext,
     device: String,
@@ -105,7 +107,8 @@ struct Drawing {
 impl Drawing {
     fn new(handle: &SimHandle, cameras: Vec<CameraSpec>) -> Result<Self, RenderError> {
         let gl = gl::GlContext::headless()?;
-        let model = render_model(handle.model(), &cameras);
+        let world = handle.world();
+        let model = render_model(&world.model, &cameras);
         let uses = |quality| cameras.iter().any(|c| c.quality == quality);
         // SAFETY (both contexts): the GL context was made current on this thread above and
         // stays current here until `Drawing` drops them, before the GL context.
@@ -138,13 +141,14 @@ impl Drawing {
             full,
             option: MjvOption::default(),
             mirror: MjData::new(Arc::new(model)),
-            state: handle.latest_state_buffer(),
+            state: crate::sim::StateSnapshot::with_layout(&world.layout()),
+            world,
             gl,
             device,
         })
     }
 
-    fn serve(&mut self, handle: &SimHandle, worker: &WorkerSide<Frame>) {
+    fn serve(&mut self, worker: &WorkerSide<Frame>) {
         while !worker.stop.load(Ordering::Relaxed) {
             if worker
                 .woken
@@ -161,7 +165,7 @@ impl Drawing {
                 }
                 if !mirrored {
                     mirrored = true;
-                    mirror::update(handle, &mut self.state, &mut self.mirror);
+                    mirror::update(&self.world, &mut self.state, &mut self.mirror);
                     self.mirror.forward();
                 }
                 let context = match view.spec.quality {

@@ -6,6 +6,7 @@ use super::commands::{
     Command, Operation, OperationDone, OperationError, OperationResult, TapLayout,
 };
 use super::snapshot::Snapshot;
+use super::world::WorldGeneration;
 use crate::config::{ControlMode, ControlSource};
 use crate::control::{ControlStatus, PdGains, Trajectory, find_preset};
 use crate::model::RobotMap;
@@ -27,12 +28,13 @@ fn rejected(message: impl Into<String>) -> OperationError {
 
 impl SimHandle {
     /// The control settings a robot was configured with.
-    pub fn configured_control(&self, robot: usize) -> Option<&crate::config::ControlConfig> {
-        self.shared.controls.get(robot)
+    pub fn configured_control(&self, robot: usize) -> Option<crate::config::ControlConfig> {
+        self.world().controls.get(robot).cloned()
     }
 
-    pub fn robots(&self) -> &[RobotMap] {
-        &self.shared.robots
+    /// The robots of the current world (a view that keeps that world).
+    pub fn robots(&self) -> Robots {
+        Robots(self.world())
     }
 
     /// Counts and logs (rate-limited) a bad command, and returns it as an error. Adapters
@@ -55,18 +57,19 @@ impl SimHandle {
     }
 
     pub fn robot_index(&self, name: &str) -> Result<usize, OperationError> {
-        self.shared
-            .robots
-            .iter()
-            .position(|r| r.name == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = self.shared.robots.iter().map(|r| r.name.as_str()).collect();
-                self.refuse(format!("unknown robot '{name}'; robots: {known:?}"))
-            })
+        let world = self.world();
+        world.robot_index(name).ok_or_else(|| {
+            let known: Vec<&str> = world.robots.iter().map(|r| r.name.as_str()).collect();
+            self.refuse(format!("unknown robot '{name}'; robots: {known:?}"))
+        })
     }
 
-    fn robot(&self, robot: usize) -> Result<&RobotMap, OperationError> {
-        self.shared
+    fn robot<'w>(
+        &self,
+        world: &'w WorldGeneration,
+        robot: usize,
+    ) -> Result<&'w RobotMap, OperationError> {
+        world
             .robots
             .get(robot)
             .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))
@@ -75,14 +78,23 @@ impl SimHandle {
     /// Index within the robot of the actuator named `name` (its own name or the name of the
     /// joint it drives).
     pub fn actuator_index(&self, robot: usize, name: &str) -> Result<usize, OperationError> {
-        let map = self.robot(robot)?;
+        self.actuator_index_in(&self.world(), robot, name)
+    }
+
+    fn actuator_index_in(
+        &self,
+        world: &WorldGeneration,
+        robot: usize,
+        name: &str,
+    ) -> Result<usize, OperationError> {
+        let map = self.robot(world, robot)?;
         if let Some(i) = map.actuators.iter().position(|a| a.name == name) {
             return Ok(i);
         }
         // Else the actuator that drives the joint of that name (a joint transmission: a
         // tendon's or site's id could equal the joint's).
         let joint = map.joint(name).map(|j| j.id);
-        let model = &self.shared.model;
+        let model = &world.model;
         map.actuators
             .iter()
             .position(|a| {
@@ -118,16 +130,25 @@ impl SimHandle {
         if let Some((name, v)) = names.iter().zip(values).find(|(_, v)| !v.is_finite()) {
             return Err(self.bad_command("nan", format!("value {v} for '{name}' is not finite")));
         }
+        let world = self.world();
         let mut ids = Vec::with_capacity(names.len());
         for name in names {
-            ids.push(self.robot(robot)?.actuators[self.actuator_index(robot, name)?].id);
+            ids.push(
+                self.robot(&world, robot)?.actuators
+                    [self.actuator_index_in(&world, robot, name)?]
+                .id,
+            );
         }
         for (id, value) in ids.into_iter().zip(values) {
-            self.send(Command::Actuator {
-                source,
-                actuator: id as u32,
-                value: *value,
-            });
+            self.send_in(
+                world.number,
+                0,
+                Command::Actuator {
+                    source,
+                    actuator: id as u32,
+                    value: *value,
+                },
+            );
         }
         Ok(())
     }
@@ -140,7 +161,8 @@ impl SimHandle {
         robot: usize,
         values: &[f64],
     ) -> Result<(), OperationError> {
-        let map = self.robot(robot)?;
+        let world = self.world();
+        let map = self.robot(&world, robot)?;
         if values.len() != map.actuators.len() {
             return Err(self.bad_command(
                 "length",
@@ -156,11 +178,15 @@ impl SimHandle {
             return Err(self.bad_command("nan", "NaN or infinite value in a command".into()));
         }
         for (a, value) in map.actuators.iter().zip(values) {
-            self.send(Command::Actuator {
-                source,
-                actuator: a.id as u32,
-                value: *value,
-            });
+            self.send_in(
+                world.number,
+                0,
+                Command::Actuator {
+                    source,
+                    actuator: a.id as u32,
+                    value: *value,
+                },
+            );
         }
         Ok(())
     }
@@ -173,20 +199,25 @@ impl SimHandle {
         linear_y: f64,
         angular_z: f64,
     ) -> Result<(), OperationError> {
-        self.robot(robot)?;
+        let world = self.world();
+        self.robot(&world, robot)?;
         if ![linear_x, linear_y, angular_z]
             .iter()
             .all(|v| v.is_finite())
         {
             return Err(self.bad_command("nan", "NaN or infinite value in a twist".into()));
         }
-        self.send(Command::Twist {
-            source,
-            robot: robot as u16,
-            linear_x,
-            linear_y,
-            angular_z,
-        });
+        self.send_in(
+            world.number,
+            0,
+            Command::Twist {
+                source,
+                robot: robot as u16,
+                linear_x,
+                linear_y,
+                angular_z,
+            },
+        );
         Ok(())
     }
 
@@ -196,12 +227,21 @@ impl SimHandle {
         robot: Option<usize>,
         name: &str,
     ) -> Result<usize, OperationError> {
+        self.keyframe_index_in(&self.world(), robot, name)
+    }
+
+    fn keyframe_index_in(
+        &self,
+        world: &WorldGeneration,
+        robot: Option<usize>,
+        name: &str,
+    ) -> Result<usize, OperationError> {
         if let Some(r) = robot
-            && let Some(key) = self.robot(r)?.keyframe(name)
+            && let Some(key) = self.robot(world, r)?.keyframe(name)
         {
             return Ok(key.id);
         }
-        let model = &self.shared.model;
+        let model = &world.model;
         model
             .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_KEY, name)
             .ok_or_else(|| {
@@ -217,23 +257,26 @@ impl SimHandle {
     }
 
     pub fn reset_to_keyframe(&self, robot: Option<usize>, name: &str) -> OperationResult {
-        let key = self.keyframe_index(robot, name)?;
-        self.request(Operation::ResetToKeyframe(key))
+        let world = self.world();
+        let key = self.keyframe_index_in(&world, robot, name)?;
+        self.request_in(world.number, Operation::ResetToKeyframe(key))
     }
 
     pub fn hold_keyframe(&self, robot: Option<usize>, name: &str) -> OperationResult {
-        let key = self.keyframe_index(robot, name)?;
-        self.request(Operation::HoldKeyframe(key))
+        let world = self.world();
+        let key = self.keyframe_index_in(&world, robot, name)?;
+        self.request_in(world.number, Operation::HoldKeyframe(key))
     }
 
     /// A body of the robot by its own name, or of the world by its full name.
     pub fn body_index(&self, robot: Option<usize>, name: &str) -> Result<usize, OperationError> {
+        let world = self.world();
         if let Some(r) = robot
-            && let Some(body) = self.robot(r)?.body(name)
+            && let Some(body) = self.robot(&world, r)?.body(name)
         {
             return Ok(body.id);
         }
-        self.shared
+        world
             .model
             .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, name)
             .ok_or_else(|| self.refuse(format!("unknown body '{name}'")))
@@ -314,7 +357,8 @@ impl SimHandle {
     /// (a missing one takes its default), every other actuator of the robot gets the
     /// defaults, and the robot switches to PD control.
     pub fn set_gains(&self, robot: usize, updates: &[(String, GainsUpdate)]) -> OperationResult {
-        let map = self.robot(robot)?;
+        let world = self.world();
+        let map = self.robot(&world, robot)?;
         let mut gains = vec![PdGains::DEFAULT; map.actuators.len()].into_boxed_slice();
         for (name, update) in updates {
             let index = map
@@ -334,22 +378,29 @@ impl SimHandle {
                 torque_limit: update.torque_limit.unwrap_or(d.torque_limit),
             };
         }
-        self.request(Operation::SetGains {
-            robot,
-            gains,
-            enable_pd: true,
-        })
+        self.request_in(
+            world.number,
+            Operation::SetGains {
+                robot,
+                gains,
+                enable_pd: true,
+            },
+        )
     }
 
     /// Gives every actuator of `robot` the same PD gains (its `control.gains`); whether PD
     /// is on stays as it is.
     pub fn set_robot_gains(&self, robot: usize, gains: PdGains) -> OperationResult {
-        let map = self.robot(robot)?;
-        self.request(Operation::SetGains {
-            robot,
-            gains: vec![gains; map.actuators.len()].into_boxed_slice(),
-            enable_pd: false,
-        })
+        let world = self.world();
+        let map = self.robot(&world, robot)?;
+        self.request_in(
+            world.number,
+            Operation::SetGains {
+                robot,
+                gains: vec![gains; map.actuators.len()].into_boxed_slice(),
+                enable_pd: false,
+            },
+        )
     }
 
     /// Follows a joint trajectory: joint (or actuator) names, times from start, positions
@@ -362,9 +413,10 @@ impl SimHandle {
         positions: &[f64],
         velocities: &[f64],
     ) -> OperationResult {
+        let world = self.world();
         let mut actuators = Vec::with_capacity(joints.len());
         for joint in joints {
-            actuators.push(self.actuator_index(robot, joint)?);
+            actuators.push(self.actuator_index_in(&world, robot, joint)?);
         }
         let trajectory = Box::new(Trajectory {
             actuators,
@@ -375,7 +427,10 @@ impl SimHandle {
         trajectory
             .validate()
             .map_err(|m| self.bad_command("trajectory", format!("trajectory: {m}")))?;
-        self.request(Operation::FollowTrajectory { robot, trajectory })
+        self.request_in(
+            world.number,
+            Operation::FollowTrajectory { robot, trajectory },
+        )
     }
 
     pub fn cancel_trajectory(&self, robot: usize) -> OperationResult {
@@ -384,8 +439,8 @@ impl SimHandle {
 
     /// Loads a built-in or user preset by name (stopped).
     pub fn load_preset(&self, robot: usize, name: &str) -> OperationResult {
-        let control = self
-            .shared
+        let world = self.world();
+        let control = world
             .controls
             .get(robot)
             .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))?;
@@ -394,10 +449,13 @@ impl SimHandle {
         preset
             .validate()
             .map_err(|e| self.refuse(e.describe(&preset)))?;
-        self.request(Operation::LoadPreset {
-            robot,
-            preset: Box::new(preset),
-        })
+        self.request_in(
+            world.number,
+            Operation::LoadPreset {
+                robot,
+                preset: Box::new(preset),
+            },
+        )
     }
 
     pub fn play_preset(&self, robot: usize, pose: usize) -> OperationResult {
@@ -436,7 +494,7 @@ impl SimHandle {
 
     /// The legacy action-key bitmask of a robot (bit i: action key i held).
     pub fn actions(&self, robot: usize) -> i32 {
-        self.shared
+        self.world()
             .actions
             .get(robot)
             .map(|a| a.load(Ordering::Relaxed))
@@ -445,8 +503,8 @@ impl SimHandle {
 
     /// Sets the legacy action-key bitmask (from ROS, a console, or any other source).
     pub fn set_actions(&self, robot: usize, mask: i32) -> Result<(), OperationError> {
-        let slot = self
-            .shared
+        let world = self.world();
+        let slot = world
             .actions
             .get(robot)
             .ok_or_else(|| self.refuse(format!("no robot with index {robot}")))?;
@@ -456,21 +514,23 @@ impl SimHandle {
 
     /// The controller settings and sticky commands of a robot, read from a snapshot.
     pub fn control_status(&self, robot: usize) -> Result<ControlStatus, OperationError> {
-        self.robot(robot)?;
+        let world = self.world();
+        self.robot(&world, robot)?;
         let snapshot = self.capture()?;
-        let mut at = self.shared.model.ffi().nv as usize;
-        for r in 0..robot {
-            at += self.controller_state_len(r);
+        if snapshot.generation != world.number {
+            return Err(OperationError::WorldChanged {
+                now: snapshot.generation,
+            });
         }
-        let n = self.shared.robots[robot].actuators.len();
+        let len = |r: usize| {
+            crate::control::RobotController::state_len_for(world.robots[r].actuators.len())
+        };
+        let at = world.model.ffi().nv as usize + (0..robot).map(len).sum::<usize>();
+        let n = world.robots[robot].actuators.len();
         Ok(ControlStatus::decode(
             n,
-            &snapshot.controllers[at..at + self.controller_state_len(robot)],
+            &snapshot.controllers[at..at + len(robot)],
         ))
-    }
-
-    fn controller_state_len(&self, robot: usize) -> usize {
-        crate::control::RobotController::state_len_for(self.shared.robots[robot].actuators.len())
     }
 
     /// Keeps a snapshot of the current state in memory under `name`.
@@ -527,7 +587,8 @@ impl SimHandle {
 
     /// Starts recording qpos and qvel of every step to a CSV file.
     pub fn start_recording(&self, path: &Path) -> OperationResult {
-        let model = &self.shared.model;
+        let world = self.world();
+        let model = &world.model;
         let row = 1 + model.ffi().nq as usize + model.ffi().nv as usize;
         let recording = Recording::start(path, record::header(model), row)
             .map_err(|e| self.refuse(format!("{}: {e}", path.display())))?;
@@ -569,12 +630,23 @@ impl SimHandle {
     pub fn play_csv(&self, path: &Path) -> OperationResult {
         let text = std::fs::read_to_string(path)
             .map_err(|e| self.refuse(format!("{}: {e}", path.display())))?;
-        let rows = record::parse(&text, &self.shared.model, &self.shared.robots)
+        let world = self.world();
+        let rows = record::parse(&text, &world.model, &world.robots)
             .map_err(|m| self.refuse(format!("{}: {m}", path.display())))?;
-        self.request(Operation::Playback(Box::new(rows)))
+        self.request_in(world.number, Operation::Playback(Box::new(rows)))
     }
 
     pub fn stop_playback(&self) -> OperationResult {
         self.request(Operation::StopPlayback)
+    }
+}
+
+/// The robots of one world generation, as a slice (the view keeps that world alive).
+pub struct Robots(std::sync::Arc<WorldGeneration>);
+
+impl std::ops::Deref for Robots {
+    type Target = [RobotMap];
+    fn deref(&self) -> &[RobotMap] {
+        &self.0.robots
     }
 }

@@ -53,6 +53,8 @@ impl TapLayout {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stamped {
     pub at_step: u64,
+    /// The world generation its ids belong to.
+    pub generation: u64,
     pub command: Command,
 }
 
@@ -132,8 +134,29 @@ pub enum Operation {
     /// Kinematic playback of recorded rows; pauses at the end.
     Playback(Box<Playback>),
     StopPlayback,
+    /// Swaps in the next world between two steps, carrying the state of what stays.
+    ChangeWorld(Box<super::world::NextWorld>),
     /// Ends the physics thread.
     Shutdown,
+}
+
+impl Operation {
+    /// Whether it names robots, bodies, keyframes or actuators by the ids of one world (so
+    /// it is refused once that world has changed).
+    pub fn names_world_ids(&self) -> bool {
+        !matches!(
+            self,
+            Operation::SetMode(_)
+                | Operation::SetSpeed(_)
+                | Operation::Step(_)
+                | Operation::Reset
+                | Operation::Tap { .. }
+                | Operation::Untap(_)
+                | Operation::StopPlayback
+                | Operation::ChangeWorld(_)
+                | Operation::Shutdown
+        )
+    }
 }
 
 /// Why an operation was not carried out. What the physics thread refuses carries ids and
@@ -194,6 +217,13 @@ pub enum OperationError {
     TapsFull,
     #[error("the playback rows do not fit this model")]
     PlaybackRows,
+    #[error(
+        "the snapshot belongs to world generation {snapshot}, the world is now generation {now} \
+         (entities were spawned, deleted or a world loaded since)"
+    )]
+    OtherWorld { snapshot: u64, now: u64 },
+    #[error("the world changed (generation {now}) while the request was on its way; try again")]
+    WorldChanged { now: u64 },
     /// Refused by the handle or an adapter, with the text made there.
     #[error("{0}")]
     Invalid(String),
@@ -215,6 +245,8 @@ pub type OperationResult = Result<OperationDone, OperationError>;
 
 pub struct Request {
     pub operation: Operation,
+    /// The world generation the operation's ids belong to.
+    pub generation: u64,
     pub reply: Option<crossbeam_channel::Sender<OperationResult>>,
 }
 
@@ -228,4 +260,5 @@ pub enum Trash {
     Playback(Box<Playback>),
     Ring(Arc<RecordRing>),
     Reply(crossbeam_channel::Sender<OperationResult>),
+    World(Box<super::world::NextWorld>),
 }

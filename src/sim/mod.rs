@@ -9,6 +9,7 @@ mod physics;
 mod snapshot;
 mod state;
 mod stats;
+mod world;
 
 pub use api::GainsUpdate;
 pub use clock::now_ns;
@@ -18,6 +19,7 @@ pub use commands::{
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
+pub use world::{ChangeError, Changed, NextWorld, WorldGeneration};
 
 use crate::config::{ControlSource, SimConfig, SimMode};
 use crate::control::{Controllers, TwistCommand};
@@ -57,29 +59,24 @@ impl TwistSlot {
 
 /// State shared between the physics thread and the handles.
 pub(crate) struct Shared {
-    model: Arc<MjModel>,
-    fingerprint: u64,
-    state: StateExchange,
+    /// The world as it is now (the physics thread holds its own reference and hands the
+    /// next one over through an operation; only a world change writes this).
+    world: std::sync::RwLock<Arc<WorldGeneration>>,
+    /// Held while a world change is built and swapped in: changes happen one at a time.
+    changing: std::sync::Mutex<()>,
     stats: stats::LiveStats,
     inbox: ArrayQueue<Stamped>,
     trash: ArrayQueue<Trash>,
-    twists: Vec<TwistSlot>,
-    /// Legacy action-key bitmask per robot.
-    actions: Vec<std::sync::atomic::AtomicI32>,
-    /// Snapshot sizes: MuJoCo state, controllers' state.
-    snapshot_sizes: (usize, usize),
-    robots: Vec<crate::model::RobotMap>,
-    controls: Vec<crate::config::ControlConfig>,
     /// Snapshots kept in memory under a name.
     named_snapshots: std::sync::Mutex<std::collections::BTreeMap<String, Box<Snapshot>>>,
     recording: std::sync::Mutex<Option<crate::record::Recording>>,
     log_limiter: crate::rate_limit::RateLimiter,
-    /// Each robot's current control source, as the physics thread last set it.
-    sources: Box<[AtomicU8]>,
     mode: AtomicU8,
     speed_bits: AtomicU64,
     /// The physics thread pauses itself after this step (u64::MAX: never).
     pause_at_step: AtomicU64,
+    /// How many contacts each state carries (a world change keeps it).
+    contacts: usize,
 }
 
 /// The handle adapters use. Cheap to clone; every method is safe from any thread.
@@ -90,23 +87,38 @@ pub struct SimHandle {
 }
 
 impl SimHandle {
-    pub fn model(&self) -> &Arc<MjModel> {
-        &self.shared.model
+    /// The world as it is now. Hold on to it to plan from one model: its ids and sizes
+    /// stay valid however the world changes later.
+    pub fn world(&self) -> Arc<WorldGeneration> {
+        match self.shared.world.read() {
+            Ok(world) => world.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// The current world's generation number (0 at start, +1 per change).
+    pub fn generation(&self) -> u64 {
+        self.world().number
+    }
+
+    pub fn model(&self) -> Arc<MjModel> {
+        self.world().model.clone()
     }
 
     pub fn state_layout(&self) -> StateLayout {
-        *self.shared.state.layout()
+        self.world().layout()
     }
 
-    /// A buffer for the latest state (the physics thread's exported arrays), sized for this
-    /// model, to pass to `latest_state`.
+    /// A buffer for the latest state (the physics thread's exported arrays), sized for the
+    /// current model, to pass to `latest_state`.
     pub fn latest_state_buffer(&self) -> StateSnapshot {
-        StateSnapshot::with_layout(self.shared.state.layout())
+        StateSnapshot::with_layout(&self.world().layout())
     }
 
-    /// Copies the newest published state into `out`; never stalls the physics thread.
+    /// Copies the newest published state of the current world into `out` (resized when the
+    /// world changed); never stalls the physics thread.
     pub fn latest_state(&self, out: &mut StateSnapshot) -> bool {
-        self.shared.state.read_latest(out)
+        self.world().latest_state(out)
     }
 
     pub fn stats(&self) -> SimStats {
@@ -137,7 +149,8 @@ impl SimHandle {
 
     /// Where robot `robot` takes its commands from now (None: no such robot).
     pub fn control_source(&self, robot: usize) -> Option<ControlSource> {
-        let source = self.shared.sources.get(robot)?;
+        let world = self.world();
+        let source = world.sources.get(robot)?;
         Some(ControlSource::from_u8(source.load(Ordering::Relaxed)))
     }
 
@@ -151,13 +164,22 @@ impl SimHandle {
     }
 
     /// Queues a command for physics step `step` (the count of steps once it has run); 0 means
-    /// the next step. Stamped commands make runs reproducible (lockstep).
+    /// the next step. Stamped commands make runs reproducible (lockstep). Its ids are those
+    /// of the current world; `send_in` names the world they were resolved in.
     pub fn send_at(&self, step: u64, command: Command) -> bool {
+        self.send_in(self.generation(), step, command)
+    }
+
+    /// Queues a command whose ids belong to world generation `generation`: if the world has
+    /// changed by the time it applies, it is dropped (and counted) instead of reaching
+    /// whatever now has those ids.
+    pub fn send_in(&self, generation: u64, step: u64, command: Command) -> bool {
         if self
             .shared
             .inbox
             .push(Stamped {
                 at_step: step,
+                generation,
                 command,
             })
             .is_err()
@@ -171,11 +193,19 @@ impl SimHandle {
         true
     }
 
-    /// Asks the physics thread to carry out an operation and waits for its result.
+    /// Asks the physics thread to carry out an operation on the current world and waits for
+    /// its result.
     pub fn request(&self, operation: Operation) -> OperationResult {
+        self.request_in(self.generation(), operation)
+    }
+
+    /// Asks for an operation whose ids belong to world generation `generation`; refused if
+    /// the world has changed since.
+    pub fn request_in(&self, generation: u64, operation: Operation) -> OperationResult {
         let (reply, result) = crossbeam_channel::bounded(1);
         let sent = self.requests.send(Request {
             operation,
+            generation,
             reply: Some(reply),
         });
         let answer = match sent {
@@ -214,7 +244,7 @@ impl SimHandle {
     /// The twist each robot's base is driven with now (zeros when nobody drives or after the
     /// timeout): (vx, vy, yaw rate).
     pub fn twist(&self, robot: usize) -> [f64; 3] {
-        self.shared
+        self.world()
             .twists
             .get(robot)
             .map(TwistSlot::load)
@@ -223,23 +253,29 @@ impl SimHandle {
 
     /// The model fingerprint snapshots carry.
     pub fn fingerprint(&self) -> u64 {
-        self.shared.fingerprint
+        self.world().fingerprint
     }
 
     /// An empty full snapshot (integration state and controllers, what `restore` takes),
-    /// sized for this model.
+    /// sized for the current model.
     pub fn empty_snapshot(&self) -> Box<Snapshot> {
-        let (physics, controllers) = self.shared.snapshot_sizes;
-        Box::new(Snapshot::sized(
-            self.shared.fingerprint,
-            physics,
-            controllers,
-        ))
+        Self::empty_snapshot_of(&self.world())
+    }
+
+    fn empty_snapshot_of(world: &WorldGeneration) -> Box<Snapshot> {
+        let (physics, controllers) = world.snapshot_sizes;
+        let mut snapshot = Snapshot::sized(world.fingerprint, physics, controllers);
+        snapshot.generation = world.number;
+        Box::new(snapshot)
     }
 
     /// Captures the full state (MuJoCo integration state and controllers).
     pub fn capture(&self) -> Result<Box<Snapshot>, OperationError> {
-        let done = self.request(Operation::CaptureSnapshot(self.empty_snapshot()))?;
+        let world = self.world();
+        let done = self.request_in(
+            world.number,
+            Operation::CaptureSnapshot(Self::empty_snapshot_of(&world)),
+        )?;
         done.snapshot.ok_or(OperationError::Stopped)
     }
 
@@ -298,56 +334,35 @@ pub struct Simulation {
 
 impl Simulation {
     pub fn start(world: &World, options: &SimConfig) -> Result<Self, StartError> {
-        let model = world.model.clone();
         let controllers = controllers(world)?;
         let autoplay: Vec<bool> = controllers
             .robots
             .iter()
             .map(|c| c.configured().autoplay && c.sequencer.preset_name().is_some())
             .collect();
-        let snapshot_sizes = (
-            model.state_size(STATE_SPEC),
-            model.ffi().nv as usize + controllers.state_len(),
-        );
+        let generation = Arc::new(WorldGeneration::new(
+            0,
+            world,
+            &controllers,
+            options.export_contacts as usize,
+        ));
         let shared = Arc::new(Shared {
-            state: StateExchange::new(
-                StateLayout::of(&model).with_contacts(options.export_contacts as usize),
-            ),
-            fingerprint: model_fingerprint(&model),
-            model: model.clone(),
+            world: std::sync::RwLock::new(generation.clone()),
+            changing: Default::default(),
             stats: Default::default(),
             inbox: ArrayQueue::new(INBOX_CAPACITY),
             trash: ArrayQueue::new(TRASH_CAPACITY),
-            twists: (0..controllers.robots.len())
-                .map(|_| TwistSlot::default())
-                .collect(),
-            actions: world
-                .robots
-                .iter()
-                .map(|r| std::sync::atomic::AtomicI32::new(r.actions))
-                .collect(),
-            snapshot_sizes,
-            robots: world.robots.clone(),
-            controls: controllers
-                .robots
-                .iter()
-                .map(|r| r.configured().clone())
-                .collect(),
             named_snapshots: Default::default(),
             recording: Default::default(),
             log_limiter: Default::default(),
-            sources: controllers
-                .robots
-                .iter()
-                .map(|r| AtomicU8::new(r.source as u8))
-                .collect(),
             mode: AtomicU8::new(options.mode as u8),
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),
+            contacts: options.export_contacts as usize,
         });
         let (requests, inbox) = crossbeam_channel::bounded(64);
         let physics = physics::Physics::new(
-            model,
+            generation,
             shared.clone(),
             inbox,
             controllers,
@@ -391,6 +406,7 @@ impl Simulation {
         if let Some(thread) = self.thread.take() {
             let _ = self.handle.requests.send(Request {
                 operation: Operation::Shutdown,
+                generation: 0,
                 reply: None,
             });
             let _ = thread.join();

@@ -63,9 +63,17 @@ impl Physics {
             self.begin_steps(n, request.reply);
             return Flow::Continue;
         }
+        if request.generation != self.world.number && request.operation.names_world_ids() {
+            let stale = Err(OperationError::WorldChanged {
+                now: self.world.number,
+            });
+            self.trash_operation(request.operation);
+            self.answer(request.reply, stale);
+            return Flow::Continue;
+        }
         let result = self.carry_out(request.operation);
         // Operations that switch sources (set, reset, restore) show on the handle side.
-        for (slot, robot) in self.shared.sources.iter().zip(&self.controllers.robots) {
+        for (slot, robot) in self.world.sources.iter().zip(&self.controllers.robots) {
             slot.store(robot.source as u8, std::sync::atomic::Ordering::Relaxed);
         }
         self.answer(request.reply, result);
@@ -192,6 +200,7 @@ impl Physics {
             Operation::Tap { ring, layout } => self.tap(ring, layout)?,
             Operation::Untap(ring) => self.untap(ring)?,
             Operation::Playback(rows) => self.playback(rows)?,
+            Operation::ChangeWorld(next) => self.change_world(next)?,
             Operation::StopPlayback => {
                 if let Some(old) = self.playback.take() {
                     self.trash(Trash::Playback(old.rows));
@@ -240,7 +249,7 @@ impl Physics {
         if let Err(e) = self.data.reset_keyframe(key) {
             return Err(OperationError::Mujoco(e));
         }
-        let model = self.model.clone();
+        let model = self.world.model.clone();
         let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
         let qpos = &model.key_qpos()[key * nq..(key + 1) * nq];
         let ctrl = &model.key_ctrl()[key * nu..(key + 1) * nu];
@@ -252,7 +261,7 @@ impl Physics {
     /// Keeps the state; the controllers drive the robots to keyframe `key`.
     fn hold_keyframe(&mut self, key: usize) -> Result<(), OperationError> {
         let key = self.key_index(key)?;
-        let model = self.model.clone();
+        let model = self.world.model.clone();
         let (nq, nu) = (model.ffi().nq as usize, model.ffi().nu as usize);
         self.hold(
             &model.key_qpos()[key * nq..(key + 1) * nq],
@@ -279,7 +288,8 @@ impl Physics {
             robot.save_state(&mut snapshot.controllers[at..at + len]);
             at += len;
         }
-        snapshot.fingerprint = self.shared.fingerprint;
+        snapshot.fingerprint = self.world.fingerprint;
+        snapshot.generation = self.world.number;
         snapshot.step = self.step;
         Ok(OperationDone {
             snapshot: Some(snapshot),
@@ -503,10 +513,16 @@ impl Physics {
     }
 
     fn restore(&mut self, snapshot: &super::snapshot::Snapshot) -> Result<(), OperationError> {
-        if snapshot.fingerprint != self.shared.fingerprint {
+        if snapshot.generation != self.world.number {
+            return Err(OperationError::OtherWorld {
+                snapshot: snapshot.generation,
+                now: self.world.number,
+            });
+        }
+        if snapshot.fingerprint != self.world.fingerprint {
             return Err(OperationError::OtherModel {
                 snapshot: snapshot.fingerprint,
-                model: self.shared.fingerprint,
+                model: self.world.fingerprint,
             });
         }
         let nv = self.data.model().ffi().nv as usize;
@@ -530,6 +546,89 @@ impl Physics {
         self.data
             .qfrc_bias_mut()
             .copy_from_slice(&snapshot.controllers[..nv]);
+        Ok(())
+    }
+
+    /// Hands what a refused operation brought in back for dropping.
+    fn trash_operation(&self, operation: Operation) {
+        match operation {
+            Operation::CaptureSnapshot(s) | Operation::RestoreSnapshot(s) => {
+                self.trash(Trash::Snapshot(s))
+            }
+            Operation::SetGains { gains, .. } => self.trash(Trash::Gains(gains)),
+            Operation::FollowTrajectory { trajectory, .. } => {
+                self.trash(Trash::Trajectory(trajectory))
+            }
+            Operation::LoadPreset { preset, .. } => self.trash(Trash::Preset(preset)),
+            Operation::Tap { ring, .. } | Operation::Untap(ring) => self.trash(Trash::Ring(ring)),
+            Operation::Playback(rows) => self.trash(Trash::Playback(rows)),
+            Operation::ChangeWorld(next) => self.trash(Trash::World(next)),
+            _ => {}
+        }
+    }
+
+    /// Swaps in the next world: the state of what stays (joints, actuators, mocap bodies by
+    /// name; the controllers of the robots that stay, with their commands, gains,
+    /// trajectories and presets) carries over, then the old world goes out for dropping.
+    /// Wrenches, playback and taps end: their ids and row sizes belong to the old model.
+    fn change_world(
+        &mut self,
+        mut next: Box<super::world::NextWorld>,
+    ) -> Result<(), OperationError> {
+        let started = super::clock::now_ns();
+        if next.replaces != self.world.number {
+            let now = self.world.number;
+            self.trash(Trash::World(next));
+            return Err(OperationError::WorldChanged { now });
+        }
+        if !next.fresh {
+            next.carry.apply(&self.data, &mut next.data);
+            for (r, kept) in next.kept.iter().enumerate() {
+                let Some(old) = *kept else { continue };
+                let (Some(fresh), Some(running)) = (
+                    next.controllers.robots.get_mut(r),
+                    self.controllers.robots.get_mut(old),
+                ) else {
+                    continue;
+                };
+                if fresh.actuators.len() != running.actuators.len() {
+                    continue;
+                }
+                // The running controller keeps its state and takes the new model's ids.
+                std::mem::swap(&mut fresh.actuators, &mut running.actuators);
+                std::mem::swap(&mut fresh.base, &mut running.base);
+                std::mem::swap(fresh, running);
+            }
+        }
+        std::mem::swap(&mut self.data, &mut next.data);
+        std::mem::swap(&mut self.controllers, &mut next.controllers);
+        std::mem::swap(&mut self.world, &mut next.generation);
+        self.wrenches = [None; super::physics::MAX_WRENCHES];
+        if let Some(old) = self.playback.take() {
+            self.trash(Trash::Playback(old.rows));
+        }
+        for slot in &mut self.taps {
+            if let Some((ring, _)) = slot.take() {
+                let _ = self.shared.trash.push(Trash::Ring(ring));
+            }
+        }
+        self.pending.clear();
+        if next.fresh {
+            self.step = 0;
+        }
+        self.republish();
+        self.trash(Trash::World(next));
+        let stats = &self.shared.stats;
+        stats
+            .steps
+            .store(self.step, std::sync::atomic::Ordering::Relaxed);
+        stats
+            .world_changes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        stats.last_change_ns.store(
+            super::clock::now_ns() - started,
+            std::sync::atomic::Ordering::Relaxed,
+        );
         Ok(())
     }
 

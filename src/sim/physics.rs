@@ -6,6 +6,7 @@ use super::Shared;
 use super::clock::{now_ns, wait_until};
 use super::commands::{Command, OperationResult, Request, Stamped, TapLayout, Trash};
 use super::stats::StatsWindow;
+use super::world::WorldGeneration;
 use crate::config::{ControlMode, SimMode};
 use crate::control::{ActuatorKind, Controllers, TwistCommand};
 use crate::record::{Playback, RecordRing};
@@ -48,8 +49,8 @@ pub(super) struct ActivePlayback {
 }
 
 pub struct Physics {
-    /// The model `data` was made from (an Arc clone: no copy).
-    pub(super) model: Arc<MjModel>,
+    /// The world `data` was made from (its model is the one `data` holds).
+    pub(super) world: Arc<WorldGeneration>,
     pub(super) data: MjData<Arc<MjModel>>,
     pub(super) shared: Arc<Shared>,
     requests: Receiver<Request>,
@@ -81,7 +82,7 @@ pub(super) enum Flow {
 impl Physics {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        model: Arc<MjModel>,
+        world: Arc<WorldGeneration>,
         shared: Arc<Shared>,
         requests: Receiver<Request>,
         controllers: Controllers,
@@ -90,14 +91,14 @@ impl Physics {
         substeps: u32,
         spin_us: u32,
     ) -> std::io::Result<Self> {
-        let mut data = MjData::try_new(model.clone()).map_err(|_| {
+        let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
             std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
         })?;
         data.forward();
-        shared.state.publish(&data, 0);
+        world.state.publish(&data, 0);
         let window = StatsWindow::new(now_ns(), data.time());
         Ok(Self {
-            model,
+            world,
             data,
             shared,
             requests,
@@ -207,7 +208,7 @@ impl Physics {
     }
 
     fn export(&mut self) {
-        self.shared.state.publish(&self.data, self.step);
+        self.world.state.publish(&self.data, self.step);
         let stats = &self.shared.stats;
         stats.steps.store(self.step, Ordering::Relaxed);
         stats
@@ -220,7 +221,7 @@ impl Physics {
             .instabilities
             .store(bad_qacc.max(0) as u64, Ordering::Relaxed);
         for (r, controller) in self.controllers.robots.iter().enumerate() {
-            if let Some(slot) = self.shared.twists.get(r) {
+            if let Some(slot) = self.world.twists.get(r) {
                 slot.store(&controller.active_twist(self.data.time()));
             }
         }
@@ -261,17 +262,23 @@ impl Physics {
                     .late_commands
                     .fetch_add(1, Ordering::Relaxed);
             }
-            self.apply(stamped.command);
+            self.apply(stamped);
         }
         while self.pending.front().is_some_and(|p| p.at_step <= next) {
             if let Some(stamped) = self.pending.pop_front() {
-                self.apply(stamped.command);
+                self.apply(stamped);
             }
         }
     }
 
-    fn apply(&mut self, command: Command) {
+    fn apply(&mut self, stamped: Stamped) {
         let stats = &self.shared.stats;
+        if stamped.generation != self.world.number {
+            // Its ids belong to a world that has changed since it was sent.
+            stats.stale_commands.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let command = stamped.command;
         let time = self.data.time();
         match command {
             Command::Actuator {
@@ -481,7 +488,7 @@ impl Physics {
     /// Publishes the current state again (after an operation changed it without a step).
     pub(super) fn republish(&mut self) {
         self.data.forward();
-        self.shared.state.publish(&self.data, self.step);
+        self.world.state.publish(&self.data, self.step);
         self.shared
             .stats
             .sim_time_bits

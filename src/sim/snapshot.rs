@@ -9,7 +9,8 @@ use std::path::Path;
 /// The MuJoCo state elements a snapshot holds.
 pub const STATE_SPEC: u32 = mujoco_rs::mujoco_c::mjtState::mjSTATE_INTEGRATION as u32;
 const MAGIC: &[u8; 8] = b"MJBSNAP\0";
-const VERSION: u32 = 1;
+/// Version 2 added the world generation; version 1 files read as generation 0.
+const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Snapshot {
@@ -17,6 +18,8 @@ pub struct Snapshot {
     pub fingerprint: u64,
     /// Physics steps counted when it was taken.
     pub step: u64,
+    /// The world generation it was taken in (0: the world the node started with).
+    pub generation: u64,
     pub physics: Box<[f64]>,
     pub controllers: Box<[f64]>,
 }
@@ -84,6 +87,7 @@ impl Snapshot {
         Self {
             fingerprint,
             step: 0,
+            generation: 0,
             physics: vec![0.0; physics].into_boxed_slice(),
             controllers: vec![0.0; controllers].into_boxed_slice(),
         }
@@ -96,6 +100,7 @@ impl Snapshot {
         out.extend_from_slice(&STATE_SPEC.to_le_bytes());
         out.extend_from_slice(&self.fingerprint.to_le_bytes());
         out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&self.generation.to_le_bytes());
         out.extend_from_slice(&(self.physics.len() as u64).to_le_bytes());
         out.extend_from_slice(&(self.controllers.len() as u64).to_le_bytes());
         for v in self.physics.iter().chain(self.controllers.iter()) {
@@ -108,8 +113,7 @@ impl Snapshot {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, SnapshotError> {
-        let header = 8 + 4 + 4 + 8 + 8 + 8 + 8;
-        if bytes.len() < header + 8 || &bytes[..8] != MAGIC {
+        if bytes.len() < 12 + 8 || &bytes[..8] != MAGIC {
             return Err(SnapshotError::NotASnapshot);
         }
         let u32_at =
@@ -117,14 +121,22 @@ impl Snapshot {
         let u64_at =
             |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
         let version = u32_at(8);
-        if version != VERSION {
-            return Err(SnapshotError::Version(version));
+        // Version 1 had no generation field: the lengths follow the step.
+        let (header, generation_at) = match version {
+            1 => (48, None),
+            VERSION => (56, Some(32)),
+            other => return Err(SnapshotError::Version(other)),
+        };
+        if bytes.len() < header + 8 {
+            return Err(SnapshotError::Length);
         }
+        let lengths_at = header - 16;
         let spec = u32_at(12);
         if spec != STATE_SPEC {
             return Err(SnapshotError::StateElements(spec));
         }
-        let (physics_len, controllers_len) = (u64_at(32) as usize, u64_at(40) as usize);
+        let (physics_len, controllers_len) =
+            (u64_at(lengths_at) as usize, u64_at(lengths_at + 8) as usize);
         let values = physics_len
             .checked_add(controllers_len)
             .and_then(|n| n.checked_mul(8));
@@ -151,6 +163,7 @@ impl Snapshot {
         Ok(Self {
             fingerprint: u64_at(16),
             step: u64_at(24),
+            generation: generation_at.map_or(0, u64_at),
             physics: read(header, physics_len),
             controllers: read(header + 8 * physics_len, controllers_len),
         })
@@ -195,13 +208,26 @@ mod tests {
         let snap = Snapshot {
             fingerprint: 42,
             step: 7,
+            generation: 3,
             physics: vec![1.0, -2.5].into(),
             controllers: vec![f64::MAX].into(),
         };
         let bytes = snap.encode();
         assert_eq!(Snapshot::decode(&bytes).unwrap(), snap);
+        // A version 1 file (no generation) reads as generation 0.
+        let mut old = bytes[..32].to_vec();
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        old.extend_from_slice(&bytes[40..bytes.len() - 8]);
+        let mut hash = Fnv::new();
+        hash.write(&old);
+        old.extend_from_slice(&hash.finish().to_le_bytes());
+        let read = Snapshot::decode(&old).unwrap();
+        assert_eq!(
+            (read.generation, read.physics.clone()),
+            (0, snap.physics.clone())
+        );
         let mut bad = bytes.clone();
-        bad[50] ^= 1;
+        bad[60] ^= 1;
         assert_eq!(Snapshot::decode(&bad), Err(SnapshotError::Checksum));
         assert_eq!(
             Snapshot::decode(&bytes[..bytes.len() - 1]),

@@ -87,6 +87,11 @@ pub struct LiveStats {
     pub late_commands: AtomicU64,
     /// Operations refused (unknown names, bad values, wrong model, ...).
     pub refused_operations: AtomicU64,
+    /// Commands whose world changed before they applied (dropped).
+    pub stale_commands: AtomicU64,
+    /// World changes swapped in, and the physics thread's time spent on the last one.
+    pub world_changes: AtomicU64,
+    pub last_change_ns: AtomicU64,
     pub lateness: LatenessHistogram,
 }
 
@@ -111,6 +116,10 @@ pub struct SimStats {
     pub ignored_commands: u64,
     pub late_commands: u64,
     pub refused_operations: u64,
+    pub stale_commands: u64,
+    pub world_changes: u64,
+    /// Seconds the physics thread spent swapping in the last world change.
+    pub last_change_time: f64,
 }
 
 impl LiveStats {
@@ -135,6 +144,9 @@ impl LiveStats {
             ignored_commands: load(&self.ignored_commands),
             late_commands: load(&self.late_commands),
             refused_operations: load(&self.refused_operations),
+            stale_commands: load(&self.stale_commands),
+            world_changes: load(&self.world_changes),
+            last_change_time: load(&self.last_change_ns) as f64 * 1e-9,
         }
     }
 }

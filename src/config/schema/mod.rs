@@ -40,6 +40,12 @@ pub struct Config {
     /// Folder that relative paths in the config resolve against; set by the loader.
     #[serde(skip)]
     pub base_dir: PathBuf,
+    /// The robot whose topics and frames carry no robot prefix: the only robot of a config
+    /// that has one (set by the loader). Robots spawned beside it get their name as prefix,
+    /// so its topics stay where they were. Empty: every robot carries its name (a config of
+    /// several). None (a config not made by the loader): prefixed when several.
+    #[serde(skip)]
+    pub unprefixed_robot: Option<String>,
 }
 
 /// serde's default for flags that are on unless turned off.

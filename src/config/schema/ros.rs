@@ -134,6 +134,9 @@ impl Default for RosConfig {
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RobotRosConfig {
+    /// The namespace of the robot's topics and actions when several robots share the world
+    /// (default: its name).
+    pub namespace: Option<String>,
     /// sensor_msgs/Imu topics, each from MuJoCo sensors on one site.
     pub imu: Vec<ImuTopic>,
     /// geometry_msgs/WrenchStamped topics from a force and a torque sensor.

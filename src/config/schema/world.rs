@@ -13,6 +13,10 @@ pub struct WorldConfig {
     /// Adds a directional light above the origin.
     #[serde(default)]
     pub light: bool,
+    /// Folders searched, besides the package's `config/`, for world configs (`LoadWorld`,
+    /// `GetAvailableWorlds`) and spawnable models (`GetSpawnables`).
+    #[serde(default)]
+    pub search_paths: Vec<String>,
 }
 
 /// The real-time factors `sim.speed` may take: beyond them a paced tick would sleep for

@@ -58,7 +58,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
 
 /// Adds `{name}_optical_frame` on the camera's body to the fixed frames; returns its name.
 fn optical_frame(plan: &mut Plan, camera: &PlannedCamera) -> String {
-    let (model, map, prefixed) = (plan.model, &plan.robots[camera.robot], plan.prefixed());
+    let (model, map, prefixed) = (plan.model, &plan.robots[camera.robot], plan.prefixed(camera.robot));
     let id = camera.spec.camera;
     let body = model.cam_bodyid()[id] as usize;
     let parent = frame_name("world", map, body, prefixed);

@@ -79,6 +79,9 @@ impl Fixture {
             ignored_commands: 0,
             late_commands: 0,
             refused_operations: 0,
+            stale_commands: 0,
+            world_changes: 0,
+            last_change_time: 0.0,
         };
         Self {
             world,

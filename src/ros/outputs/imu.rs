@@ -62,7 +62,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 (None, Some(site)) => sensors::site_frame(plan, robot, site, false),
                 (None, None) => {
                     let map = &plan.robots[robot];
-                    frame_name("world", map, map.root_body.unwrap_or(0), plan.prefixed())
+                    frame_name("world", map, map.root_body.unwrap_or(0), plan.prefixed(robot))
                 }
             };
             let mut message = ImuMsg::default();

@@ -24,7 +24,8 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     let markers = plan
         .robots
         .iter()
-        .flat_map(|r| of_robot(plan.model, r, plan.prefixed()))
+        .enumerate()
+        .flat_map(|(i, r)| of_robot(plan.model, r, plan.prefixed(i)))
         .collect();
     plan.add(Markers {
         topic: Topic {

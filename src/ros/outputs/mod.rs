@@ -259,9 +259,13 @@ impl<'a> Plan<'a> {
         self.outputs
     }
 
-    /// Several robots share the world: topics and frames carry the robot's name.
-    pub fn prefixed(&self) -> bool {
-        self.robots.len() > 1
+    /// Whether robot `robot`'s topics and frames carry its name: yes unless it is the
+    /// config's only robot (see `Config::unprefixed_robot`) or alone in the world.
+    pub fn prefixed(&self, robot: usize) -> bool {
+        match &self.config.unprefixed_robot {
+            Some(name) => self.robots[robot].name != *name,
+            None => self.robots.len() > 1,
+        }
     }
 
     /// The schedule of a topic at `ros.rates.<field>`, or at its own rate from the robot's
@@ -276,14 +280,16 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// A topic of robot `robot`: relative (`joint_states`) when it is alone, under its name
-    /// (`g1/joint_states`) when several share the world.
+    /// A topic of robot `robot`: relative (`joint_states`) when it is alone, under its
+    /// namespace (`ros.namespace`, by default its name: `g1/joint_states`) when several
+    /// share the world.
     pub fn robot_topic(&self, robot: usize, name: &str) -> String {
-        if self.prefixed() {
-            format!("{}/{name}", self.robots[robot].name)
-        } else {
-            name.to_string()
-        }
+        robot_topic(
+            self.config,
+            &self.robots[robot].name,
+            self.prefixed(robot),
+            name,
+        )
     }
 
     /// Adds the fixed frame `parent -> child` for /tf_static, once per child.
@@ -296,6 +302,20 @@ impl<'a> Plan<'a> {
             self.static_frames.push(frame);
         }
     }
+}
+
+/// A topic of robot `robot_name` of `config`, under its namespace when `prefixed`.
+pub fn robot_topic(config: &Config, robot_name: &str, prefixed: bool, name: &str) -> String {
+    if !prefixed {
+        return name.to_string();
+    }
+    let namespace = config
+        .robots
+        .iter()
+        .find(|r| r.name == robot_name)
+        .and_then(|r| r.ros.namespace.as_deref())
+        .unwrap_or(robot_name);
+    format!("{}/{name}", namespace.trim_matches('/'))
 }
 
 /// Checks that the outputs of `config` can be planned on `model` (at load, with or without

@@ -33,7 +33,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             &plan.robots[robot],
             &config.ros.odometry,
             config.control.base.as_ref(),
-            plan.prefixed(),
+            plan.prefixed(robot),
         )
         .map_err(|e| e.at(field))?
         else {

@@ -98,7 +98,7 @@ fn site_name(robot: &RobotMap, site: usize) -> String {
 /// site's z axis, the direction a MuJoCo rangefinder measures in (sensor_msgs/Range
 /// measures along x).
 pub fn site_frame(plan: &mut Plan, robot: usize, site: usize, x_along_z: bool) -> String {
-    let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed());
+    let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed(robot));
     let body = model.site_bodyid()[site] as usize;
     let body_frame = frame_name("world", map, body, prefixed);
     let p = model.site_pos()[site];
@@ -137,7 +137,7 @@ pub fn site_frame(plan: &mut Plan, robot: usize, site: usize, x_along_z: bool) -
 /// A frame at `point` of `body`, with the body's orientation: the body's own frame at its
 /// origin, else `<body>_scan`, fixed to the body on /tf_static.
 pub fn point_frame(plan: &mut Plan, robot: usize, body: usize, point: [f64; 3]) -> String {
-    let body_frame = frame_name("world", &plan.robots[robot], body, plan.prefixed());
+    let body_frame = frame_name("world", &plan.robots[robot], body, plan.prefixed(robot));
     if point.iter().all(|v| v.abs() < 1e-9) {
         return body_frame;
     }

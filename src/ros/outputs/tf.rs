@@ -27,7 +27,7 @@ pub(super) fn body_frames(
     robot: usize,
     moving: bool,
 ) -> Vec<((usize, usize), TransformStamped)> {
-    let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed());
+    let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed(robot));
     let odometry_root = plan.odometry[robot].as_ref().map(|e| e.borrow().root());
     let bodies: Vec<usize> = match map.urdf {
         Some(_) => map.root_body.into_iter().collect(),

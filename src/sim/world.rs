@@ -1,0 +1,471 @@
+//! World generations: the compiled model and everything sized or numbered by it (name maps,
+//! the state exchange, per-robot slots). A spawn, a delete or a world load builds the next
+//! generation off the physics thread, with a fresh `MjData` and controllers and a plan of
+//! which state values carry over by name; the physics thread only copies those values and
+//! swaps, between two steps.
+use super::TwistSlot;
+use super::snapshot::{STATE_SPEC, model_fingerprint};
+use super::state::{StateExchange, StateLayout, StateSnapshot};
+use crate::config::{Config, ControlConfig};
+use crate::control::Controllers;
+use crate::model::{RobotMap, World};
+use mujoco_rs::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, AtomicU8};
+
+/// One generation of the world, shared read-only by the handles. Every id, index and array
+/// size in it belongs to its `model`; adapters keep the generation they planned from and
+/// read the state through it, so nothing ever mixes two models.
+pub struct WorldGeneration {
+    /// 0 for the world the node started with, +1 per change.
+    pub number: u64,
+    pub model: Arc<MjModel>,
+    pub robots: Vec<RobotMap>,
+    pub controls: Vec<ControlConfig>,
+    /// The config this world is built from (a spawn adds a robot to it, a delete removes one).
+    pub config: Config,
+    pub fingerprint: u64,
+    pub(super) state: StateExchange,
+    /// Snapshot sizes: MuJoCo state, controllers' state.
+    pub(super) snapshot_sizes: (usize, usize),
+    pub(super) twists: Vec<TwistSlot>,
+    /// Legacy action-key bitmask per robot.
+    pub(super) actions: Vec<AtomicI32>,
+    /// Each robot's current control source, as the physics thread last set it.
+    pub(super) sources: Box<[AtomicU8]>,
+}
+
+impl WorldGeneration {
+    pub(super) fn new(
+        number: u64,
+        world: &World,
+        controllers: &Controllers,
+        contacts: usize,
+    ) -> Self {
+        let model = world.model.clone();
+        Self {
+            number,
+            fingerprint: model_fingerprint(&model),
+            state: StateExchange::new(StateLayout::of(&model).with_contacts(contacts)),
+            snapshot_sizes: (
+                model.state_size(STATE_SPEC),
+                model.ffi().nv as usize + controllers.state_len(),
+            ),
+            twists: (0..controllers.robots.len())
+                .map(|_| TwistSlot::default())
+                .collect(),
+            actions: world
+                .robots
+                .iter()
+                .map(|r| AtomicI32::new(r.actions))
+                .collect(),
+            sources: controllers
+                .robots
+                .iter()
+                .map(|r| AtomicU8::new(r.source as u8))
+                .collect(),
+            robots: world.robots.clone(),
+            controls: world.controls.clone(),
+            config: world.config.clone(),
+            model,
+        }
+    }
+
+    pub fn layout(&self) -> StateLayout {
+        *self.state.layout()
+    }
+
+    /// Copies the newest state of this generation into `out`. Once the world has changed,
+    /// this generation's state no longer moves: its reader should re-plan from the new one.
+    pub fn latest_state(&self, out: &mut StateSnapshot) -> bool {
+        self.state.read_latest(out)
+    }
+
+    pub fn robot_index(&self, name: &str) -> Option<usize> {
+        self.robots.iter().position(|r| r.name == name)
+    }
+}
+
+/// A run of values copied from the old world's arrays to the new one's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Run {
+    pub from: usize,
+    pub to: usize,
+    pub len: usize,
+}
+
+/// Which state values of the old world land where in the new one, matched by name: joints
+/// (qpos, qvel and the solver's warm start), actuators (ctrl, act) and mocap bodies.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Carry {
+    pub qpos: Vec<Run>,
+    pub dofs: Vec<Run>,
+    pub ctrl: Vec<Run>,
+    pub act: Vec<Run>,
+    pub mocap: Vec<Run>,
+}
+
+fn names(model: &MjModel, kind: MjtObjBase, count: i64) -> Vec<Option<&str>> {
+    (0..count.max(0) as usize)
+        .map(|id| model.id_to_name(kind, id))
+        .collect()
+}
+
+/// Adds `run` to `runs`, merging it with the last one when they continue each other.
+fn push_run(runs: &mut Vec<Run>, run: Run) {
+    if run.len == 0 {
+        return;
+    }
+    if let Some(last) = runs.last_mut()
+        && last.from + last.len == run.from
+        && last.to + last.len == run.to
+    {
+        last.len += run.len;
+        return;
+    }
+    runs.push(run);
+}
+
+impl Carry {
+    /// The values of `old` that `new` has under the same name and of the same kind.
+    pub fn between(old: &MjModel, new: &MjModel) -> Self {
+        let mut carry = Self::default();
+        let new_joints = names(new, MjtObjBase::mjOBJ_JOINT, new.ffi().njnt);
+        for (j, name) in names(old, MjtObjBase::mjOBJ_JOINT, old.ffi().njnt)
+            .into_iter()
+            .enumerate()
+        {
+            let Some(name) = name else { continue };
+            let Some(k) = new_joints.iter().position(|n| *n == Some(name)) else {
+                continue;
+            };
+            let kind = old.jnt_type()[j];
+            if new.jnt_type()[k] != kind {
+                continue;
+            }
+            let (nq, nv) = match kind {
+                MjtJoint::mjJNT_FREE => (7, 6),
+                MjtJoint::mjJNT_BALL => (4, 3),
+                _ => (1, 1),
+            };
+            push_run(
+                &mut carry.qpos,
+                Run {
+                    from: old.jnt_qposadr()[j] as usize,
+                    to: new.jnt_qposadr()[k] as usize,
+                    len: nq,
+                },
+            );
+            push_run(
+                &mut carry.dofs,
+                Run {
+                    from: old.jnt_dofadr()[j] as usize,
+                    to: new.jnt_dofadr()[k] as usize,
+                    len: nv,
+                },
+            );
+        }
+        let new_actuators = names(new, MjtObjBase::mjOBJ_ACTUATOR, new.ffi().nu);
+        for (a, name) in names(old, MjtObjBase::mjOBJ_ACTUATOR, old.ffi().nu)
+            .into_iter()
+            .enumerate()
+        {
+            let Some(name) = name else { continue };
+            let Some(b) = new_actuators.iter().position(|n| *n == Some(name)) else {
+                continue;
+            };
+            push_run(
+                &mut carry.ctrl,
+                Run {
+                    from: a,
+                    to: b,
+                    len: 1,
+                },
+            );
+            let (old_act, new_act) = (old.actuator_actadr()[a], new.actuator_actadr()[b]);
+            let len = old.actuator_actnum()[a];
+            if old_act >= 0 && new_act >= 0 && len == new.actuator_actnum()[b] {
+                push_run(
+                    &mut carry.act,
+                    Run {
+                        from: old_act as usize,
+                        to: new_act as usize,
+                        len: len as usize,
+                    },
+                );
+            }
+        }
+        let new_bodies = names(new, MjtObjBase::mjOBJ_BODY, new.ffi().nbody);
+        for (body, name) in names(old, MjtObjBase::mjOBJ_BODY, old.ffi().nbody)
+            .into_iter()
+            .enumerate()
+        {
+            let mocap = old.body_mocapid()[body];
+            let Some(name) = name.filter(|_| mocap >= 0) else {
+                continue;
+            };
+            if let Some(k) = new_bodies.iter().position(|n| *n == Some(name))
+                && new.body_mocapid()[k] >= 0
+            {
+                push_run(
+                    &mut carry.mocap,
+                    Run {
+                        from: mocap as usize,
+                        to: new.body_mocapid()[k] as usize,
+                        len: 1,
+                    },
+                );
+            }
+        }
+        carry
+    }
+
+    /// Copies the carried values of `old` into `new` (the physics thread, between steps: no
+    /// allocation).
+    pub fn apply(&self, old: &MjData<Arc<MjModel>>, new: &mut MjData<Arc<MjModel>>) {
+        fn copy<T: Copy>(runs: &[Run], from: &[T], to: &mut [T]) {
+            for run in runs {
+                to[run.to..run.to + run.len].copy_from_slice(&from[run.from..run.from + run.len]);
+            }
+        }
+        copy(&self.qpos, old.qpos(), new.qpos_mut());
+        copy(&self.dofs, old.qvel(), new.qvel_mut());
+        copy(&self.dofs, old.qacc_warmstart(), new.qacc_warmstart_mut());
+        copy(&self.ctrl, old.ctrl(), new.ctrl_mut());
+        copy(&self.act, old.act(), new.act_mut());
+        copy(&self.mocap, old.mocap_pos(), new.mocap_pos_mut());
+        copy(&self.mocap, old.mocap_quat(), new.mocap_quat_mut());
+        // SAFETY: only the time field is written.
+        unsafe { new.ffi_mut() }.time = old.time();
+    }
+}
+
+/// The next world, ready to take over: built, sized and planned off the physics thread.
+pub struct NextWorld {
+    pub(super) generation: Arc<WorldGeneration>,
+    pub(super) data: MjData<Arc<MjModel>>,
+    pub(super) controllers: Controllers,
+    /// For each robot of the new world, its index in the old one (None: new).
+    pub(super) kept: Vec<Option<usize>>,
+    pub(super) carry: Carry,
+    /// The generation it was planned from: if another change came first, it is refused.
+    pub(super) replaces: u64,
+    /// Keep nothing (a world load): the new world starts from its own initial state.
+    pub(super) fresh: bool,
+}
+
+/// Why a world change did not happen. The running world is untouched in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeError {
+    /// The new config does not load (a file, a field, a model the user can fix).
+    #[error("{0}")]
+    Input(#[from] crate::error::InputError),
+    /// A CSV recording runs: its columns belong to the current model.
+    #[error("a recording is running; stop it before the world changes")]
+    Recording,
+    #[error("{0}")]
+    Refused(#[from] super::OperationError),
+}
+
+/// A world change that took place.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Changed {
+    pub generation: u64,
+    /// Seconds spent building the new world (off the physics thread).
+    pub build_time: f64,
+    /// Seconds the physics thread spent swapping it in.
+    pub hold_time: f64,
+}
+
+impl super::SimHandle {
+    /// Replaces the world with the one `config` describes, built here (the caller's
+    /// thread), while the physics thread steps on; it then swaps it in between two steps.
+    /// Unless `fresh`, what both worlds hold carries over by name: joint positions and
+    /// velocities, actuator commands and activations, mocap poses, time and step count, and
+    /// the controllers of the robots that stay. A config that does not load leaves the
+    /// running world untouched.
+    pub fn change_world(
+        &self,
+        config: Config,
+        fresh: bool,
+        check: impl FnOnce(&World, &Config) -> Result<(), crate::error::InputError>,
+    ) -> Result<Changed, ChangeError> {
+        let _one_at_a_time = match self.shared.changing.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if self
+            .shared
+            .recording
+            .lock()
+            .map(|r| r.is_some())
+            .unwrap_or(false)
+        {
+            return Err(ChangeError::Recording);
+        }
+        let started = std::time::Instant::now();
+        let current = self.world();
+        let world = crate::model::build_world(&config)?;
+        check(&world, &config)?;
+        let controllers = super::controllers(&world)?;
+        let generation = WorldGeneration::new(
+            current.number + 1,
+            &world,
+            &controllers,
+            self.shared.contacts,
+        );
+        let kept: Vec<Option<usize>> = world
+            .robots
+            .iter()
+            .map(|r| current.robot_index(&r.name).filter(|_| !fresh))
+            .collect();
+        for (r, old) in kept.iter().enumerate() {
+            if let Some(old) = *old {
+                let mask = current.actions[old].load(std::sync::atomic::Ordering::Relaxed);
+                generation.actions[r].store(mask, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let data = MjData::try_new(world.model.clone()).map_err(|_| {
+            crate::error::InputError::new(
+                &generation.config.origin,
+                "MuJoCo could not allocate the simulation data (mjData)",
+            )
+        })?;
+        let generation = Arc::new(generation);
+        let next = Box::new(NextWorld {
+            generation: generation.clone(),
+            data,
+            controllers,
+            kept,
+            carry: if fresh {
+                Carry::default()
+            } else {
+                Carry::between(&current.model, &world.model)
+            },
+            replaces: current.number,
+            fresh,
+        });
+        let build_time = started.elapsed().as_secs_f64();
+        self.request_in(current.number, super::Operation::ChangeWorld(next))?;
+        let previous = match self.shared.world.write() {
+            Ok(mut now) => std::mem::replace(&mut *now, generation.clone()),
+            Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), generation.clone()),
+        };
+        drop(previous);
+        self.empty_trash();
+        Ok(Changed {
+            generation: generation.number,
+            build_time,
+            hold_time: self.stats().last_change_time,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(xml: &str) -> MjModel {
+        MjModel::from_xml_string(xml).unwrap()
+    }
+
+    #[test]
+    fn values_carry_over_by_name_whatever_the_order() {
+        let old = model(
+            "<mujoco><worldbody>\
+             <body name='a'><freejoint name='fa'/><geom size='0.1'/></body>\
+             <body name='b'><joint name='hb'/><geom size='0.1'/></body>\
+             </worldbody><actuator><motor name='mb' joint='hb'/></actuator></mujoco>",
+        );
+        let new = model(
+            "<mujoco><worldbody>\
+             <body name='c'><joint name='hc'/><geom size='0.1'/></body>\
+             <body name='b'><joint name='hb'/><geom size='0.1'/></body>\
+             </worldbody><actuator><motor name='mc' joint='hc'/><motor name='mb' joint='hb'/>\
+             </actuator></mujoco>",
+        );
+        let carry = Carry::between(&old, &new);
+        assert_eq!(
+            carry.qpos,
+            [Run {
+                from: 7,
+                to: 1,
+                len: 1
+            }]
+        );
+        assert_eq!(
+            carry.dofs,
+            [Run {
+                from: 6,
+                to: 1,
+                len: 1
+            }]
+        );
+        assert_eq!(
+            carry.ctrl,
+            [Run {
+                from: 0,
+                to: 1,
+                len: 1
+            }]
+        );
+        let old = Arc::new(old);
+        let new = Arc::new(new);
+        let mut from = MjData::new(old.clone());
+        from.qpos_mut()[7] = 0.25;
+        from.qvel_mut()[6] = -1.5;
+        from.ctrl_mut()[0] = 3.0;
+        // SAFETY: only the time field is written.
+        unsafe { from.ffi_mut() }.time = 4.5;
+        let mut to = MjData::new(new.clone());
+        carry.apply(&from, &mut to);
+        assert_eq!(to.qpos(), [0.0, 0.25]);
+        assert_eq!(to.qvel(), [0.0, -1.5]);
+        assert_eq!(to.ctrl(), [0.0, 3.0]);
+        assert_eq!(to.time(), 4.5);
+    }
+
+    #[test]
+    fn neighbouring_values_merge_into_one_run() {
+        let mut runs = Vec::new();
+        push_run(
+            &mut runs,
+            Run {
+                from: 0,
+                to: 3,
+                len: 7,
+            },
+        );
+        push_run(
+            &mut runs,
+            Run {
+                from: 7,
+                to: 10,
+                len: 1,
+            },
+        );
+        push_run(
+            &mut runs,
+            Run {
+                from: 9,
+                to: 11,
+                len: 1,
+            },
+        );
+        assert_eq!(
+            runs,
+            [
+                Run {
+                    from: 0,
+                    to: 3,
+                    len: 8
+                },
+                Run {
+                    from: 9,
+                    to: 11,
+                    len: 1
+                }
+            ]
+        );
+    }
+}

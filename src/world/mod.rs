@@ -1,0 +1,53 @@
+//! A world that changes while it runs: spawn a robot or an object from a file or a text,
+//! delete one, load another config. Each edits the config the running world was built from
+//! and hands the result to `SimHandle::change_world`, which builds the new world off the
+//! physics thread and swaps it in between two steps; a request that fails leaves the running
+//! world untouched. Adapters (ROS services, the console) turn requests and errors into their
+//! own terms.
+mod spawn;
+mod worlds;
+
+pub use spawn::{ModelFormat, SpawnError, SpawnRequest, SpawnSource, spawn, spawn_all};
+pub use worlds::{Listed, LoadError, available_worlds, load_world, spawnables};
+
+use crate::config::Config;
+use crate::error::InputError;
+use crate::model::World;
+use crate::sim::{ChangeError, Changed, SimHandle};
+
+/// The checks every new world passes before it is swapped in: the config's own rules, and
+/// every output the ROS node would plan from it.
+fn check(world: &World, config: &Config) -> Result<(), InputError> {
+    config.validate()?;
+    crate::ros::outputs::check(&world.model, &world.robots, config)
+        .map_err(|e| InputError::new(&config.origin, e))
+}
+
+/// Why a delete did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum DeleteError {
+    #[error("no entity '{name}'; entities: {known:?}")]
+    NotFound { name: String, known: Vec<String> },
+    #[error("'{0}' is the last robot: a world keeps at least one (load another world instead)")]
+    Last(String),
+    #[error("{0}")]
+    Change(#[from] ChangeError),
+}
+
+/// Removes robot (or spawned object) `name` from the world; its topics, actions and legacy
+/// rows stop, and its name can be spawned again.
+pub fn delete(handle: &SimHandle, name: &str) -> Result<Changed, DeleteError> {
+    let world = handle.world();
+    let mut config = world.config.clone();
+    let Some(index) = config.robots.iter().position(|r| r.name == name) else {
+        return Err(DeleteError::NotFound {
+            name: name.to_string(),
+            known: config.robots.iter().map(|r| r.name.clone()).collect(),
+        });
+    };
+    if config.robots.len() == 1 {
+        return Err(DeleteError::Last(name.to_string()));
+    }
+    config.robots.remove(index);
+    Ok(handle.change_world(config, false, check)?)
+}

@@ -1,0 +1,196 @@
+//! Worlds: the configs a user can load (the package's `config/` folder and the configured
+//! search paths), loading one in place of the running world, and what can be spawned.
+use super::spawn::ModelFormat;
+use crate::config::{Config, ModelKind};
+use crate::error::InputError;
+use crate::sim::{ChangeError, Changed, SimHandle};
+use std::path::{Path, PathBuf};
+
+/// A world config or a spawnable model on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub name: String,
+    pub path: PathBuf,
+    /// The file's first comment line (configs), or its format (models).
+    pub description: String,
+}
+
+/// The folders searched: the package's configs, then `world.search_paths` of `config`, then
+/// `extra` (a request's own sources).
+fn folders(config: &Config, extra: &[String]) -> Vec<PathBuf> {
+    let mut folders = vec![crate::config::config_dir()];
+    for raw in config.world.search_paths.iter().chain(extra) {
+        if let Ok(path) = crate::config::expand_path(raw, &config.base_dir) {
+            folders.push(path);
+        }
+    }
+    folders
+}
+
+/// The first `#` comment line of a config, without the mark.
+fn first_comment(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix('#').map(|c| c.trim().to_string()))
+        })
+        .unwrap_or_default()
+}
+
+fn sorted_files(folder: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// A world config: a YAML file that is not a ROS parameters file.
+fn is_world_config(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+    ModelFormat::of_path(path) == Some(ModelFormat::Config)
+        && !name.is_some_and(|n| n.contains(".params."))
+}
+
+fn stem(path: &Path) -> String {
+    path.file_name()
+        .map(|n| {
+            n.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// The world configs found, each once, in folder order.
+pub fn available_worlds(config: &Config, extra: &[String]) -> Vec<Listed> {
+    let mut worlds: Vec<Listed> = Vec::new();
+    for folder in folders(config, extra) {
+        for path in sorted_files(&folder) {
+            if is_world_config(&path) && !worlds.iter().any(|w| w.path == path) {
+                worlds.push(Listed {
+                    name: stem(&path),
+                    description: first_comment(&path),
+                    path,
+                });
+            }
+        }
+    }
+    worlds
+}
+
+/// What can be spawned: the robots of the world configs (spawned with their config
+/// sections), and the MJCF, URDF and xacro files of the search paths.
+pub fn spawnables(config: &Config, extra: &[String]) -> Vec<Listed> {
+    let mut found = available_worlds(config, extra);
+    for folder in folders(config, extra).into_iter().skip(1) {
+        for path in sorted_files(&folder) {
+            if let Some(format) = ModelFormat::of_path(&path)
+                && format != ModelFormat::Config
+            {
+                found.push(Listed {
+                    name: stem(&path),
+                    description: format!("{} model", format.name()),
+                    path,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Why a world did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("both uri and resource_string are empty")]
+    NoResource,
+    #[error("{0}")]
+    UnsupportedFormat(String),
+    #[error("{0}")]
+    Parse(InputError),
+    #[error("{0}")]
+    Change(ChangeError),
+}
+
+/// A world from a file (a config, or a model as `--mjcf` / `--urdf` would load it) or a
+/// config's YAML text.
+fn world_config(uri: &str, text: &str) -> Result<Config, LoadError> {
+    if uri.is_empty() {
+        if text.trim().is_empty() {
+            return Err(LoadError::NoResource);
+        }
+        let cwd = std::env::current_dir().unwrap_or_default();
+        return Config::from_yaml(text, "<resource_string>", &cwd, &[]).map_err(LoadError::Parse);
+    }
+    let path = PathBuf::from(uri.strip_prefix("file://").unwrap_or(uri));
+    match ModelFormat::of_path(&path) {
+        Some(ModelFormat::Config) => Config::load(&path, &[]),
+        Some(ModelFormat::Mjcf) => Config::single_model(ModelKind::Mjcf, &path, &[]),
+        Some(ModelFormat::Urdf | ModelFormat::Xacro) => {
+            Config::single_model(ModelKind::Urdf, &path, &[])
+        }
+        None => {
+            return Err(LoadError::UnsupportedFormat(format!(
+                "'{uri}': a world is a config (.yaml) or a model (.xml, .urdf, .xacro)"
+            )));
+        }
+    }
+    .map_err(LoadError::Parse)
+}
+
+/// Replaces the running world with another and leaves the simulation paused, as the
+/// standard asks. Nothing of the old world carries over but the node's settings.
+pub fn load_world(handle: &SimHandle, uri: &str, text: &str) -> Result<Changed, LoadError> {
+    let config = world_config(uri, text)?;
+    handle
+        .pause()
+        .map_err(|e| LoadError::Change(ChangeError::Refused(e)))?;
+    handle
+        .change_world(config, true, super::check)
+        .map_err(|e| match e {
+            ChangeError::Input(e) => LoadError::Parse(e),
+            other => LoadError::Change(other),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_configs_are_worlds_and_parameter_files_are_not() {
+        let config = Config::embedded_default(&[]).unwrap();
+        let names: Vec<String> = available_worlds(&config, &[])
+            .into_iter()
+            .map(|w| w.name)
+            .collect();
+        for name in ["default", "go1", "panda"] {
+            assert!(names.contains(&name.to_string()), "{names:?}");
+        }
+        assert_eq!(names.iter().filter(|n| *n == "panda").count(), 1);
+    }
+
+    #[test]
+    fn a_world_comes_from_a_config_or_a_model() {
+        assert!(matches!(world_config("", " "), Err(LoadError::NoResource)));
+        assert!(matches!(
+            world_config("/tmp/world.sdf", ""),
+            Err(LoadError::UnsupportedFormat(_))
+        ));
+        let config = world_config(
+            "",
+            "robots:\n  - name: ball\n    mjcf_string: \"<mujoco><worldbody><body>\
+             <freejoint/><geom size='.1'/></body></worldbody></mujoco>\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.robots[0].name, "ball");
+    }
+}

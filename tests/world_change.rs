@@ -1,0 +1,215 @@
+//! A world that changes while it runs, through the simulation handle: spawning keeps the
+//! state of what stays bit for bit (positions, velocities, controller commands, running
+//! trajectories), deleting gives the name back, snapshots are refused across a change,
+//! commands resolved in an old world never reach the new one, and a spawn that fails leaves
+//! the running world as it was.
+mod common;
+
+use common::*;
+use mujoco_bridge::config::{Config, ControlSource};
+use mujoco_bridge::model::build_world;
+use mujoco_bridge::sim::{Command, OperationError, SimHandle, Simulation, StateSnapshot};
+use mujoco_bridge::world::{SpawnError, SpawnRequest, SpawnSource, delete, spawn};
+
+const BOX: &str = "<mujoco model='box'><worldbody><body name='body'><freejoint/>\
+                   <geom type='box' size='.1 .1 .1' mass='1'/></body></worldbody></mujoco>";
+
+fn request(name: &str, source: SpawnSource, xyz: [f64; 3]) -> SpawnRequest {
+    SpawnRequest {
+        name: name.into(),
+        allow_renaming: false,
+        source,
+        namespace: String::new(),
+        frame: "world".into(),
+        position: xyz,
+        orientation_xyzw: [0.0, 0.0, 0.0, 1.0],
+    }
+}
+
+/// qpos and qvel of robot `robot`'s joints, by joint name, from `state` of `handle`'s world.
+fn joints_of(handle: &SimHandle, state: &StateSnapshot, robot: &str) -> Vec<(String, f64, f64)> {
+    let world = handle.world();
+    let model = &world.model;
+    let map = &world.robots[world.robot_index(robot).unwrap()];
+    let mut values = Vec::new();
+    for joint in &map.joints {
+        let (q, d) = (
+            model.jnt_qposadr()[joint.id] as usize,
+            model.jnt_dofadr()[joint.id] as usize,
+        );
+        values.push((joint.name.clone(), state.qpos[q], state.qvel[d]));
+    }
+    values
+}
+
+fn start() -> (Simulation, SimHandle) {
+    let config = Config::embedded_default(&[]).unwrap();
+    let world = build_world(&config).unwrap();
+    let sim = Simulation::start(&world, &paused()).unwrap();
+    let handle = sim.handle();
+    (sim, handle)
+}
+
+#[test]
+fn a_spawn_keeps_the_running_robot_bit_for_bit_and_a_delete_gives_the_name_back() {
+    let (_sim, handle) = start();
+    let mobile = 0;
+    handle
+        .command_actuators(ControlSource::Ros, mobile, &["arm_elbow"], &[0.7])
+        .unwrap();
+    handle.step(300).unwrap();
+    // A trajectory that runs across the spawn.
+    handle
+        .follow_trajectory(mobile, &["arm_wrist"], &[0.0, 5.0], &[0.0, 1.0], &[])
+        .unwrap();
+    handle.step(50).unwrap();
+    let before = state(&handle);
+    let status_before = handle.control_status(mobile).unwrap();
+    let snapshot = handle.capture().unwrap();
+    let (name, changed) = spawn(
+        &handle,
+        &request("box", SpawnSource::Text(BOX.into()), [1.0, 0.0, 0.5]),
+    )
+    .unwrap();
+    assert_eq!((name.as_str(), changed.generation), ("box", 1));
+    assert!(
+        changed.hold_time > 0.0 && changed.hold_time < 0.05,
+        "{changed:?}"
+    );
+    let after = state(&handle);
+    assert_eq!(after.step, before.step, "the step count carries over");
+    assert_eq!(
+        after.time.to_bits(),
+        before.time.to_bits(),
+        "so does sim time"
+    );
+    let (old, new) = (
+        joints_of_world(&before, 0),
+        joints_of(&handle, &after, "mobile"),
+    );
+    assert_eq!(old.len(), new.len());
+    for ((name, q0, v0), (_, q1, v1)) in old.iter().zip(&new) {
+        assert_eq!(q0.to_bits(), q1.to_bits(), "qpos of {name}");
+        assert_eq!(v0.to_bits(), v1.to_bits(), "qvel of {name}");
+    }
+    let world = handle.world();
+    let box_index = world.robot_index("box").unwrap();
+    let body = world.robots[box_index].root_body.unwrap();
+    assert_eq!(&after.xpos[3 * body..3 * body + 3], [1.0, 0.0, 0.5]);
+    // The controller kept its commands, and the trajectory goes on to its end.
+    let status_after = handle.control_status(mobile).unwrap();
+    assert_eq!(status_after.values, status_before.values);
+    assert_eq!(status_after.gains, status_before.gains);
+    handle.step(2600).unwrap();
+    let wrist = joints_of(&handle, &state(&handle), "mobile")
+        .into_iter()
+        .find(|(n, _, _)| n == "arm_wrist")
+        .unwrap();
+    assert!(
+        (wrist.1 - 1.0).abs() < 0.05,
+        "the trajectory ran on: {wrist:?}"
+    );
+    let fell = state(&handle).xpos[3 * body + 2];
+    assert!(fell < 0.2, "the box fell to the floor: z = {fell}");
+    // A snapshot of the old world is refused with a clear reason.
+    let refused = handle.restore(snapshot).unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            OperationError::OtherWorld {
+                snapshot: 0,
+                now: 1
+            }
+        ),
+        "{refused}"
+    );
+    // Commands resolved in the old world never reach the new one.
+    let stale_before = handle.stats().stale_commands;
+    handle.send_in(
+        0,
+        0,
+        Command::Actuator {
+            source: ControlSource::Ros,
+            actuator: 0,
+            value: 1.0,
+        },
+    );
+    handle.step(1).unwrap();
+    assert_eq!(handle.stats().stale_commands, stale_before + 1);
+    // Delete: the box goes, its name can be used again.
+    let before = state(&handle);
+    let mobile_before = joints_of(&handle, &before, "mobile");
+    let deleted = delete(&handle, "box").unwrap();
+    assert_eq!(deleted.generation, 2);
+    assert!(handle.world().robot_index("box").is_none());
+    let after = state(&handle);
+    assert_eq!(mobile_before, joints_of(&handle, &after, "mobile"));
+    assert!(
+        spawn(
+            &handle,
+            &request("box", SpawnSource::Text(BOX.into()), [0.0, 2.0, 0.3])
+        )
+        .is_ok()
+    );
+    assert!(matches!(
+        delete(&handle, "nothing"),
+        Err(mujoco_bridge::world::DeleteError::NotFound { .. })
+    ));
+}
+
+/// Joint values of the first robot from a state of the starting world (its joints come
+/// first: the robot is alone in it).
+fn joints_of_world(state: &StateSnapshot, robot: usize) -> Vec<(String, f64, f64)> {
+    let config = Config::embedded_default(&[]).unwrap();
+    let world = build_world(&config).unwrap();
+    let model = &world.model;
+    world.robots[robot]
+        .joints
+        .iter()
+        .map(|j| {
+            let (q, d) = (
+                model.jnt_qposadr()[j.id] as usize,
+                model.jnt_dofadr()[j.id] as usize,
+            );
+            (j.name.clone(), state.qpos[q], state.qvel[d])
+        })
+        .collect()
+}
+
+#[test]
+fn a_spawn_that_fails_leaves_the_world_untouched() {
+    let (_sim, handle) = start();
+    handle.step(20).unwrap();
+    let before = state(&handle);
+    let broken_mesh = "<mujoco model='m'><asset><mesh name='m' file='/nonexistent/m.stl'/>\
+                       </asset><worldbody><body><geom type='mesh' mesh='m'/></body>\
+                       </worldbody></mujoco>";
+    let failures = [
+        (
+            request("m", SpawnSource::Text(broken_mesh.into()), [0.0; 3]),
+            "missing assets",
+        ),
+        (
+            request(
+                "bad",
+                SpawnSource::Text(
+                    "<mujoco><worldbody><body><geom type='sphere'/></body></worldbody></mujoco>"
+                        .into(),
+                ),
+                [0.0; 3],
+            ),
+            "parse",
+        ),
+    ];
+    for (request, kind) in failures {
+        let error = spawn(&handle, &request).unwrap_err();
+        let fits = match kind {
+            "missing assets" => matches!(error, SpawnError::MissingAssets(_)),
+            _ => matches!(error, SpawnError::ParseError(_)),
+        };
+        assert!(fits, "{kind}: {error:?}");
+    }
+    assert_eq!(handle.generation(), 0);
+    assert_eq!(state(&handle), before);
+    assert_eq!(handle.stats().world_changes, 0);
+}
