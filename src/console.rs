@@ -21,6 +21,9 @@ enum ConsoleError {
     Unknown(String),
     #[error(transparent)]
     Operation(#[from] OperationError),
+    /// A spawn or delete that did not happen.
+    #[error("{0}")]
+    World(String),
 }
 
 /// Carries out one console line; returns the reply to print.
@@ -32,7 +35,7 @@ fn console_line(
     line: &str,
 ) -> Result<String, ConsoleError> {
     let words: Vec<&str> = line.split_whitespace().collect();
-    let robot = (handle.robots().len() == 1).then_some(0);
+    let robot = handle.lone_robot();
     let arg = |i: usize| {
         words
             .get(i)
@@ -115,16 +118,59 @@ fn console_line(
                 .map(|_| "ok".to_string())
                 .map_err(ConsoleError::from)
         }
+        Some("spawn") => {
+            // spawn FILE NAME [x y z [yaw]]
+            let mut xyzw = [0.0; 4];
+            for (k, slot) in xyzw.iter_mut().enumerate() {
+                if let Some(word) = words.get(3 + k) {
+                    *slot = word.parse().map_err(|_| {
+                        ConsoleError::Usage("spawn FILE NAME [x y z [yaw]] needs numbers")
+                    })?;
+                }
+            }
+            let half = xyzw[3] / 2.0;
+            let request = crate::world::SpawnRequest {
+                name: arg(2)?.to_string(),
+                allow_renaming: false,
+                source: crate::world::SpawnSource::Uri(arg(1)?.to_string()),
+                namespace: String::new(),
+                frame: String::new(),
+                position: [xyzw[0], xyzw[1], xyzw[2]],
+                orientation_xyzw: [0.0, 0.0, half.sin(), half.cos()],
+            };
+            let (name, changed) = crate::world::spawn(handle, &request)
+                .map_err(|e| ConsoleError::World(e.to_string()))?;
+            Ok(format!(
+                "ok spawned {name} generation {} build_ms {:.1} hold_ms {:.3}",
+                changed.generation,
+                changed.build_time * 1e3,
+                changed.hold_time * 1e3
+            ))
+        }
+        Some("delete") => {
+            let changed = crate::world::delete(handle, arg(1)?)
+                .map_err(|e| ConsoleError::World(e.to_string()))?;
+            Ok(format!(
+                "ok deleted {} generation {} build_ms {:.1} hold_ms {:.3}",
+                arg(1)?,
+                changed.generation,
+                changed.build_time * 1e3,
+                changed.hold_time * 1e3
+            ))
+        }
         Some("stats") => {
             let s = handle.stats();
             let mut reply = format!(
-                "ok steps {} time {:.6} rejected {} ignored {} late {} refused {}",
+                "ok steps {} time {:.6} rejected {} ignored {} late {} refused {} generation {} \
+                 stale {}",
                 s.steps,
                 s.sim_time,
                 s.rejected_commands,
                 s.ignored_commands,
                 s.late_commands,
-                s.refused_operations
+                s.refused_operations,
+                handle.generation(),
+                s.stale_commands
             );
             for c in legacy {
                 let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);

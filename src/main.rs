@@ -331,7 +331,7 @@ fn operation_error(e: mujoco_bridge::sim::OperationError) -> InputError {
 
 /// Start state and recording the command line asks for, before the first step.
 fn prepare(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
-    let robot = (handle.robots().len() == 1).then_some(0);
+    let robot = handle.lone_robot();
     if let Some(name) = &cli.keyframe {
         handle
             .reset_to_keyframe(robot, name)

@@ -12,7 +12,7 @@ pub struct NamedId {
     pub full_name: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RobotMap {
     pub name: String,
     pub prefix: String,

@@ -35,6 +35,36 @@ pub struct Sensors {
     pub lidars: Option<Arc<Lidars>>,
 }
 
+impl Sensors {
+    /// Workers for the current world of `handle` (after a world change): a render thread
+    /// when it has cameras, a caster when it has lidars. What cannot start is said once and
+    /// left out; the rest of the node runs on.
+    pub fn for_world(handle: &crate::sim::SimHandle) -> Self {
+        let world = handle.world();
+        let renderer = plan(&world.robots, &world.config)
+            .ok()
+            .filter(|cameras| !cameras.is_empty())
+            .and_then(|cameras| {
+                let specs = cameras.into_iter().map(|c| c.spec).collect();
+                Renderer::start(handle.clone(), specs)
+                    .map_err(|e| log::error!("cameras are off: {e}"))
+                    .ok()
+            })
+            .map(Arc::new);
+        let lidars = plan_lidars(&world.model, &world.robots, &world.config)
+            .ok()
+            .filter(|lidars| !lidars.is_empty())
+            .and_then(|lidars| {
+                let specs = lidars.into_iter().map(|l| l.spec).collect();
+                Lidars::start(handle.clone(), specs)
+                    .map_err(|e| log::error!("lidars are off: cannot start their thread: {e}"))
+                    .ok()
+            })
+            .map(Arc::new);
+        Self { renderer, lidars }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     #[error(transparent)]

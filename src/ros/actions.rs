@@ -34,6 +34,7 @@ struct Joint {
 /// A configured (or the default) joint group of one robot.
 struct Group {
     robot: usize,
+    anchor: std::rc::Rc<super::Anchor>,
     joints: Vec<Joint>,
     goal_tolerance: f64,
     goal_time: f64,
@@ -41,14 +42,15 @@ struct Group {
 
 /// The groups of robot `robot`: from its config, or one over every position-held joint.
 fn groups(
-    handle: &SimHandle,
+    world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[TrajectoryController],
     field: &str,
 ) -> Result<Vec<(String, Group)>, ServeError> {
-    let model = handle.model();
-    let map = &handle.robots()[robot];
-    let pd = handle.configured_control(robot).map(|c| c.mode) == Some(ControlMode::Pd);
+    let model = &world.model;
+    let map = &world.robots[robot];
+    let pd = world.controls.get(robot).map(|c| c.mode) == Some(ControlMode::Pd);
+    let anchor = std::rc::Rc::new(super::Anchor::new(world, robot));
     // Joints an actuator holds at a position, in actuator order.
     let held: Vec<Joint> = map
         .actuators
@@ -72,6 +74,7 @@ fn groups(
         }
         let group = Group {
             robot,
+            anchor,
             joints: held,
             goal_tolerance: 0.02,
             goal_time: 1.0,
@@ -106,6 +109,7 @@ fn groups(
             controller.name.clone(),
             Group {
                 robot,
+                anchor: anchor.clone(),
                 joints,
                 goal_tolerance: controller.goal_tolerance,
                 goal_time: controller.goal_time,
@@ -214,14 +218,23 @@ async fn execute(
     handle: &SimHandle,
     ticks: &Ticks,
     goal: &super::backend::Goal<Action>,
-    group_robot: usize,
+    group: &Group,
     plan: Plan,
     current: impl Fn() -> bool,
 ) -> End<GoalResult> {
+    let group_robot = group.robot;
+    let moved = || {
+        End::Failed(outcome(
+            GoalResult::INVALID_GOAL,
+            "the world changed: this robot was deleted or its joints renumbered",
+        ))
+    };
     let names: Vec<String> = plan.joints.iter().map(|j| j.name.clone()).collect();
     let mut state: StateSnapshot = handle.latest_state_buffer();
-    if !handle.latest_state(&mut state) {
-        return End::Failed(outcome(GoalResult::INVALID_GOAL, "no state yet"));
+    match group.anchor.read(handle, &mut state) {
+        Err(super::WorldMoved) => return moved(),
+        Ok(false) => return End::Failed(outcome(GoalResult::INVALID_GOAL, "no state yet")),
+        Ok(true) => {}
     }
     let start: Vec<f64> = plan.joints.iter().map(|j| state.qpos[j.qpos]).collect();
     let flat: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -231,7 +244,9 @@ async fn execute(
     {
         return End::Failed(outcome(GoalResult::INVALID_GOAL, e.to_string()));
     }
-    handle.latest_state(&mut state);
+    if group.anchor.read(handle, &mut state).is_err() {
+        return moved();
+    }
     let started = state.time;
     let end = t.duration();
     loop {
@@ -242,8 +257,10 @@ async fn execute(
                 "preempted by a newer goal on this controller",
             ));
         }
-        if !handle.latest_state(&mut state) {
-            continue;
+        match group.anchor.read(handle, &mut state) {
+            Err(super::WorldMoved) => return moved(),
+            Ok(false) => continue,
+            Ok(true) => {}
         }
         let elapsed = (state.time - started).max(0.0);
         let n = plan.joints.len();
@@ -341,8 +358,7 @@ impl goals::Controller for Server {
         plan: Plan,
         owner: Owner,
     ) -> End<GoalResult> {
-        let robot = self.group.robot;
-        execute(&self.handle, &self.ticks, &goal, robot, plan, || {
+        execute(&self.handle, &self.ticks, &goal, &self.group, plan, || {
             owner.current()
         })
         .await
@@ -357,17 +373,19 @@ impl goals::Controller for Server {
 }
 
 /// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`.
+#[allow(clippy::too_many_arguments)]
 pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     ticks: &Ticks,
+    world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[TrajectoryController],
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), ServeError> {
     let field = format!("robots[{robot}].ros");
-    for (name, group) in groups(handle, robot, configured, &field)? {
+    for (name, group) in groups(world, robot, configured, &field)? {
         let action = topic(&format!("{name}/follow_joint_trajectory"));
         let server = Rc::new(Server {
             handle: handle.clone(),

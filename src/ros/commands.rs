@@ -34,6 +34,7 @@ pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
+    world: &crate::sim::WorldGeneration,
     robot: usize,
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), super::Error> {
@@ -60,12 +61,12 @@ pub fn start(
         )?;
     let commands = handle.clone();
     // How each actuator reads a command; the mode is the configured one.
-    let kinds: Vec<ActuatorKind> = handle.robots()[robot]
+    let kinds: Vec<ActuatorKind> = world.robots[robot]
         .actuators
         .iter()
-        .map(|a| ActuatorInfo::of(handle.model(), a.id).kind)
+        .map(|a| ActuatorInfo::of(&world.model, a.id).kind)
         .collect();
-    let pd = handle.configured_control(robot).map(|c| c.mode) == Some(ControlMode::Pd);
+    let pd = world.controls.get(robot).map(|c| c.mode) == Some(ControlMode::Pd);
     super::spawn(spawner, async move {
         while let Some(message) = joint_commands.next().await {
             let lengths_ok = [&message.position, &message.velocity, &message.effort]

@@ -25,6 +25,7 @@ const GIVE_UP: f64 = 10.0;
 
 struct Gripper {
     robot: usize,
+    anchor: super::Anchor,
     qpos: usize,
     dof: usize,
     /// The actuator's name (for commands) and model index (for its force).
@@ -41,6 +42,7 @@ struct Gripper {
 impl Gripper {
     fn resolve(
         handle: &SimHandle,
+        world: &crate::sim::WorldGeneration,
         robot: usize,
         config: &GripperController,
         field: &str,
@@ -49,8 +51,8 @@ impl Gripper {
             field: format!("{field}.{key}"),
             problem,
         };
-        let model = handle.model();
-        let map = &handle.robots()[robot];
+        let model = &world.model;
+        let map = &world.robots[robot];
         let joint = map
             .joints
             .iter()
@@ -73,7 +75,7 @@ impl Gripper {
             .clone()
             .unwrap_or_else(|| config.joint.clone());
         let index = handle
-            .actuator_index(robot, &actuator_name)
+            .actuator_index_in(world, robot, &actuator_name)
             .map_err(|e| wrong("actuator", e.into()))?;
         let actuator = &map.actuators[index];
         let info = ActuatorInfo::of(model, actuator.id);
@@ -105,6 +107,7 @@ impl Gripper {
         }
         Ok(Self {
             robot,
+            anchor: super::Anchor::new(world, robot),
             qpos,
             dof,
             actuator: actuator.name.clone(),
@@ -167,7 +170,10 @@ async fn execute(
     let mut state = handle.latest_state_buffer();
     let target = goal.goal.command.position;
     let failed = |state: &StateSnapshot| End::Failed(result(gripper.reading(state, false, false)));
-    handle.latest_state(&mut state);
+    let moved = || End::Failed(GripperCommand::Result::default());
+    if gripper.anchor.read(handle, &mut state).is_err() {
+        return moved();
+    }
     if !target.is_finite() || target < gripper.range[0] - 1e-9 || target > gripper.range[1] + 1e-9 {
         log::warn!(
             "gripper goal {target} is outside the range {:?}",
@@ -183,11 +189,13 @@ async fn execute(
     let mut still_since: Option<f64> = None;
     loop {
         ticks.next().await;
-        if !current() || !handle.latest_state(&mut state) {
-            if !current() {
-                return failed(&state);
-            }
-            continue;
+        if !current() {
+            return failed(&state);
+        }
+        match gripper.anchor.read(handle, &mut state) {
+            Err(super::WorldMoved) => return moved(),
+            Ok(false) => continue,
+            Ok(true) => {}
         }
         let elapsed = state.time - started;
         let (q, v) = (state.qpos[gripper.qpos], state.qvel[gripper.dof]);
@@ -246,7 +254,9 @@ impl goals::Controller for Server {
     /// Holds the fingers where they are.
     fn cancel(&self, owner: &Owner) -> GripperCommand::Result {
         let mut state = self.handle.latest_state_buffer();
-        self.handle.latest_state(&mut state);
+        if self.gripper.anchor.read(&self.handle, &mut state).is_err() {
+            return GripperCommand::Result::default();
+        }
         if owner.current() {
             let _ = self
                 .gripper
@@ -257,18 +267,20 @@ impl goals::Controller for Server {
 }
 
 /// Serves `{prefix}{gripper}/gripper_cmd` for each configured gripper of robot `robot`.
+#[allow(clippy::too_many_arguments)]
 pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     ticks: &Ticks,
+    world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[GripperController],
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), ServeError> {
     for (k, config) in configured.iter().enumerate() {
         let field = format!("robots[{robot}].ros.grippers[{k}]");
-        let gripper = Gripper::resolve(handle, robot, config, &field)?;
+        let gripper = Gripper::resolve(handle, world, robot, config, &field)?;
         let action = topic(&format!("{}/gripper_cmd", config.name));
         let server = Rc::new(Server {
             handle: handle.clone(),

@@ -46,6 +46,51 @@ mod services;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod simulation;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod world;
+
+/// A robot task's hold on the world it was planned in: the state it reads keeps that
+/// world's ids, or it learns that the world moved them (its robot deleted or renumbered)
+/// and stops instead of reading another robot's values.
+#[cfg(any(feature = "ros", feature = "dds"))]
+pub(crate) struct Anchor {
+    robot: usize,
+    map: crate::model::RobotMap,
+    /// The newest generation seen with this robot unchanged.
+    generation: std::cell::Cell<u64>,
+}
+
+/// The world changed under a task: its robot's ids are not what it planned with.
+#[cfg(any(feature = "ros", feature = "dds"))]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WorldMoved;
+
+#[cfg(any(feature = "ros", feature = "dds"))]
+impl Anchor {
+    pub(crate) fn new(world: &crate::sim::WorldGeneration, robot: usize) -> Self {
+        Self {
+            robot,
+            map: world.robots[robot].clone(),
+            generation: std::cell::Cell::new(world.number),
+        }
+    }
+
+    /// The latest state, in a world where this robot has the ids it was planned with.
+    pub(crate) fn read(
+        &self,
+        handle: &crate::sim::SimHandle,
+        out: &mut crate::sim::StateSnapshot,
+    ) -> Result<bool, WorldMoved> {
+        let world = handle.world();
+        if world.number != self.generation.get() {
+            if world.robots.get(self.robot) != Some(&self.map) {
+                return Err(WorldMoved);
+            }
+            self.generation.set(world.number);
+        }
+        Ok(world.latest_state(out))
+    }
+}
+#[cfg(any(feature = "ros", feature = "dds"))]
 pub use node::RosNode;
 #[cfg(any(feature = "ros", feature = "dds"))]
 use node::{Ticks, spawn};
@@ -83,6 +128,8 @@ pub enum ServeError {
     Action { action: String, error: Error },
     #[error("ROS 2 executor: {0}")]
     Executor(Error),
+    #[error("ROS 2 command topics: {0}")]
+    Middleware(Error),
 }
 
 /// What is wrong with a trajectory controller or gripper of the config.

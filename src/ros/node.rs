@@ -26,14 +26,21 @@ pub struct RosNode {
     publishing: Arc<PublishCounters>,
 }
 
-/// Topic names of one robot: relative (`joint_states`) when alone, under the robot's name
-/// (`g1/joint_states`) when several share the world; the node's namespace applies on top.
-fn topic(robots: usize, robot: &str, name: &str) -> String {
-    if robots == 1 {
-        name.to_string()
-    } else {
-        format!("{robot}/{name}")
-    }
+thread_local! {
+    /// While the node starts one robot's tasks: their abort handles, so that the robot's
+    /// subscriptions, actions and services end with it.
+    static COLLECTING: std::cell::RefCell<Option<Vec<futures::future::AbortHandle>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `start` and returns the abort handles of every task it spawned.
+fn collect_tasks<R>(start: impl FnOnce() -> R) -> (R, Vec<futures::future::AbortHandle>) {
+    COLLECTING.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    let result = start();
+    let handles = COLLECTING
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_default();
+    (result, handles)
 }
 
 /// Lowers this thread's scheduling weight to niceness `nice` (threads it starts inherit it):
@@ -60,8 +67,16 @@ pub(super) fn spawn(
     spawner: &LocalSpawner,
     task: impl std::future::Future<Output = ()> + 'static,
 ) -> Result<(), Error> {
+    let (task, abort) = futures::future::abortable(task);
+    COLLECTING.with(|c| {
+        if let Some(handles) = c.borrow_mut().as_mut() {
+            handles.push(abort);
+        }
+    });
     spawner
-        .spawn_local(task)
+        .spawn_local(async move {
+            let _ = task.await;
+        })
         .map_err(|e| Error::from(format!("executor: {e}")))
 }
 
@@ -231,6 +246,9 @@ pub trait Running {
     /// Puts its schedule in phase with `epoch`: outputs of equal or whole-multiple periods
     /// then fall due together and the loop wakes once for all of them.
     fn align(&mut self, epoch: Instant);
+    /// Hands its publishers back to the node (after a world change, the re-planned outputs
+    /// take over those of the same topic; the rest are destroyed).
+    fn retire(self: Box<Self>, node: &mut backend::Node);
 }
 
 impl<O: Output + 'static> Publishing<O> {
@@ -280,6 +298,10 @@ impl<O: Output + 'static> Running for Publishing<O> {
         self.every.next = epoch;
     }
 
+    fn retire(self: Box<Self>, node: &mut backend::Node) {
+        node.retire(self.publisher);
+    }
+
     fn run(&mut self, tick: &Tick, _node: &backend::Node) {
         let due = match self.output.topic().schedule {
             Schedule::Once => !self.sent && self.next_try <= tick.now,
@@ -300,10 +322,32 @@ impl<O: Output + 'static> Running for Publishing<O> {
     }
 }
 
+/// The tasks of one robot (command subscriptions, actions), planned in one world.
+struct RobotTasks {
+    /// The robot as it was when they started: while the world keeps it at this index with
+    /// these ids, they go on (a goal in progress included).
+    index: usize,
+    map: crate::model::RobotMap,
+    aborts: Vec<futures::future::AbortHandle>,
+}
+
+impl Drop for RobotTasks {
+    fn drop(&mut self) {
+        for abort in &self.aborts {
+            abort.abort();
+        }
+    }
+}
+
 struct Node {
     pool: LocalPool,
     handle: SimHandle,
+    /// The world the outputs and robot tasks were planned in.
+    world: Arc<crate::sim::WorldGeneration>,
+    /// The node's settings (play mode, ROS section) from the config it started with.
+    config: Config,
     outputs: Vec<Box<dyn Running>>,
+    robot_tasks: Vec<RobotTasks>,
     publishing: Arc<PublishCounters>,
     /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
     rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
@@ -338,37 +382,38 @@ impl Node {
             .map_err(|e| err("/rosout", e))?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
-        let robots = handle.robots().to_vec();
-        let plan = Plan::new(
-            handle.model(),
-            &robots,
-            config,
-            handle.state_layout().ncontact > 0,
-        )
-        .map_err(|error| NodeError::Outputs {
-            origin: config.origin.clone(),
-            error,
+        let world = handle.world();
+        let outputs = advertise(&mut node, &world).map_err(|e| match e {
+            Advertise::Plan(error) => NodeError::Outputs {
+                origin: config.origin.clone(),
+                error,
+            },
+            Advertise::Topic(topic, e) => err(&topic, e),
         })?;
-        let outputs = plan
-            .into_outputs()
-            .into_iter()
-            .map(|o| {
-                let topic = o.topic().name.clone();
-                o.advertise(&mut node).map_err(|e| err(&topic, e))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::new(publishing.clone());
         let live = LiveSettings::new(config);
-        Self::serve(
-            &mut node, &spawner, &handle, &ticks, config, play_mode, &live,
-        )?;
+        Self::serve(&mut node, &spawner, &handle, config, play_mode, &live)?;
+        let mut robot_tasks = Vec::new();
+        for index in 0..world.robots.len() {
+            robot_tasks.push(
+                start_robot(&mut node, &spawner, &handle, &ticks, &world, index).map_err(
+                    |error| NodeError::Serve {
+                        origin: config.origin.clone(),
+                        error,
+                    },
+                )?,
+            );
+        }
         Ok(Self {
             node,
             pool,
             handle,
+            world,
+            config: config.clone(),
             outputs,
+            robot_tasks,
             publishing,
             rosout,
             logger_name,
@@ -378,12 +423,11 @@ impl Node {
         })
     }
 
-    /// Starts the command subscriptions, actions and services.
+    /// Starts the node's services (the robots' own tasks start in `start_robot`).
     fn serve(
         node: &mut backend::Node,
         spawner: &LocalSpawner,
         handle: &SimHandle,
-        ticks: &Ticks,
         config: &Config,
         play_mode: SimMode,
         live: &LiveSettings,
@@ -392,37 +436,8 @@ impl Node {
             what: what.to_string(),
             error,
         };
-        let serve = |error: ServeError| NodeError::Serve {
-            origin: config.origin.clone(),
-            error,
-        };
-        let count = handle.robots().len();
-        for (index, robot) in handle.robots().iter().enumerate() {
-            let robot_topic = |name: &str| topic(count, &robot.name, name);
-            let ros = &config.robots[index].ros;
-            super::commands::start(node, spawner, handle, index, &robot_topic)
-                .map_err(|e| err("commands", e))?;
-            super::actions::start(
-                node,
-                spawner,
-                handle,
-                ticks,
-                index,
-                &ros.trajectory_controllers,
-                &robot_topic,
-            )
-            .map_err(serve)?;
-            super::gripper::start(
-                node,
-                spawner,
-                handle,
-                ticks,
-                index,
-                &ros.grippers,
-                &robot_topic,
-            )
-            .map_err(serve)?;
-        }
+        super::world::start(node, spawner, handle)
+            .map_err(|e| err("simulation_interfaces world services", e))?;
         super::services::start(node, spawner, handle, live.wrench_duration.clone())
             .map_err(|e| err("services", e))?;
         super::parameters::start(node, spawner, handle, config, live)
@@ -479,6 +494,65 @@ impl Node {
         }
     }
 
+    /// Re-plans the outputs and the robots' tasks for the world the physics thread now
+    /// steps: publishers of unchanged topics carry on, those of topics gone are destroyed;
+    /// the tasks of robots the new world keeps at the same index with the same ids go on.
+    fn follow_world(&mut self) {
+        let world = self.handle.world();
+        let started = Instant::now();
+        if self.sensors.renderer.is_some() || self.sensors.lidars.is_some() || world.number > 0 {
+            self.sensors = Sensors::for_world(&self.handle);
+        }
+        for output in self.outputs.drain(..) {
+            output.retire(&mut self.node);
+        }
+        match advertise(&mut self.node, &world) {
+            Ok(outputs) => self.outputs = outputs,
+            Err(Advertise::Plan(e)) => log::error!("world {}: outputs: {e}", world.number),
+            Err(Advertise::Topic(topic, e)) => log::error!("world {}: {topic}: {e}", world.number),
+        }
+        self.node.destroy_retired();
+        let spawner = self.pool.spawner();
+        let mut kept: Vec<Option<RobotTasks>> = self.robot_tasks.drain(..).map(Some).collect();
+        for (index, map) in world.robots.iter().enumerate() {
+            let same = kept.iter().position(|t| {
+                t.as_ref()
+                    .is_some_and(|t| t.index == index && t.map == *map)
+            });
+            if let Some(tasks) = same.and_then(|k| kept[k].take()) {
+                self.robot_tasks.push(tasks);
+                continue;
+            }
+            // Its old tasks (if its index or ids moved) end before the new ones start.
+            kept.retain(|t| t.as_ref().is_none_or(|t| t.map.name != map.name));
+            match start_robot(
+                &mut self.node,
+                &spawner,
+                &self.handle,
+                &self.ticks,
+                &world,
+                index,
+            ) {
+                Ok(tasks) => self.robot_tasks.push(tasks),
+                Err(e) => log::error!("world {}: robot '{}': {e}", world.number, map.name),
+            }
+        }
+        drop(kept);
+        let epoch = Instant::now();
+        for output in self.outputs.iter_mut() {
+            output.align(epoch);
+        }
+        log::info!(
+            "world {}: {} robot(s), {} outputs re-planned in {:.1} ms",
+            world.number,
+            world.robots.len(),
+            self.outputs.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        self.world = world;
+        let _ = &self.config;
+    }
+
     fn run(mut self, stop: &AtomicBool) {
         let mut state = self.handle.latest_state_buffer();
         let epoch = Instant::now();
@@ -497,10 +571,14 @@ impl Node {
             self.pool.run_until_stalled();
             self.forward_logs();
             self.retime();
+            if self.handle.generation() != self.world.number {
+                self.follow_world();
+                state = crate::sim::StateSnapshot::with_layout(&self.world.layout());
+            }
             // Woken by incoming messages only: no output is due, nothing to read.
             let now = Instant::now();
             let due = self.next_deadline().is_some_and(|d| d <= now);
-            if !due || !self.handle.latest_state(&mut state) {
+            if !due || !self.world.latest_state(&mut state) {
                 continue;
             }
             let stamp = super::convert::time(state.time);
@@ -522,6 +600,84 @@ impl Node {
             }
         }
     }
+}
+
+/// Why the outputs of a world could not be advertised.
+enum Advertise {
+    Plan(super::outputs::PlanError),
+    Topic(String, Error),
+}
+
+/// Plans the outputs of `world` and gives each its publisher.
+fn advertise(
+    node: &mut backend::Node,
+    world: &crate::sim::WorldGeneration,
+) -> Result<Vec<Box<dyn Running>>, Advertise> {
+    let plan = Plan::new(
+        &world.model,
+        &world.robots,
+        &world.config,
+        world.layout().ncontact > 0,
+    )
+    .map_err(Advertise::Plan)?;
+    plan.into_outputs()
+        .into_iter()
+        .map(|o| {
+            let topic = o.topic().name.clone();
+            o.advertise(node).map_err(|e| Advertise::Topic(topic, e))
+        })
+        .collect()
+}
+
+/// Starts the command subscriptions, actions and grippers of robot `index` of `world`. An
+/// object without actuators has none.
+fn start_robot(
+    node: &mut backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    ticks: &Ticks,
+    world: &crate::sim::WorldGeneration,
+    index: usize,
+) -> Result<RobotTasks, ServeError> {
+    let map = &world.robots[index];
+    let config = &world.config;
+    let prefixed = super::outputs::robot_prefixed(config, &world.robots, index);
+    let robot_topic = |name: &str| super::outputs::robot_topic(config, &map.name, prefixed, name);
+    let ros = &config.robots[index].ros;
+    let (started, aborts) = collect_tasks(|| -> Result<(), ServeError> {
+        if map.actuators.is_empty() {
+            return Ok(());
+        }
+        super::commands::start(node, spawner, handle, world, index, &robot_topic)
+            .map_err(ServeError::Middleware)?;
+        super::actions::start(
+            node,
+            spawner,
+            handle,
+            ticks,
+            world,
+            index,
+            &ros.trajectory_controllers,
+            &robot_topic,
+        )?;
+        super::gripper::start(
+            node,
+            spawner,
+            handle,
+            ticks,
+            world,
+            index,
+            &ros.grippers,
+            &robot_topic,
+        )
+    });
+    let tasks = RobotTasks {
+        index,
+        map: map.clone(),
+        aborts,
+    };
+    started?;
+    Ok(tasks)
 }
 
 impl Drop for RosNode {

@@ -54,7 +54,7 @@ fn body_of_frame(handle: &SimHandle, frame: &str) -> Result<usize, OperationErro
         let robot = handle.robot_index(robot)?;
         return handle.body_index(Some(robot), body);
     }
-    let only = (handle.robots().len() == 1).then_some(0);
+    let only = handle.lone_robot();
     handle.body_index(only, frame)
 }
 

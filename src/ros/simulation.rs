@@ -18,7 +18,7 @@ use crate::ros::interfaces::simulation_interfaces::srv::{
     SetEntityState, SetSimulationState, StepSimulation,
 };
 use crate::ros::interfaces::std_msgs::msg::Header;
-use crate::sim::{OperationError, SimHandle, StateSnapshot};
+use crate::sim::{OperationError, SimHandle, StateSnapshot, WorldGeneration};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::*;
@@ -52,22 +52,36 @@ struct Entity {
     category: u8,
 }
 
-fn entities(handle: &SimHandle) -> Vec<Entity> {
-    let model = handle.model();
-    let mut list: Vec<Entity> = handle
-        .robots()
+/// The entities of one world: its robots (a spawned object without actuators counts as an
+/// object), then the bodies placed directly in the world that no robot owns.
+fn entities(world: &WorldGeneration) -> Vec<Entity> {
+    let model = &world.model;
+    let object = |body: usize| {
+        if model.body_jntnum()[body] > 0 {
+            EntityCategory::CATEGORY_DYNAMIC_OBJECT
+        } else {
+            EntityCategory::CATEGORY_STATIC_OBJECT
+        }
+    };
+    let mut list: Vec<Entity> = world
+        .robots
         .iter()
         .filter_map(|r| {
+            let body = r.root_body?;
             Some(Entity {
                 name: r.name.clone(),
-                body: r.root_body?,
-                category: EntityCategory::CATEGORY_ROBOT,
+                body,
+                category: if r.actuators.is_empty() {
+                    object(body)
+                } else {
+                    EntityCategory::CATEGORY_ROBOT
+                },
             })
         })
         .collect();
     let owned = |body: usize| {
-        handle
-            .robots()
+        world
+            .robots
             .iter()
             .any(|r| r.bodies.iter().any(|b| b.id == body))
     };
@@ -78,22 +92,17 @@ fn entities(handle: &SimHandle) -> Vec<Entity> {
         let Some(name) = model.id_to_name(MjtObjBase::mjOBJ_BODY, body) else {
             continue;
         };
-        let category = if model.body_jntnum()[body] > 0 {
-            EntityCategory::CATEGORY_DYNAMIC_OBJECT
-        } else {
-            EntityCategory::CATEGORY_STATIC_OBJECT
-        };
         list.push(Entity {
             name: name.to_string(),
             body,
-            category,
+            category: object(body),
         });
     }
     list
 }
 
-fn find(handle: &SimHandle, name: &str) -> Result<Entity, SimResult> {
-    entities(handle)
+fn find(world: &WorldGeneration, name: &str) -> Result<Entity, SimResult> {
+    entities(world)
         .into_iter()
         .find(|e| e.name == name)
         .ok_or_else(|| {
@@ -120,12 +129,12 @@ fn vector(v: Vector3<f64>) -> RosVector3 {
 }
 
 /// Ground truth of an entity's body from the latest state.
-fn entity_state(handle: &SimHandle, state: &StateSnapshot, body: usize) -> EntityState {
+fn entity_state(model: &MjModel, state: &StateSnapshot, body: usize) -> EntityState {
     let p = &state.xpos[3 * body..3 * body + 3];
     let q = &state.xquat_wxyz[4 * body..4 * body + 4];
     let rotation = crate::model::pose::quaternion(q);
     // A free joint's linear dofs are in the world frame, its angular ones in the body's.
-    let (twist, acceleration) = match free_dofs(handle.model(), body) {
+    let (twist, acceleration) = match free_dofs(model, body) {
         Some(d) => {
             let split = |v: &[f64]| {
                 (
@@ -167,7 +176,8 @@ fn entity_state(handle: &SimHandle, state: &StateSnapshot, body: usize) -> Entit
 }
 
 fn set_entity_state(handle: &SimHandle, request: &SetEntityState::Request) -> SimResult {
-    let entity = match find(handle, &request.entity) {
+    let world = handle.world();
+    let entity = match find(&world, &request.entity) {
         Ok(e) => e,
         Err(r) => return r,
     };
@@ -192,7 +202,7 @@ fn set_entity_state(handle: &SimHandle, request: &SetEntityState::Request) -> Si
     }
     let (v, w) = (&state.twist.linear, &state.twist.angular);
     let velocity = [v.x, v.y, v.z, w.x, w.y, w.z];
-    if free_dofs(handle.model(), entity.body).is_none() {
+    if free_dofs(&world.model, entity.body).is_none() {
         return failed(format!(
             "entity '{}' is attached to the world (no free joint): it cannot be placed",
             entity.name
@@ -226,7 +236,7 @@ fn get_entities(handle: &SimHandle, request: &GetEntities::Request) -> GetEntiti
         Ok(p) => p,
         Err(e) => return respond(failed(format!("filter: {e}")), vec![]),
     };
-    let names = entities(handle)
+    let names = entities(&handle.world())
         .into_iter()
         .filter(|e| pattern.is_match(&e.name))
         .filter(|e| {
@@ -314,12 +324,21 @@ fn features() -> SimulatorFeatures {
         SimulatorFeatures::SIMULATION_STATE_PAUSE,
         SimulatorFeatures::STEP_SIMULATION_SINGLE,
         SimulatorFeatures::STEP_SIMULATION_MULTIPLE,
+        SimulatorFeatures::SPAWNING,
+        SimulatorFeatures::SPAWNING_RESOURCE_STRING,
+        SimulatorFeatures::DELETING,
+        SimulatorFeatures::SPAWNABLES,
     ];
     SimulatorFeatures {
         features,
-        spawn_formats: vec![],
+        spawn_formats: crate::world::ModelFormat::ALL
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect(),
         custom_info: "mujoco_bridge: MuJoCo 3.17. Reset covers time and state together \
-                      (SCOPE_ALL). Entities: robots and free or fixed world bodies."
+                      (SCOPE_ALL); SCOPE_SPAWNED deletes what was spawned. Entities: robots, \
+                      spawned objects and free or fixed world bodies. Worlds: \
+                      get_available_worlds, load_world, get_current_world."
             .into(),
     }
 }
@@ -351,7 +370,21 @@ pub fn start(
             {
                 from(h.reset())
             } else if scope == ResetSimulation::Request::SCOPE_SPAWNED {
-                ok() // nothing is ever spawned
+                let worker = h.clone();
+                let (done, finished) = futures::channel::oneshot::channel();
+                let started =
+                    std::thread::Builder::new()
+                        .name("ros-reset".into())
+                        .spawn(move || {
+                            let _ = done.send(crate::world::remove_spawned(&worker).map(drop));
+                        });
+                match started {
+                    Ok(_) => match finished.await {
+                        Ok(result) => result.map_or_else(failed, |_| ok()),
+                        Err(_) => failed("the reset was lost"),
+                    },
+                    Err(e) => failed(e),
+                }
             } else {
                 outcome(
                     SimResult::RESULT_FEATURE_UNSUPPORTED,
@@ -437,18 +470,19 @@ pub fn start(
     let mut snapshot = handle.latest_state_buffer();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
-            let response = match find(&h, &request.message.entity) {
+            let world = h.world();
+            let response = match find(&world, &request.message.entity) {
                 Err(result) => GetEntityState::Response {
                     result,
                     state: EntityState::default(),
                 },
-                Ok(_) if !h.latest_state(&mut snapshot) => GetEntityState::Response {
+                Ok(_) if !world.latest_state(&mut snapshot) => GetEntityState::Response {
                     result: failed("no state yet"),
                     state: EntityState::default(),
                 },
                 Ok(entity) => GetEntityState::Response {
                     result: ok(),
-                    state: entity_state(&h, &snapshot, entity.body),
+                    state: entity_state(&world.model, &snapshot, entity.body),
                 },
             };
             let _ = request.respond(response);

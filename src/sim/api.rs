@@ -32,6 +32,16 @@ impl SimHandle {
         self.world().controls.get(robot).cloned()
     }
 
+    /// The robot whose own names (keyframes, bodies) commands may use unprefixed: the
+    /// config's only robot, while the world holds it.
+    pub fn lone_robot(&self) -> Option<usize> {
+        let world = self.world();
+        match &world.config.unprefixed_robot {
+            Some(name) => world.robot_index(name),
+            None => (world.robots.len() == 1).then_some(0),
+        }
+    }
+
     /// The robots of the current world (a view that keeps that world).
     pub fn robots(&self) -> Robots {
         Robots(self.world())
@@ -81,7 +91,8 @@ impl SimHandle {
         self.actuator_index_in(&self.world(), robot, name)
     }
 
-    fn actuator_index_in(
+    /// `actuator_index` in world `world` (a task planning in the world it holds).
+    pub fn actuator_index_in(
         &self,
         world: &WorldGeneration,
         robot: usize,

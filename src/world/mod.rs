@@ -49,5 +49,19 @@ pub fn delete(handle: &SimHandle, name: &str) -> Result<Changed, DeleteError> {
         return Err(DeleteError::Last(name.to_string()));
     }
     config.robots.remove(index);
+    config.spawned.retain(|s| s != name);
     Ok(handle.change_world(config, false, check)?)
+}
+
+/// Deletes every entity spawned since the world was loaded (`ResetSimulation` with
+/// `SCOPE_SPAWNED`); nothing to delete is no change.
+pub fn remove_spawned(handle: &SimHandle) -> Result<Option<Changed>, ChangeError> {
+    let world = handle.world();
+    let mut config = world.config.clone();
+    let spawned = std::mem::take(&mut config.spawned);
+    if spawned.is_empty() {
+        return Ok(None);
+    }
+    config.robots.retain(|r| !spawned.contains(&r.name));
+    handle.change_world(config, false, check).map(Some)
 }

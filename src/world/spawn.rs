@@ -400,6 +400,7 @@ pub fn spawn(handle: &SimHandle, request: &SpawnRequest) -> Result<(String, Chan
     let name = robot.name.clone();
     let mut config = world.config.clone();
     config.robots.push(robot);
+    config.spawned.push(name.clone());
     let changed = handle
         .change_world(config, false, super::check)
         .map_err(|e| match e {
@@ -419,6 +420,7 @@ pub fn spawn_all(handle: &SimHandle, requests: &[SpawnRequest]) -> Vec<Result<St
         let result = robot_config(request, &config).map(|robot| {
             let name = robot.name.clone();
             config.robots.push(robot);
+            config.spawned.push(name.clone());
             name
         });
         results.push(result);

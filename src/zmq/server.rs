@@ -110,10 +110,11 @@ impl LegacyServer {
         let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
         let info = bind(&context, zmq::PUB, &endpoints.info, "info")?;
         let control = bind(&context, zmq::SUB, &endpoints.control, "control")?;
-        let model = handle.model().clone();
+        let world = handle.world();
+        let model = world.model.clone();
         let plans: Vec<ArticulationRows> = robots
             .iter()
-            .map(|r| ArticulationRows::plan(&model, &handle.robots()[*r], *r, cameras))
+            .map(|r| ArticulationRows::plan(&model, &world.robots[*r], *r, cameras))
             .collect();
         for plan in &plans {
             for filter in [
@@ -146,6 +147,9 @@ impl LegacyServer {
                 _context: context,
             },
             handle,
+            generation: world.number,
+            endpoints: endpoints.clone(),
+            cameras: cameras.to_vec(),
             plans,
             ring,
             offsets: TapOffsets::of(&model),
@@ -200,6 +204,11 @@ impl Drop for LegacyServer {
 struct Worker {
     sockets: Sockets,
     handle: SimHandle,
+    /// The world the rows are planned for.
+    generation: u64,
+    /// This server's endpoints: robots spawned with the same ones join it.
+    endpoints: ZmqEndpoints,
+    cameras: Vec<super::codec::CameraStream>,
     plans: Vec<ArticulationRows>,
     ring: Arc<RecordRing>,
     offsets: TapOffsets,
@@ -231,6 +240,10 @@ impl Worker {
             ];
             let _ = zmq::poll(&mut items, 1);
             self.ring.clear_wakeup();
+            if self.handle.generation() != self.generation {
+                self.follow_world();
+                snapshot = self.handle.latest_state_buffer();
+            }
             self.take_commands();
             let published = self.drain_ring();
             if published {
@@ -265,6 +278,71 @@ impl Worker {
         // Rows of the last steps are still in the ring: publish them before leaving.
         let _ = self.handle.request(Operation::Untap(self.ring.clone()));
         self.drain_ring();
+    }
+
+    /// Re-plans the rows for the world the physics thread now steps: the robots of this
+    /// server that stay keep their rows (their ids move with the model), robots spawned with
+    /// this server's endpoints join, deleted ones leave; a new tap ring sized for the model
+    /// replaces the old one (the physics thread ended it at the change), and the discovery
+    /// JSON goes out at once.
+    fn follow_world(&mut self) {
+        let world = self.handle.world();
+        let config = &world.config;
+        let serves =
+            |index: usize| config.zmq.enabled && config.zmq_endpoints(index) == self.endpoints;
+        let robots: Vec<usize> = (0..world.robots.len()).filter(|r| serves(*r)).collect();
+        for plan in &self.plans {
+            if !robots.iter().any(|r| world.robots[*r].name == plan.name) {
+                for filter in [
+                    format!("{}/control ", plan.name),
+                    format!("{}/set_gains ", plan.name),
+                ] {
+                    let _ = self.sockets.control.set_unsubscribe(filter.as_bytes());
+                }
+            }
+        }
+        let plans: Vec<ArticulationRows> = robots
+            .iter()
+            .map(|r| ArticulationRows::plan(&world.model, &world.robots[*r], *r, &self.cameras))
+            .collect();
+        for plan in &plans {
+            if !self.plans.iter().any(|p| p.name == plan.name) {
+                for filter in [
+                    format!("{}/control ", plan.name),
+                    format!("{}/set_gains ", plan.name),
+                ] {
+                    let _ = self.sockets.control.set_subscribe(filter.as_bytes());
+                }
+            }
+        }
+        self.plans = plans;
+        let f = world.model.ffi();
+        let row_len =
+            TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+        match RecordRing::with_wakeup(row_len, RING_ROWS) {
+            Ok(ring) => {
+                let ring = Arc::new(ring);
+                let tapped = self.handle.request(Operation::Tap {
+                    ring: ring.clone(),
+                    layout: TapLayout::Legacy,
+                });
+                if let Err(e) = tapped {
+                    log::error!(
+                        "legacy ZMQ: the rows of world {} cannot be tapped: {e}",
+                        world.number
+                    );
+                }
+                self.ring = ring;
+                self.lost_seen = 0;
+            }
+            Err(e) => log::error!("legacy ZMQ: tap ring: {e}"),
+        }
+        self.row = vec![0.0; row_len];
+        self.offsets = TapOffsets::of(&world.model);
+        for plan in &self.plans {
+            let _ = self.sockets.info.send(plan.discovery.as_bytes(), 0);
+        }
+        self.generation = world.number;
     }
 
     /// Publishes the rows of every step waiting in the ring (every `divider`th step);

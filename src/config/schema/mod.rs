@@ -46,6 +46,9 @@ pub struct Config {
     /// several). None (a config not made by the loader): prefixed when several.
     #[serde(skip)]
     pub unprefixed_robot: Option<String>,
+    /// The robots spawned into the world since it was loaded (what `SCOPE_SPAWNED` deletes).
+    #[serde(skip)]
+    pub spawned: Vec<String>,
 }
 
 /// serde's default for flags that are on unless turned off.

@@ -115,6 +115,8 @@ fn service_qos() -> QosProfile {
 /// Fields drop in order: the action servers, then the node, then the context (the DDS
 /// participant) they belong to.
 pub struct Node {
+    /// Publishers handed back by outputs a world change replaced, with their names and QoS.
+    retired: Vec<(String, Qos, Box<dyn std::any::Any>)>,
     /// Action servers, polled for goal, cancel and result requests at most every
     /// `ACTION_POLL` (each poll reads the readers' notification sockets: syscalls that a
     /// 1 kHz publishing loop should not pay on every cycle).
@@ -165,6 +167,7 @@ impl Node {
             .new_node(node_name, node_options)
             .map_err(|e| error("node", e))?;
         Ok(Self {
+            retired: Vec::new(),
             actions: Vec::new(),
             actions_polled: Instant::now(),
             node,
@@ -227,6 +230,15 @@ impl Node {
     }
 
     pub fn publisher<M: Message>(&mut self, name: &str, qos: Qos) -> Result<Publisher<M>, Error> {
+        let reused = self
+            .retired
+            .iter()
+            .position(|(n, q, p)| n == name && *q == qos && p.is::<Publisher<M>>());
+        if let Some(k) = reused
+            && let Ok(publisher) = self.retired.swap_remove(k).2.downcast::<Publisher<M>>()
+        {
+            return Ok(*publisher);
+        }
         let topic = self.topic::<M>(name, qos)?;
         let (ros_name, _) = self.name(name)?;
         let publisher = self
@@ -236,7 +248,21 @@ impl Node {
         Ok(Publisher {
             publisher,
             ros_name,
+            qos,
+            name: name.to_string(),
         })
+    }
+
+    /// Takes a publisher back: the next `publisher` of the same topic, type and QoS reuses
+    /// it (its subscribers stay matched); `destroy_retired` ends the others.
+    pub fn retire<M: Message>(&mut self, publisher: Publisher<M>) {
+        let (name, qos) = (publisher.name.clone(), publisher.qos);
+        self.retired.push((name, qos, Box::new(publisher)));
+    }
+
+    /// Drops the publishers retired and not reused (which removes their writers).
+    pub fn destroy_retired(&mut self) {
+        self.retired.clear();
     }
 
     /// The messages of `topic`; one that does not decode is logged and skipped.
@@ -318,6 +344,9 @@ pub struct Publisher<M: Message> {
     publisher: ros2_client::Publisher<M>,
     /// The fully qualified topic (`/ns/name`).
     ros_name: String,
+    /// The name and QoS it was asked for with (how a retired publisher is found again).
+    name: String,
+    qos: Qos,
 }
 
 impl<M: Message> Publisher<M> {

@@ -7,6 +7,7 @@ pub mod msg {
         Vector3 { x: f64, y: f64, z: f64 }
         Point { x: f64, y: f64, z: f64 }
         Pose { position: Point, orientation: Quaternion }
+        PoseStamped { header: Header, pose: Pose }
         Transform { translation: Vector3, rotation: Quaternion }
         TransformStamped { header: Header, child_frame_id: String, transform: Transform }
         Twist { linear: Vector3, angular: Vector3 }

@@ -1,5 +1,5 @@
 pub mod msg {
-    use super::super::geometry_msgs::msg::{Accel, Pose, Twist, Vector3};
+    use super::super::geometry_msgs::msg::{Accel, Pose, PoseStamped, Twist, Vector3};
     use super::super::std_msgs::msg::Header;
     super::super::structs! { "simulation_interfaces", "msg";
         Bounds {
@@ -19,6 +19,34 @@ pub mod msg {
         Result { result: u8, error_message: String }
         SimulationState { state: u8 }
         SimulatorFeatures { features: Vec<u16>, spawn_formats: Vec<String>, custom_info: String }
+        Resource { uri: String, resource_string: String }
+        SpawnEntity {
+            name: String,
+            allow_renaming: bool,
+            entity_resource: Resource,
+            entity_namespace: String,
+            initial_pose: PoseStamped,
+        }
+        SpawnResult { result: Result, entity_name: String }
+        WorldResource {
+            name: String,
+            world_resource: Resource,
+            description: String,
+            tags: Vec<String>,
+        }
+        Spawnable { uri: String, description: String, spawn_bounds: Bounds }
+    }
+
+    impl SpawnResult {
+        pub const NAME_NOT_UNIQUE: u8 = 101;
+        pub const NAME_INVALID: u8 = 102;
+        pub const UNSUPPORTED_FORMAT: u8 = 103;
+        pub const NO_RESOURCE: u8 = 104;
+        pub const NAMESPACE_INVALID: u8 = 105;
+        pub const RESOURCE_PARSE_ERROR: u8 = 106;
+        pub const MISSING_ASSETS: u8 = 107;
+        pub const UNSUPPORTED_ASSETS: u8 = 108;
+        pub const INVALID_POSE: u8 = 109;
     }
 
     impl Bounds {
@@ -83,7 +111,11 @@ pub mod msg {
 }
 
 pub mod srv {
-    use super::msg::{EntityFilters, EntityState, Result, SimulationState, SimulatorFeatures};
+    use super::super::geometry_msgs::msg::PoseStamped;
+    use super::msg::{
+        EntityFilters, EntityState, Result, SimulationState, SimulatorFeatures, SpawnResult,
+        Spawnable, TagsFilter, WorldResource,
+    };
 
     super::super::service! { "simulation_interfaces", GetEntities {
         request { filters: EntityFilters }
@@ -117,6 +149,63 @@ pub mod srv {
         request { steps: u64 }
         response { result: Result }
     } }
+
+    super::super::service! { "simulation_interfaces", SpawnEntity {
+        request {
+            name: String,
+            allow_renaming: bool,
+            uri: String,
+            resource_string: String,
+            entity_namespace: String,
+            initial_pose: PoseStamped,
+        }
+        response { result: Result, entity_name: String }
+    } }
+    super::super::service! { "simulation_interfaces", SpawnEntities {
+        request { spawn_requests: Vec<crate::ros::interfaces::simulation_interfaces::msg::SpawnEntity> }
+        response { result: Result, results: Vec<SpawnResult> }
+    } }
+    super::super::service! { "simulation_interfaces", DeleteEntity {
+        request { entity: String }
+        response { result: Result }
+    } }
+    super::super::service! { "simulation_interfaces", GetAvailableWorlds {
+        request {
+            additional_sources: Vec<String>,
+            filter: TagsFilter,
+            offline_only: bool,
+            continue_on_error: bool,
+        }
+        response { result: Result, worlds: Vec<WorldResource> }
+    } }
+    super::super::service! { "simulation_interfaces", LoadWorld {
+        request {
+            uri: String,
+            resource_string: String,
+            fail_on_unsupported_element: bool,
+            ignore_missing_or_unsupported_assets: bool,
+        }
+        response { result: Result, world: WorldResource }
+    } }
+    super::super::service! { "simulation_interfaces", GetCurrentWorld {
+        request { structure_needs_at_least_one_member: u8 }
+        response { result: Result, world: WorldResource }
+    } }
+    super::super::service! { "simulation_interfaces", GetSpawnables {
+        request { sources: Vec<String> }
+        response { result: Result, spawnables: Vec<Spawnable> }
+    } }
+
+    impl SpawnEntities::Response {
+        pub const ENTITIES_SPAWN_FAILED: u8 = 150;
+    }
+
+    impl LoadWorld::Response {
+        pub const UNSUPPORTED_FORMAT: u8 = 101;
+        pub const NO_RESOURCE: u8 = 102;
+        pub const RESOURCE_PARSE_ERROR: u8 = 103;
+        pub const MISSING_ASSETS: u8 = 104;
+    }
 
     impl SetEntityState::Response {
         pub const INVALID_POSE: u8 = 101;

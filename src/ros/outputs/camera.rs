@@ -303,6 +303,18 @@ mod running {
         fn align(&mut self, epoch: Instant) {
             self.asking.align(epoch);
         }
+
+        fn retire(self: Box<Self>, node: &mut backend::Node) {
+            let this = *self;
+            node.retire(this.image);
+            node.retire(this.info);
+            if let Some(depth) = this.depth {
+                node.retire(depth);
+            }
+            if let Some(points) = this.points {
+                node.retire(points);
+            }
+        }
     }
 }
 

@@ -210,5 +210,12 @@ mod running {
         fn align(&mut self, epoch: Instant) {
             self.asking.align(epoch);
         }
+
+        fn retire(self: Box<Self>, node: &mut backend::Node) {
+            match self.publisher {
+                Publisher::Points(publisher, _) => node.retire(publisher),
+                Publisher::Scan(publisher, _) => node.retire(publisher),
+            }
+        }
     }
 }

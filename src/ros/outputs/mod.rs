@@ -262,10 +262,7 @@ impl<'a> Plan<'a> {
     /// Whether robot `robot`'s topics and frames carry its name: yes unless it is the
     /// config's only robot (see `Config::unprefixed_robot`) or alone in the world.
     pub fn prefixed(&self, robot: usize) -> bool {
-        match &self.config.unprefixed_robot {
-            Some(name) => self.robots[robot].name != *name,
-            None => self.robots.len() > 1,
-        }
+        robot_prefixed(self.config, self.robots, robot)
     }
 
     /// The schedule of a topic at `ros.rates.<field>`, or at its own rate from the robot's
@@ -301,6 +298,14 @@ impl<'a> Plan<'a> {
         {
             self.static_frames.push(frame);
         }
+    }
+}
+
+/// Whether robot `robot`'s topics and frames carry its name (see `Plan::prefixed`).
+pub fn robot_prefixed(config: &Config, robots: &[RobotMap], robot: usize) -> bool {
+    match &config.unprefixed_robot {
+        Some(name) => robots[robot].name != *name,
+        None => robots.len() > 1,
     }
 }
 

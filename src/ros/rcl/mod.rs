@@ -42,6 +42,8 @@ fn from_native<N: WrappedTypesupport, T: serde::de::DeserializeOwned>(
 
 pub struct Node {
     node: r2r::Node,
+    /// Publishers handed back by outputs a world change replaced: topic, type, QoS.
+    retired: Vec<(String, String, Qos, r2r::PublisherUntyped)>,
 }
 
 impl Node {
@@ -50,6 +52,7 @@ impl Node {
         let context = r2r::Context::create()?;
         Ok(Self {
             node: r2r::Node::create(context, crate::config::NODE_NAME, "")?,
+            retired: Vec::new(),
         })
     }
 
@@ -79,12 +82,41 @@ impl Node {
     }
 
     pub fn publisher<M: Message>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<M>, Error> {
-        Ok(Publisher {
-            publisher: self
+        let ros_type = M::ros_type();
+        let publisher = match self
+            .retired
+            .iter()
+            .position(|(t, m, q, _)| t == topic && *m == ros_type && *q == qos)
+        {
+            Some(k) => self.retired.swap_remove(k).3,
+            None => self
                 .node
-                .create_publisher_untyped(topic, &M::ros_type(), profile(qos))?,
+                .create_publisher_untyped(topic, &ros_type, profile(qos))?,
+        };
+        Ok(Publisher {
+            publisher,
+            topic: topic.to_string(),
+            qos,
             message: PhantomData,
         })
+    }
+
+    /// Takes a publisher back: the next `publisher` of the same topic, type and QoS reuses
+    /// it (its subscribers stay matched); `destroy_retired` ends the others.
+    pub fn retire<M: Message>(&mut self, publisher: Publisher<M>) {
+        self.retired.push((
+            publisher.topic,
+            M::ros_type(),
+            publisher.qos,
+            publisher.publisher,
+        ));
+    }
+
+    /// Destroys the publishers retired and not reused (rcl keeps a publisher until then).
+    pub fn destroy_retired(&mut self) {
+        for (_, _, _, publisher) in self.retired.drain(..) {
+            self.node.destroy_publisher_untyped(publisher);
+        }
     }
 
     /// The messages of `topic`; one that does not decode is logged and skipped.
@@ -140,6 +172,8 @@ impl Node {
 
 pub struct Publisher<M> {
     publisher: r2r::PublisherUntyped,
+    topic: String,
+    qos: Qos,
     message: PhantomData<fn(&M)>,
 }
 

@@ -40,6 +40,20 @@ native! { ServiceType:
         r2r::simulation_interfaces::srv::ResetSimulation::Service,
     simulation_interfaces::srv::StepSimulation::Service =>
         r2r::simulation_interfaces::srv::StepSimulation::Service,
+    simulation_interfaces::srv::SpawnEntity::Service =>
+        r2r::simulation_interfaces::srv::SpawnEntity::Service,
+    simulation_interfaces::srv::SpawnEntities::Service =>
+        r2r::simulation_interfaces::srv::SpawnEntities::Service,
+    simulation_interfaces::srv::DeleteEntity::Service =>
+        r2r::simulation_interfaces::srv::DeleteEntity::Service,
+    simulation_interfaces::srv::GetAvailableWorlds::Service =>
+        r2r::simulation_interfaces::srv::GetAvailableWorlds::Service,
+    simulation_interfaces::srv::LoadWorld::Service =>
+        r2r::simulation_interfaces::srv::LoadWorld::Service,
+    simulation_interfaces::srv::GetCurrentWorld::Service =>
+        r2r::simulation_interfaces::srv::GetCurrentWorld::Service,
+    simulation_interfaces::srv::GetSpawnables::Service =>
+        r2r::simulation_interfaces::srv::GetSpawnables::Service,
     rcl_interfaces::srv::ListParameters::Service =>
         r2r::rcl_interfaces::srv::ListParameters::Service,
     rcl_interfaces::srv::GetParameters::Service =>
@@ -204,6 +218,20 @@ mod tests {
             simulation_interfaces::srv::ResetSimulation::Response,
             simulation_interfaces::srv::StepSimulation::Request,
             simulation_interfaces::srv::StepSimulation::Response,
+            simulation_interfaces::srv::SpawnEntity::Request,
+            simulation_interfaces::srv::SpawnEntity::Response,
+            simulation_interfaces::srv::SpawnEntities::Request,
+            simulation_interfaces::srv::SpawnEntities::Response,
+            simulation_interfaces::srv::DeleteEntity::Request,
+            simulation_interfaces::srv::DeleteEntity::Response,
+            simulation_interfaces::srv::GetAvailableWorlds::Request,
+            simulation_interfaces::srv::GetAvailableWorlds::Response,
+            simulation_interfaces::srv::LoadWorld::Request,
+            simulation_interfaces::srv::LoadWorld::Response,
+            simulation_interfaces::srv::GetCurrentWorld::Request,
+            simulation_interfaces::srv::GetCurrentWorld::Response,
+            simulation_interfaces::srv::GetSpawnables::Request,
+            simulation_interfaces::srv::GetSpawnables::Response,
         }
     }
 }

@@ -1,0 +1,317 @@
+//! The world-editing part of `simulation_interfaces`, in the node's private namespace:
+//! `spawn_entity`, `spawn_entities`, `delete_entity`, `get_spawnables`,
+//! `get_available_worlds`, `load_world` and `get_current_world`. A change is built on its own
+//! thread while the node goes on publishing; the node re-plans its topics once the physics
+//! thread has swapped the new world in.
+use crate::ros::interfaces::simulation_interfaces::msg::{
+    Resource, Result as SimResult, SpawnResult, Spawnable, WorldResource,
+};
+use crate::ros::interfaces::simulation_interfaces::srv::{
+    DeleteEntity, GetAvailableWorlds, GetCurrentWorld, GetSpawnables, LoadWorld, SpawnEntities,
+    SpawnEntity,
+};
+use crate::sim::SimHandle;
+use crate::world::{DeleteError, LoadError, SpawnError, SpawnRequest, SpawnSource};
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+
+fn outcome(code: u8, message: impl Into<String>) -> SimResult {
+    SimResult {
+        result: code,
+        error_message: message.into(),
+    }
+}
+
+fn ok() -> SimResult {
+    outcome(SimResult::RESULT_OK, "")
+}
+
+/// Runs `work` on a thread of its own and waits for it without blocking the executor: a
+/// world change compiles models for a while, and topics and services go on meanwhile.
+async fn off_the_node<T: Send + 'static>(
+    name: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (done, finished) = futures::channel::oneshot::channel();
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let _ = done.send(work());
+        })
+        .ok()?;
+    finished.await.ok()
+}
+
+/// The standard's result code of a spawn error.
+fn spawn_code(error: &SpawnError) -> u8 {
+    match error {
+        SpawnError::NoResource(_) => SpawnResult::NO_RESOURCE,
+        SpawnError::NameNotUnique(_) => SpawnResult::NAME_NOT_UNIQUE,
+        SpawnError::NameInvalid(_) => SpawnResult::NAME_INVALID,
+        SpawnError::NamespaceInvalid(_) => SpawnResult::NAMESPACE_INVALID,
+        SpawnError::UnsupportedFormat(_) => SpawnResult::UNSUPPORTED_FORMAT,
+        SpawnError::ParseError(_) => SpawnResult::RESOURCE_PARSE_ERROR,
+        SpawnError::MissingAssets(_) => SpawnResult::MISSING_ASSETS,
+        SpawnError::InvalidPose(_) => SpawnResult::INVALID_POSE,
+        SpawnError::Failed(_) => SimResult::RESULT_OPERATION_FAILED,
+    }
+}
+
+fn spawn_result(result: Result<String, SpawnError>) -> SpawnResult {
+    match result {
+        Ok(entity_name) => SpawnResult {
+            result: ok(),
+            entity_name,
+        },
+        Err(e) => SpawnResult {
+            result: outcome(spawn_code(&e), e.to_string()),
+            entity_name: String::new(),
+        },
+    }
+}
+
+/// One entity of `SpawnEntity` / `SpawnEntities` as the world module takes it.
+fn request_of(
+    name: &str,
+    allow_renaming: bool,
+    resource: &Resource,
+    namespace: &str,
+    pose: &crate::ros::interfaces::geometry_msgs::msg::PoseStamped,
+) -> SpawnRequest {
+    let (p, q) = (&pose.pose.position, &pose.pose.orientation);
+    SpawnRequest {
+        name: name.to_string(),
+        allow_renaming,
+        // The uri wins when both are given, as the standard says.
+        source: if resource.uri.is_empty() {
+            SpawnSource::Text(resource.resource_string.clone())
+        } else {
+            SpawnSource::Uri(resource.uri.clone())
+        },
+        namespace: namespace.to_string(),
+        frame: pose.header.frame_id.clone(),
+        position: [p.x, p.y, p.z],
+        orientation_xyzw: [q.x, q.y, q.z, q.w],
+    }
+}
+
+fn world_resource(world: &crate::sim::WorldGeneration) -> WorldResource {
+    let config = &world.config;
+    let name = std::path::Path::new(&config.origin)
+        .file_name()
+        .map(|n| {
+            n.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    let robots: Vec<&str> = world.robots.iter().map(|r| r.name.as_str()).collect();
+    WorldResource {
+        name,
+        world_resource: Resource {
+            uri: config.origin.clone(),
+            resource_string: String::new(),
+        },
+        description: format!("generation {}: {}", world.number, robots.join(", ")),
+        tags: Vec::new(),
+    }
+}
+
+pub fn start(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+) -> Result<(), super::Error> {
+    let mut requests = node.service::<SpawnEntity::Service>("~/spawn_entity")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let m = &request.message;
+            let resource = Resource {
+                uri: m.uri.clone(),
+                resource_string: m.resource_string.clone(),
+            };
+            let spawn = request_of(
+                &m.name,
+                m.allow_renaming,
+                &resource,
+                &m.entity_namespace,
+                &m.initial_pose,
+            );
+            let worker = h.clone();
+            let done = off_the_node("ros-spawn", move || {
+                crate::world::spawn(&worker, &spawn).map(|(name, _)| name)
+            })
+            .await
+            .unwrap_or_else(|| Err(SpawnError::Failed("the spawn was lost".into())));
+            let result = spawn_result(done);
+            let _ = request.respond(SpawnEntity::Response {
+                result: result.result,
+                entity_name: result.entity_name,
+            });
+        }
+    })?;
+
+    let mut requests = node.service::<SpawnEntities::Service>("~/spawn_entities")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let spawns: Vec<SpawnRequest> = request
+                .message
+                .spawn_requests
+                .iter()
+                .map(|s| {
+                    request_of(
+                        &s.name,
+                        s.allow_renaming,
+                        &s.entity_resource,
+                        &s.entity_namespace,
+                        &s.initial_pose,
+                    )
+                })
+                .collect();
+            let count = spawns.len();
+            let worker = h.clone();
+            let done = off_the_node("ros-spawn", move || {
+                crate::world::spawn_all(&worker, &spawns)
+            })
+            .await
+            .unwrap_or_else(|| {
+                (0..count)
+                    .map(|_| Err(SpawnError::Failed("the spawn was lost".into())))
+                    .collect()
+            });
+            let results: Vec<SpawnResult> = done.into_iter().map(spawn_result).collect();
+            let failed = results
+                .iter()
+                .filter(|r| r.result.result != SimResult::RESULT_OK);
+            let result = match failed.count() {
+                0 => ok(),
+                n => outcome(
+                    SpawnEntities::Response::ENTITIES_SPAWN_FAILED,
+                    format!("{n} of {count} spawn requests failed; see results"),
+                ),
+            };
+            let _ = request.respond(SpawnEntities::Response { result, results });
+        }
+    })?;
+
+    let mut requests = node.service::<DeleteEntity::Service>("~/delete_entity")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let name = request.message.entity.clone();
+            let worker = h.clone();
+            let done = off_the_node("ros-delete", move || {
+                crate::world::delete(&worker, &name).map(drop)
+            })
+            .await;
+            let result = match done {
+                Some(Ok(())) => ok(),
+                Some(Err(e @ DeleteError::NotFound { .. })) => {
+                    outcome(SimResult::RESULT_NOT_FOUND, e.to_string())
+                }
+                Some(Err(e)) => outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string()),
+                None => outcome(SimResult::RESULT_OPERATION_FAILED, "the delete was lost"),
+            };
+            let _ = request.respond(DeleteEntity::Response { result });
+        }
+    })?;
+
+    let mut requests = node.service::<GetSpawnables::Service>("~/get_spawnables")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let world = h.world();
+            let spawnables = crate::world::spawnables(&world.config, &request.message.sources)
+                .into_iter()
+                .map(|s| Spawnable {
+                    uri: s.path.display().to_string(),
+                    description: s.description,
+                    spawn_bounds: Default::default(),
+                })
+                .collect();
+            let _ = request.respond(GetSpawnables::Response {
+                result: ok(),
+                spawnables,
+            });
+        }
+    })?;
+
+    let mut requests = node.service::<GetAvailableWorlds::Service>("~/get_available_worlds")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let world = h.world();
+            let sources = &request.message.additional_sources;
+            let worlds = crate::world::available_worlds(&world.config, sources)
+                .into_iter()
+                .map(|w| WorldResource {
+                    name: w.name,
+                    world_resource: Resource {
+                        uri: w.path.display().to_string(),
+                        resource_string: String::new(),
+                    },
+                    description: w.description,
+                    tags: Vec::new(),
+                })
+                .collect();
+            let _ = request.respond(GetAvailableWorlds::Response {
+                result: ok(),
+                worlds,
+            });
+        }
+    })?;
+
+    let mut requests = node.service::<GetCurrentWorld::Service>("~/get_current_world")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let _ = request.respond(GetCurrentWorld::Response {
+                result: ok(),
+                world: world_resource(&h.world()),
+            });
+        }
+    })?;
+
+    let mut requests = node.service::<LoadWorld::Service>("~/load_world")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let (uri, text) = (
+                request.message.uri.clone(),
+                request.message.resource_string.clone(),
+            );
+            let worker = h.clone();
+            let done = off_the_node("ros-load-world", move || {
+                crate::world::load_world(&worker, &uri, &text).map(drop)
+            })
+            .await;
+            let result = match done {
+                Some(Ok(())) => ok(),
+                Some(Err(e)) => {
+                    let code = match &e {
+                        LoadError::NoResource => LoadWorld::Response::NO_RESOURCE,
+                        LoadError::UnsupportedFormat(_) => LoadWorld::Response::UNSUPPORTED_FORMAT,
+                        LoadError::Parse(_) => LoadWorld::Response::RESOURCE_PARSE_ERROR,
+                        LoadError::Change(_) => SimResult::RESULT_OPERATION_FAILED,
+                    };
+                    outcome(code, e.to_string())
+                }
+                None => outcome(SimResult::RESULT_OPERATION_FAILED, "the load was lost"),
+            };
+            let loaded = result.result == SimResult::RESULT_OK;
+            let _ = request.respond(LoadWorld::Response {
+                result,
+                world: if loaded {
+                    world_resource(&h.world())
+                } else {
+                    WorldResource::default()
+                },
+            });
+        }
+    })?;
+    Ok(())
+}
