@@ -145,6 +145,25 @@ fn main() {
         std::thread::sleep(Duration::from_millis(100));
         h.reset().unwrap();
         std::thread::sleep(Duration::from_millis(50));
+        // A world change while stepping: built on this thread, swapped in by the physics
+        // thread, and back.
+        let request = mujoco_bridge::world::SpawnRequest {
+            name: "crate".into(),
+            allow_renaming: false,
+            source: mujoco_bridge::world::SpawnSource::Text(
+                "<mujoco><worldbody><body><freejoint/><geom type='box' size='.1 .1 .1'/>\
+                 </body></worldbody></mujoco>"
+                    .into(),
+            ),
+            namespace: String::new(),
+            frame: String::new(),
+            position: [1.0, 1.0, 0.5],
+            orientation_xyzw: [0.0, 0.0, 0.0, 1.0],
+        };
+        mujoco_bridge::world::spawn(&h, &request).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        mujoco_bridge::world::delete(&h, "crate").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
         COUNTING.store(false, Ordering::Relaxed);
         let steps = h.stats().steps - before;
         results.push((mode, steps, CALLS.load(Ordering::Relaxed)));

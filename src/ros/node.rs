@@ -344,8 +344,6 @@ struct Node {
     handle: SimHandle,
     /// The world the outputs and robot tasks were planned in.
     world: Arc<crate::sim::WorldGeneration>,
-    /// The node's settings (play mode, ROS section) from the config it started with.
-    config: Config,
     outputs: Vec<Box<dyn Running>>,
     robot_tasks: Vec<RobotTasks>,
     publishing: Arc<PublishCounters>,
@@ -411,7 +409,6 @@ impl Node {
             pool,
             handle,
             world,
-            config: config.clone(),
             outputs,
             robot_tasks,
             publishing,
@@ -550,7 +547,6 @@ impl Node {
             started.elapsed().as_secs_f64() * 1e3
         );
         self.world = world;
-        let _ = &self.config;
     }
 
     fn run(mut self, stop: &AtomicBool) {
