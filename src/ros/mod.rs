@@ -34,6 +34,8 @@ mod actions;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod commands;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod entities;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod goals;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod gripper;

@@ -435,6 +435,10 @@ impl Node {
         };
         super::world::start(node, spawner, handle)
             .map_err(|e| err("simulation_interfaces world services", e))?;
+        super::entities::start(node, spawner, handle).map_err(|error| NodeError::Serve {
+            origin: config.origin.clone(),
+            error,
+        })?;
         super::services::start(node, spawner, handle, live.wrench_duration.clone())
             .map_err(|e| err("services", e))?;
         super::parameters::start(node, spawner, handle, config, live)

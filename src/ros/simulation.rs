@@ -46,15 +46,15 @@ fn from(result: Result<impl Sized, OperationError>) -> SimResult {
 }
 
 /// One entity: a robot or a body of the world that no robot owns.
-struct Entity {
-    name: String,
-    body: usize,
-    category: u8,
+pub(super) struct Entity {
+    pub name: String,
+    pub body: usize,
+    pub category: u8,
 }
 
 /// The entities of one world: its robots (a spawned object without actuators counts as an
 /// object), then the bodies placed directly in the world that no robot owns.
-fn entities(world: &WorldGeneration) -> Vec<Entity> {
+pub(super) fn entities(world: &WorldGeneration) -> Vec<Entity> {
     let model = &world.model;
     let object = |body: usize| {
         if model.body_jntnum()[body] > 0 {
@@ -101,7 +101,7 @@ fn entities(world: &WorldGeneration) -> Vec<Entity> {
     list
 }
 
-fn find(world: &WorldGeneration, name: &str) -> Result<Entity, SimResult> {
+pub(super) fn find(world: &WorldGeneration, name: &str) -> Result<Entity, SimResult> {
     entities(world)
         .into_iter()
         .find(|e| e.name == name)
@@ -328,6 +328,18 @@ fn features() -> SimulatorFeatures {
         SimulatorFeatures::SPAWNING_RESOURCE_STRING,
         SimulatorFeatures::DELETING,
         SimulatorFeatures::SPAWNABLES,
+        SimulatorFeatures::SPAWNING_ENTITIES,
+        SimulatorFeatures::SIMULATION_RESET_SPAWNED,
+        SimulatorFeatures::ENTITY_INFO_GETTING,
+        SimulatorFeatures::ENTITY_INFO_SETTING,
+        SimulatorFeatures::ENTITY_BOUNDS,
+        SimulatorFeatures::NAMED_POSES,
+        SimulatorFeatures::POSE_BOUNDS,
+        SimulatorFeatures::STEP_SIMULATION_ACTION,
+        SimulatorFeatures::WORLD_LOADING,
+        SimulatorFeatures::WORLD_RESOURCE_STRING,
+        SimulatorFeatures::WORLD_INFO_GETTING,
+        SimulatorFeatures::AVAILABLE_WORLDS,
     ];
     SimulatorFeatures {
         features,

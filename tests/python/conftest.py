@@ -246,8 +246,12 @@ def bridge_of(tmp_path, world, extra_args=()):
 
 
 def call(node, service_type, name, request, timeout=20):
-    """Calls a service and returns its response."""
-    client = node.create_client(service_type, name)
+    """Calls a service and returns its response. The node keeps one client per service:
+    a new client is discovered anew, which takes seconds on some DDS implementations."""
+    clients = node.__dict__.setdefault("_test_clients", {})
+    client = clients.get((service_type, name))
+    if client is None:
+        client = clients[(service_type, name)] = node.create_client(service_type, name)
     assert client.wait_for_service(timeout_sec=timeout), f"{name} is not served"
     future = client.call_async(request)
     spin_until(node, future.done, timeout, what=name)

@@ -201,3 +201,59 @@ def test_load_world_replaces_the_world_and_leaves_it_paused(ros, bridge):
     assert missing.result.result == LoadWorld.Response.RESOURCE_PARSE_ERROR
     assert "/nonexistent/world.yaml" in missing.result.error_message
     assert current_world(ros).name == "panda"
+
+
+def test_entity_info_bounds_named_poses_and_simulate_steps(ros, bridge):
+    from simulation_interfaces.action import SimulateSteps
+    from simulation_interfaces.msg import Bounds, EntityCategory, EntityInfo, Result, TagsFilter
+    from simulation_interfaces.srv import (
+        GetEntityBounds, GetEntityInfo, GetNamedPoseBounds, GetNamedPoses, SetEntityInfo,
+    )
+
+    response = spawn(ros, spawn_request("box", text=BOX, xyz=(0.0, 1.5, 0.5)))
+    assert response.result.result == Result.RESULT_OK, response.result.error_message
+    info = call(ros, GetEntityInfo, SERVICES + "get_entity_info", GetEntityInfo.Request(entity="box"))
+    assert info.result.result == Result.RESULT_OK
+    assert info.info.category.category == EntityCategory.CATEGORY_DYNAMIC_OBJECT
+    robot = call(ros, GetEntityInfo, SERVICES + "get_entity_info", GetEntityInfo.Request(entity="mobile")).info
+    assert robot.category.category == EntityCategory.CATEGORY_ROBOT and "mobile_manipulator.urdf" in robot.description
+    given = EntityInfo(category=EntityCategory(category=EntityCategory.CATEGORY_STATIC_OBJECT),
+                       description="a crate", tags=["cargo"])
+    assert call(ros, SetEntityInfo, SERVICES + "set_entity_info",
+                SetEntityInfo.Request(entity="box", info=given)).result.result == Result.RESULT_OK
+    info = call(ros, GetEntityInfo, SERVICES + "get_entity_info", GetEntityInfo.Request(entity="box")).info
+    assert (info.description, list(info.tags)) == ("a crate", ["cargo"])
+    missing = call(ros, GetEntityInfo, SERVICES + "get_entity_info", GetEntityInfo.Request(entity="ghost"))
+    assert missing.result.result == Result.RESULT_NOT_FOUND
+    # The box's bounds in its own frame: its 0.2 m cube.
+    bounds = call(ros, GetEntityBounds, SERVICES + "get_entity_bounds", GetEntityBounds.Request(entity="box")).bounds
+    assert bounds.type == Bounds.TYPE_BOX and len(bounds.points) == 2
+    upper, lower = bounds.points
+    assert (upper.x, upper.y, upper.z) == pytest.approx((0.1, 0.1, 0.1), abs=1e-9)
+    assert (lower.x, lower.y, lower.z) == pytest.approx((-0.1, -0.1, -0.1), abs=1e-9)
+    # Keyframes are the named poses: the default robot's `ready`, with its root pose.
+    poses = call(ros, GetNamedPoses, SERVICES + "get_named_poses", GetNamedPoses.Request()).poses
+    ready = next(p for p in poses if p.name == "mobile_ready")
+    assert "keyframe" in ready.tags and "mobile" in ready.tags
+    assert ready.pose.position.z == pytest.approx(0.0805)
+    tagged = call(ros, GetNamedPoses, SERVICES + "get_named_poses",
+                  GetNamedPoses.Request(tags=TagsFilter(tags=["nothing"]))).poses
+    assert list(tagged) == []
+    pose_bounds = call(ros, GetNamedPoseBounds, SERVICES + "get_named_pose_bounds",
+                       GetNamedPoseBounds.Request(name="mobile_ready"))
+    assert pose_bounds.result.result == Result.RESULT_OK and pose_bounds.bounds.type == Bounds.TYPE_EMPTY
+    unknown = call(ros, GetNamedPoseBounds, SERVICES + "get_named_pose_bounds", GetNamedPoseBounds.Request(name="x"))
+    assert unknown.result.result == Result.RESULT_NOT_FOUND
+    # SimulateSteps: 250 steps while paused, with feedback.
+    steps_before = bridge.stats()["steps"]
+    client = ActionClient(ros, SimulateSteps, SERVICES + "simulate_steps")
+    assert client.wait_for_server(timeout_sec=30)
+    feedback = []
+    sent = client.send_goal_async(SimulateSteps.Goal(steps=250), feedback_callback=lambda f: feedback.append(f.feedback))
+    spin_until(ros, sent.done, what="simulate_steps accepted")
+    result = sent.result().get_result_async()
+    spin_until(ros, result.done, timeout=60, what="simulate_steps result")
+    assert result.result().result.result.result == Result.RESULT_OK
+    assert bridge.stats()["steps"] == steps_before + 250
+    spin_until(ros, lambda: feedback and feedback[-1].remaining_steps == 0, what="the last feedback")
+    assert feedback[-1].completed_steps == 250

@@ -35,6 +35,8 @@ pub mod msg {
             tags: Vec<String>,
         }
         Spawnable { uri: String, description: String, spawn_bounds: Bounds }
+        EntityInfo { category: EntityCategory, description: String, tags: Vec<String> }
+        NamedPose { name: String, description: String, tags: Vec<String>, pose: Pose }
     }
 
     impl SpawnResult {
@@ -107,14 +109,21 @@ pub mod msg {
         pub const STEP_SIMULATION_SINGLE: u16 = 31;
         pub const STEP_SIMULATION_MULTIPLE: u16 = 32;
         pub const STEP_SIMULATION_ACTION: u16 = 33;
+        pub const WORLD_LOADING: u16 = 40;
+        pub const WORLD_RESOURCE_STRING: u16 = 41;
+        pub const WORLD_TAGS: u16 = 42;
+        pub const WORLD_UNLOADING: u16 = 43;
+        pub const WORLD_INFO_GETTING: u16 = 44;
+        pub const AVAILABLE_WORLDS: u16 = 45;
+        pub const SPAWNING_ENTITIES: u16 = 50;
     }
 }
 
 pub mod srv {
     use super::super::geometry_msgs::msg::PoseStamped;
     use super::msg::{
-        EntityFilters, EntityState, Result, SimulationState, SimulatorFeatures, SpawnResult,
-        Spawnable, TagsFilter, WorldResource,
+        Bounds, EntityFilters, EntityInfo, EntityState, NamedPose, Result, SimulationState,
+        SimulatorFeatures, SpawnResult, Spawnable, TagsFilter, WorldResource,
     };
 
     super::super::service! { "simulation_interfaces", GetEntities {
@@ -191,6 +200,26 @@ pub mod srv {
         request { structure_needs_at_least_one_member: u8 }
         response { result: Result, world: WorldResource }
     } }
+    super::super::service! { "simulation_interfaces", GetEntityInfo {
+        request { entity: String }
+        response { result: Result, info: EntityInfo }
+    } }
+    super::super::service! { "simulation_interfaces", SetEntityInfo {
+        request { entity: String, info: EntityInfo }
+        response { result: Result }
+    } }
+    super::super::service! { "simulation_interfaces", GetEntityBounds {
+        request { entity: String }
+        response { result: Result, bounds: Bounds }
+    } }
+    super::super::service! { "simulation_interfaces", GetNamedPoses {
+        request { tags: TagsFilter }
+        response { result: Result, poses: Vec<NamedPose> }
+    } }
+    super::super::service! { "simulation_interfaces", GetNamedPoseBounds {
+        request { name: String }
+        response { result: Result, bounds: Bounds }
+    } }
     super::super::service! { "simulation_interfaces", GetSpawnables {
         request { sources: Vec<String> }
         response { result: Result, spawnables: Vec<Spawnable> }
@@ -224,4 +253,14 @@ pub mod srv {
         pub const SCOPE_SPAWNED: u8 = 4;
         pub const SCOPE_ALL: u8 = 255;
     }
+}
+
+pub mod action {
+    use super::msg::Result as Outcome;
+
+    super::super::action! { "simulation_interfaces", SimulateSteps {
+        goal { steps: u64 }
+        result { result: Outcome }
+        feedback { completed_steps: u64, remaining_steps: u64 }
+    } }
 }

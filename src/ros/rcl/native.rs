@@ -54,6 +54,16 @@ native! { ServiceType:
         r2r::simulation_interfaces::srv::GetCurrentWorld::Service,
     simulation_interfaces::srv::GetSpawnables::Service =>
         r2r::simulation_interfaces::srv::GetSpawnables::Service,
+    simulation_interfaces::srv::GetEntityInfo::Service =>
+        r2r::simulation_interfaces::srv::GetEntityInfo::Service,
+    simulation_interfaces::srv::SetEntityInfo::Service =>
+        r2r::simulation_interfaces::srv::SetEntityInfo::Service,
+    simulation_interfaces::srv::GetEntityBounds::Service =>
+        r2r::simulation_interfaces::srv::GetEntityBounds::Service,
+    simulation_interfaces::srv::GetNamedPoses::Service =>
+        r2r::simulation_interfaces::srv::GetNamedPoses::Service,
+    simulation_interfaces::srv::GetNamedPoseBounds::Service =>
+        r2r::simulation_interfaces::srv::GetNamedPoseBounds::Service,
     rcl_interfaces::srv::ListParameters::Service =>
         r2r::rcl_interfaces::srv::ListParameters::Service,
     rcl_interfaces::srv::GetParameters::Service =>
@@ -73,6 +83,8 @@ native! { ActionType:
         r2r::control_msgs::action::FollowJointTrajectory::Action,
     control_msgs::action::GripperCommand::Action =>
         r2r::control_msgs::action::GripperCommand::Action,
+    simulation_interfaces::action::SimulateSteps::Action =>
+        r2r::simulation_interfaces::action::SimulateSteps::Action,
 }
 
 #[cfg(test)]
@@ -195,6 +207,13 @@ mod tests {
             control_msgs::action::GripperCommand::Goal,
             control_msgs::action::GripperCommand::Result,
             control_msgs::action::GripperCommand::Feedback,
+            simulation_interfaces::action::SimulateSteps::Goal,
+            simulation_interfaces::action::SimulateSteps::Result,
+            simulation_interfaces::action::SimulateSteps::Feedback,
+            simulation_interfaces::msg::NamedPose,
+            simulation_interfaces::msg::EntityInfo,
+            simulation_interfaces::msg::SpawnEntity,
+            simulation_interfaces::msg::WorldResource,
             std_srvs::srv::Trigger::Request,
             std_srvs::srv::Trigger::Response,
             std_srvs::srv::SetBool::Request,
@@ -232,6 +251,16 @@ mod tests {
             simulation_interfaces::srv::GetCurrentWorld::Response,
             simulation_interfaces::srv::GetSpawnables::Request,
             simulation_interfaces::srv::GetSpawnables::Response,
+            simulation_interfaces::srv::GetEntityInfo::Request,
+            simulation_interfaces::srv::GetEntityInfo::Response,
+            simulation_interfaces::srv::SetEntityInfo::Request,
+            simulation_interfaces::srv::SetEntityInfo::Response,
+            simulation_interfaces::srv::GetEntityBounds::Request,
+            simulation_interfaces::srv::GetEntityBounds::Response,
+            simulation_interfaces::srv::GetNamedPoses::Request,
+            simulation_interfaces::srv::GetNamedPoses::Response,
+            simulation_interfaces::srv::GetNamedPoseBounds::Request,
+            simulation_interfaces::srv::GetNamedPoseBounds::Response,
         }
     }
 }
