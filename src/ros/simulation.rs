@@ -340,6 +340,7 @@ fn features() -> SimulatorFeatures {
         SimulatorFeatures::WORLD_RESOURCE_STRING,
         SimulatorFeatures::WORLD_INFO_GETTING,
         SimulatorFeatures::AVAILABLE_WORLDS,
+        SimulatorFeatures::WORLD_UNLOADING,
     ];
     SimulatorFeatures {
         features,
@@ -412,7 +413,9 @@ pub fn start(
     let mut snapshot = handle.latest_state_buffer();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
-            let state = if stopped(&h, &flag, &mut snapshot) {
+            let state = if crate::world::is_unloaded(&h.world().config) {
+                SimulationState::STATE_NO_WORLD
+            } else if stopped(&h, &flag, &mut snapshot) {
                 SimulationState::STATE_STOPPED
             } else if h.mode() == SimMode::Paused {
                 SimulationState::STATE_PAUSED

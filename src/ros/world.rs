@@ -8,7 +8,7 @@ use crate::ros::interfaces::simulation_interfaces::msg::{
 };
 use crate::ros::interfaces::simulation_interfaces::srv::{
     DeleteEntity, GetAvailableWorlds, GetCurrentWorld, GetSpawnables, LoadWorld, SpawnEntities,
-    SpawnEntity,
+    SpawnEntity, UnloadWorld,
 };
 use crate::sim::SimHandle;
 use crate::world::{DeleteError, LoadError, SpawnError, SpawnRequest, SpawnSource};
@@ -269,10 +269,22 @@ pub fn start(
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
-            let _ = request.respond(GetCurrentWorld::Response {
-                result: ok(),
-                world: world_resource(&h.world()),
-            });
+            let world = h.world();
+            let response = if crate::world::is_unloaded(&world.config) {
+                GetCurrentWorld::Response {
+                    result: outcome(
+                        GetCurrentWorld::Response::NO_WORLD_LOADED,
+                        "no world is loaded",
+                    ),
+                    world: WorldResource::default(),
+                }
+            } else {
+                GetCurrentWorld::Response {
+                    result: ok(),
+                    world: world_resource(&world),
+                }
+            };
+            let _ = request.respond(response);
         }
     })?;
 
@@ -296,7 +308,9 @@ pub fn start(
                         LoadError::NoResource => LoadWorld::Response::NO_RESOURCE,
                         LoadError::UnsupportedFormat(_) => LoadWorld::Response::UNSUPPORTED_FORMAT,
                         LoadError::Parse(_) => LoadWorld::Response::RESOURCE_PARSE_ERROR,
-                        LoadError::Change(_) => SimResult::RESULT_OPERATION_FAILED,
+                        LoadError::Change(_) | LoadError::NoWorld => {
+                            SimResult::RESULT_OPERATION_FAILED
+                        }
                     };
                     outcome(code, e.to_string())
                 }
@@ -311,6 +325,27 @@ pub fn start(
                     WorldResource::default()
                 },
             });
+        }
+    })?;
+
+    let mut requests = node.service::<UnloadWorld::Service>("~/unload_world")?;
+    let h = handle.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let worker = h.clone();
+            let done = off_the_node("ros-unload-world", move || {
+                crate::world::unload_world(&worker).map(drop)
+            })
+            .await;
+            let result = match done {
+                Some(Ok(())) => ok(),
+                Some(Err(LoadError::NoWorld)) => {
+                    outcome(UnloadWorld::Response::NO_WORLD_LOADED, "no world is loaded")
+                }
+                Some(Err(e)) => outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string()),
+                None => outcome(SimResult::RESULT_OPERATION_FAILED, "the unload was lost"),
+            };
+            let _ = request.respond(UnloadWorld::Response { result });
         }
     })?;
     Ok(())

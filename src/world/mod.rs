@@ -8,7 +8,10 @@ mod spawn;
 mod worlds;
 
 pub use spawn::{ModelFormat, SpawnError, SpawnRequest, SpawnSource, spawn, spawn_all};
-pub use worlds::{Listed, LoadError, available_worlds, load_world, spawnables};
+pub use worlds::{
+    Listed, LoadError, NO_WORLD, available_worlds, is_unloaded, load_world, spawnables,
+    unload_world,
+};
 
 use crate::config::Config;
 use crate::error::InputError;
@@ -18,7 +21,10 @@ use crate::sim::{ChangeError, Changed, SimHandle};
 /// The checks every new world passes before it is swapped in: the config's own rules, and
 /// every output the ROS node would plan from it.
 fn check(world: &World, config: &Config) -> Result<(), InputError> {
-    config.validate()?;
+    // An empty world (unloaded, or its last robot deleted) is allowed at run time.
+    if !config.robots.is_empty() {
+        config.validate()?;
+    }
     crate::ros::outputs::check(&world.model, &world.robots, config)
         .map_err(|e| InputError::new(&config.origin, e))
 }
@@ -28,8 +34,6 @@ fn check(world: &World, config: &Config) -> Result<(), InputError> {
 pub enum DeleteError {
     #[error("no entity '{name}'; entities: {known:?}")]
     NotFound { name: String, known: Vec<String> },
-    #[error("'{0}' is the last robot: a world keeps at least one (load another world instead)")]
-    Last(String),
     #[error("{0}")]
     Change(#[from] ChangeError),
 }
@@ -45,9 +49,6 @@ pub fn delete(handle: &SimHandle, name: &str) -> Result<Changed, DeleteError> {
             known: config.robots.iter().map(|r| r.name.clone()).collect(),
         });
     };
-    if config.robots.len() == 1 {
-        return Err(DeleteError::Last(name.to_string()));
-    }
     config.robots.remove(index);
     config.spawned.retain(|s| s != name);
     Ok(handle.change_world(config, false, check)?)

@@ -118,6 +118,8 @@ pub enum LoadError {
     Parse(InputError),
     #[error("{0}")]
     Change(ChangeError),
+    #[error("no world is loaded")]
+    NoWorld,
 }
 
 /// A world from a file (a config, or a model as `--mjcf` / `--urdf` would load it) or a
@@ -159,6 +161,35 @@ pub fn load_world(handle: &SimHandle, uri: &str, text: &str) -> Result<Changed, 
             ChangeError::Input(e) => LoadError::Parse(e),
             other => LoadError::Change(other),
         })
+}
+
+/// What the world config of an unloaded world is called.
+pub const NO_WORLD: &str = "<no world>";
+
+/// Whether `config` is the empty world `unload_world` leaves.
+pub fn is_unloaded(config: &Config) -> bool {
+    config.origin == NO_WORLD && config.robots.is_empty()
+}
+
+/// Removes everything: an empty world (no robot, no floor), paused, until a world is loaded
+/// or something is spawned. The node's settings stay.
+pub fn unload_world(handle: &SimHandle) -> Result<Changed, LoadError> {
+    let current = handle.world();
+    if is_unloaded(&current.config) {
+        return Err(LoadError::NoWorld);
+    }
+    let mut config = current.config.clone();
+    config.robots.clear();
+    config.spawned.clear();
+    config.world.floor = false;
+    config.world.timestep = Some(current.model.opt().timestep);
+    config.origin = NO_WORLD.to_string();
+    handle
+        .pause()
+        .map_err(|e| LoadError::Change(ChangeError::Refused(e)))?;
+    handle
+        .change_world(config, true, super::check)
+        .map_err(LoadError::Change)
 }
 
 #[cfg(test)]

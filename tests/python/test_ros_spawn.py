@@ -94,6 +94,11 @@ def test_spawn_keeps_the_running_robot_and_the_spawned_ones_are_full_robots(ros,
 
     assert entities(EntityCategory.CATEGORY_ROBOT) == ["mobile", "panda"]
     assert entities(EntityCategory.CATEGORY_DYNAMIC_OBJECT) == ["box"]
+    # The default robot's camera renders the new world (its render thread followed it).
+    from sensor_msgs.msg import Image
+
+    frame = latest_message(ros, Image, "/front/image_raw", timeout=90)
+    assert frame.width > 0 and len(frame.data) == frame.step * frame.height
     # The Panda is a full robot under its name: joint states, tf frames, trajectory action.
     panda = latest_message(ros, JointState, "/panda/joint_states")
     assert "joint1" in panda.name and len(panda.name) >= 7
@@ -257,3 +262,27 @@ def test_entity_info_bounds_named_poses_and_simulate_steps(ros, bridge):
     assert bridge.stats()["steps"] == steps_before + 250
     spin_until(ros, lambda: feedback and feedback[-1].remaining_steps == 0, what="the last feedback")
     assert feedback[-1].completed_steps == 250
+
+
+def test_unload_world_then_spawn_into_the_empty_world(ros, bridge):
+    from simulation_interfaces.msg import Result, SimulationState
+    from simulation_interfaces.srv import GetCurrentWorld, GetEntities, GetSimulationState, LoadWorld, UnloadWorld
+
+    unloaded = call(ros, UnloadWorld, SERVICES + "unload_world", UnloadWorld.Request(), timeout=120)
+    assert unloaded.result.result == Result.RESULT_OK, unloaded.result.error_message
+    again = call(ros, UnloadWorld, SERVICES + "unload_world", UnloadWorld.Request())
+    assert again.result.result == UnloadWorld.Response.NO_WORLD_LOADED
+    none = call(ros, GetCurrentWorld, SERVICES + "get_current_world", GetCurrentWorld.Request())
+    assert none.result.result == GetCurrentWorld.Response.NO_WORLD_LOADED
+    state = call(ros, GetSimulationState, SERVICES + "get_simulation_state", GetSimulationState.Request())
+    assert state.state.state == SimulationState.STATE_NO_WORLD
+    assert list(call(ros, GetEntities, SERVICES + "get_entities", GetEntities.Request()).entities) == []
+    # Something spawned into the empty world; then a world loaded over it.
+    response = spawn(ros, spawn_request("box", text=BOX, xyz=(0.0, 0.0, 0.5)))
+    assert response.result.result == Result.RESULT_OK, response.result.error_message
+    assert list(call(ros, GetEntities, SERVICES + "get_entities", GetEntities.Request()).entities) == ["box"]
+    loaded = call(ros, LoadWorld, SERVICES + "load_world",
+                  LoadWorld.Request(uri=str(REPO / "config" / "default.yaml")), timeout=120)
+    assert loaded.result.result == Result.RESULT_OK, loaded.result.error_message
+    assert "left_wheel_joint" in latest_message(ros, JointState, "/joint_states").name
+    assert list(call(ros, GetEntities, SERVICES + "get_entities", GetEntities.Request()).entities) == ["mobile"]

@@ -220,10 +220,22 @@ pub mod srv {
         request { name: String }
         response { result: Result, bounds: Bounds }
     } }
+    super::super::service! { "simulation_interfaces", UnloadWorld {
+        request { structure_needs_at_least_one_member: u8 }
+        response { result: Result }
+    } }
     super::super::service! { "simulation_interfaces", GetSpawnables {
         request { sources: Vec<String> }
         response { result: Result, spawnables: Vec<Spawnable> }
     } }
+
+    impl GetCurrentWorld::Response {
+        pub const NO_WORLD_LOADED: u8 = 101;
+    }
+
+    impl UnloadWorld::Response {
+        pub const NO_WORLD_LOADED: u8 = 101;
+    }
 
     impl SpawnEntities::Response {
         pub const ENTITIES_SPAWN_FAILED: u8 = 150;

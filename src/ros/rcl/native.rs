@@ -54,6 +54,8 @@ native! { ServiceType:
         r2r::simulation_interfaces::srv::GetCurrentWorld::Service,
     simulation_interfaces::srv::GetSpawnables::Service =>
         r2r::simulation_interfaces::srv::GetSpawnables::Service,
+    simulation_interfaces::srv::UnloadWorld::Service =>
+        r2r::simulation_interfaces::srv::UnloadWorld::Service,
     simulation_interfaces::srv::GetEntityInfo::Service =>
         r2r::simulation_interfaces::srv::GetEntityInfo::Service,
     simulation_interfaces::srv::SetEntityInfo::Service =>
@@ -251,6 +253,8 @@ mod tests {
             simulation_interfaces::srv::GetCurrentWorld::Response,
             simulation_interfaces::srv::GetSpawnables::Request,
             simulation_interfaces::srv::GetSpawnables::Response,
+            simulation_interfaces::srv::UnloadWorld::Request,
+            simulation_interfaces::srv::UnloadWorld::Response,
             simulation_interfaces::srv::GetEntityInfo::Request,
             simulation_interfaces::srv::GetEntityInfo::Response,
             simulation_interfaces::srv::SetEntityInfo::Request,
