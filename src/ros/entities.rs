@@ -12,7 +12,7 @@ use super::interfaces::simulation_interfaces::msg::{
 use super::interfaces::simulation_interfaces::srv::{
     GetEntityBounds, GetEntityInfo, GetNamedPoseBounds, GetNamedPoses, SetEntityInfo,
 };
-use super::simulation::{Entity, entities, find};
+use super::simulation::{Entity, entities, find, ok, outcome};
 use crate::config::SimMode;
 use crate::model::pose;
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
@@ -23,17 +23,6 @@ use nalgebra::{UnitQuaternion, Vector3};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-
-fn outcome(code: u8, message: impl Into<String>) -> SimResult {
-    SimResult {
-        result: code,
-        error_message: message.into(),
-    }
-}
-
-fn ok() -> SimResult {
-    outcome(SimResult::RESULT_OK, "")
-}
 
 /// The info a client set, by entity name.
 type Infos = Rc<RefCell<HashMap<String, EntityInfo>>>;

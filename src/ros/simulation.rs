@@ -26,14 +26,14 @@ use nalgebra::Vector3;
 use std::cell::Cell;
 use std::rc::Rc;
 
-fn outcome(code: u8, message: impl Into<String>) -> SimResult {
+pub(super) fn outcome(code: u8, message: impl Into<String>) -> SimResult {
     SimResult {
         result: code,
         error_message: message.into(),
     }
 }
 
-fn ok() -> SimResult {
+pub(super) fn ok() -> SimResult {
     outcome(SimResult::RESULT_OK, "")
 }
 

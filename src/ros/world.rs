@@ -15,16 +15,7 @@ use crate::world::{DeleteError, LoadError, SpawnError, SpawnRequest, SpawnSource
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 
-fn outcome(code: u8, message: impl Into<String>) -> SimResult {
-    SimResult {
-        result: code,
-        error_message: message.into(),
-    }
-}
-
-fn ok() -> SimResult {
-    outcome(SimResult::RESULT_OK, "")
-}
+use super::simulation::{ok, outcome};
 
 /// Runs `work` on a thread of its own and waits for it without blocking the executor: a
 /// world change compiles models for a while, and topics and services go on meanwhile.
@@ -97,16 +88,7 @@ fn request_of(
 
 fn world_resource(world: &crate::sim::WorldGeneration) -> WorldResource {
     let config = &world.config;
-    let name = std::path::Path::new(&config.origin)
-        .file_name()
-        .map(|n| {
-            n.to_string_lossy()
-                .split('.')
-                .next()
-                .unwrap_or("")
-                .to_string()
-        })
-        .unwrap_or_default();
+    let name = crate::world::file_stem(std::path::Path::new(&config.origin));
     let robots: Vec<&str> = world.robots.iter().map(|r| r.name.as_str()).collect();
     WorldResource {
         name,

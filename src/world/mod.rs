@@ -18,6 +18,20 @@ use crate::error::InputError;
 use crate::model::World;
 use crate::sim::{ChangeError, Changed, SimHandle};
 
+/// A file's name up to its first dot (`panda` of `panda.params.yaml`): the name a world or
+/// a model is listed and spawned under.
+pub fn file_stem(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| {
+            n.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
 /// The checks every new world passes before it is swapped in: the config's own rules, and
 /// every output the ROS node would plan from it.
 fn check(world: &World, config: &Config) -> Result<(), InputError> {

@@ -264,16 +264,7 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
                 ModelFormat::Urdf | ModelFormat::Xacro => bare_robot("", "urdf", &shown)?,
                 ModelFormat::Config => robot_of_config(&absolute)?,
             };
-            let stem = absolute
-                .file_name()
-                .map(|n| {
-                    n.to_string_lossy()
-                        .split('.')
-                        .next()
-                        .unwrap_or("")
-                        .to_string()
-                })
-                .unwrap_or_default();
+            let stem = super::file_stem(&absolute);
             (format, robot, Some((text, stem)))
         }
         SpawnSource::Text(text) if !text.trim().is_empty() => {

@@ -58,18 +58,6 @@ fn is_world_config(path: &Path) -> bool {
         && !name.is_some_and(|n| n.contains(".params."))
 }
 
-fn stem(path: &Path) -> String {
-    path.file_name()
-        .map(|n| {
-            n.to_string_lossy()
-                .split('.')
-                .next()
-                .unwrap_or("")
-                .to_string()
-        })
-        .unwrap_or_default()
-}
-
 /// The world configs found, each once, in folder order.
 pub fn available_worlds(config: &Config, extra: &[String]) -> Vec<Listed> {
     let mut worlds: Vec<Listed> = Vec::new();
@@ -77,7 +65,7 @@ pub fn available_worlds(config: &Config, extra: &[String]) -> Vec<Listed> {
         for path in sorted_files(&folder) {
             if is_world_config(&path) && !worlds.iter().any(|w| w.path == path) {
                 worlds.push(Listed {
-                    name: stem(&path),
+                    name: super::file_stem(&path),
                     description: first_comment(&path),
                     path,
                 });
@@ -97,7 +85,7 @@ pub fn spawnables(config: &Config, extra: &[String]) -> Vec<Listed> {
                 && format != ModelFormat::Config
             {
                 found.push(Listed {
-                    name: stem(&path),
+                    name: super::file_stem(&path),
                     description: format!("{} model", format.name()),
                     path,
                 });
