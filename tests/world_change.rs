@@ -213,3 +213,42 @@ fn a_spawn_that_fails_leaves_the_world_untouched() {
     assert_eq!(state(&handle), before);
     assert_eq!(handle.stats().world_changes, 0);
 }
+
+#[test]
+fn a_robot_spawned_from_a_config_brings_its_sections_and_plays_its_preset() {
+    let (_sim, handle) = start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("waver.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "robots:\n  - name: waver\n    mjcf: {}\n    control:\n      source: player\n      \
+             preset: \"Franka: Wave\"\n",
+            models()
+                .join("menagerie/franka_emika_panda/panda.xml")
+                .display()
+        ),
+    )
+    .unwrap();
+    let mut asked = request(
+        "",
+        SpawnSource::Uri(config.display().to_string()),
+        [1.5, 0.0, 0.0],
+    );
+    asked.allow_renaming = true;
+    let (name, _) = spawn(&handle, &asked).unwrap();
+    assert_eq!(name, "waver", "the config's robot name");
+    let world = handle.world();
+    let r = world.robot_index("waver").unwrap();
+    assert_eq!(
+        handle.control_source(r),
+        Some(ControlSource::Player),
+        "its control section"
+    );
+    handle.step(1500).unwrap();
+    let moved = joints_of(&handle, &state(&handle), "waver")
+        .iter()
+        .map(|(_, q, _)| q.abs())
+        .fold(0.0, f64::max);
+    assert!(moved > 0.3, "the preset plays from the start: {moved}");
+}

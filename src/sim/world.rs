@@ -325,6 +325,15 @@ impl super::SimHandle {
                 generation.actions[r].store(mask, std::sync::atomic::Ordering::Relaxed);
             }
         }
+        // New robots whose config asks for it start playing their preset, as at start.
+        let autoplay: Vec<usize> = (0..kept.len())
+            .filter(|r| {
+                let robot = &controllers.robots[*r];
+                (kept[*r].is_none() || fresh)
+                    && robot.configured().autoplay
+                    && robot.sequencer.preset_name().is_some()
+            })
+            .collect();
         let data = MjData::try_new(world.model.clone()).map_err(|_| {
             crate::error::InputError::new(
                 &generation.config.origin,
@@ -353,6 +362,9 @@ impl super::SimHandle {
         };
         drop(previous);
         self.empty_trash();
+        for robot in autoplay {
+            let _ = self.play_preset(robot, 0);
+        }
         Ok(Changed {
             generation: generation.number,
             build_time,

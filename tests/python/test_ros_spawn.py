@@ -93,6 +93,12 @@ def test_spawn_keeps_the_running_robot_and_the_spawned_ones_are_full_robots(ros,
         return list(call(ros, GetEntities, SERVICES + "get_entities", GetEntities.Request(filters=filters)).entities)
 
     assert entities(EntityCategory.CATEGORY_ROBOT) == ["mobile", "panda"]
+    # The parameters follow: the spawned robots' config fields are declared.
+    from rcl_interfaces.srv import GetParameters
+
+    names = call(ros, GetParameters, SERVICES + "get_parameters",
+                 GetParameters.Request(names=["robots.0.name", "robots.1.name", "robots.2.name"])).values
+    assert [v.string_value for v in names] == ["mobile", "panda", "box"]
     assert entities(EntityCategory.CATEGORY_DYNAMIC_OBJECT) == ["box"]
     # The default robot's camera renders the new world (its render thread followed it).
     from sensor_msgs.msg import Image

@@ -48,6 +48,8 @@ impl LiveSettings {
 
 struct Parameters {
     table: RefCell<Table>,
+    /// The world the table describes.
+    world: RefCell<std::sync::Arc<crate::sim::WorldGeneration>>,
     handle: SimHandle,
     live: LiveSettings,
     events: backend::Publisher<ParameterEvent>,
@@ -55,6 +57,23 @@ struct Parameters {
 }
 
 impl Parameters {
+    /// After a world change, the table of the new world (robots spawned or deleted).
+    fn follow_world(&self) {
+        let now = self.handle.world();
+        if now.number == self.world.borrow().number {
+            return;
+        }
+        let old = self.world.replace(now.clone());
+        let followed =
+            self.table
+                .borrow()
+                .follow(&old.config, &now.config, now.model.opt().timestep);
+        match followed {
+            Ok(table) => *self.table.borrow_mut() = table,
+            Err(e) => log::error!("parameters of world {}: {e}", now.number),
+        }
+    }
+
     /// Checks and applies one set; the stored value changes only when the change took.
     fn set(&self, parameter: &Parameter) -> Result<(), String> {
         let (change, kept) = self
@@ -144,6 +163,7 @@ fn serve<S: backend::ServiceType>(
     let parameters = parameters.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
+            parameters.follow_world();
             let response = answer(&parameters, &request.message);
             let _ = request.respond(response);
         }
@@ -158,11 +178,13 @@ pub fn start(
     live: &LiveSettings,
 ) -> Result<(), Error> {
     let events = node.publisher::<ParameterEvent>("/parameter_events", EVENTS)?;
+    let world = handle.world();
     let parameters = Rc::new(Parameters {
         table: RefCell::new(
-            Table::new(config, handle.model().opt().timestep)
+            Table::new(config, world.model.opt().timestep)
                 .map_err(|e| Error::from(e.to_string()))?,
         ),
+        world: RefCell::new(world),
         handle: handle.clone(),
         live: live.clone(),
         events,

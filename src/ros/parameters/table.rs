@@ -224,6 +224,33 @@ impl Table {
         Ok(Self { entries })
     }
 
+    /// The table of a world that `old` (this table's config) changed into: live values that
+    /// were set carry over, a robot's under its new index.
+    pub fn follow(&self, old: &Config, new: &Config, timestep: f64) -> Result<Self, TableError> {
+        let mut table = Self::new(new, timestep)?;
+        for (name, declared) in table.entries.iter_mut() {
+            if declared.live.is_none() {
+                continue;
+            }
+            let source = match name.strip_prefix("robots.").and_then(|r| r.split_once('.')) {
+                Some((index, rest)) => {
+                    let robot = index.parse::<usize>().ok().and_then(|i| new.robots.get(i));
+                    let before =
+                        robot.and_then(|r| old.robots.iter().position(|o| o.name == r.name));
+                    match before {
+                        Some(j) => format!("robots.{j}.{rest}"),
+                        None => continue,
+                    }
+                }
+                None => name.clone(),
+            };
+            if let Some(kept) = self.entries.get(&source) {
+                declared.value = kept.value.clone();
+            }
+        }
+        Ok(table)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Declared> {
         self.entries.get(name)
     }
