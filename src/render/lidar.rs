@@ -50,11 +50,20 @@ impl std::ops::Deref for Lidars {
 }
 
 impl Lidars {
+    /// Starts the caster for the current world.
     pub fn start(handle: SimHandle, lidars: Vec<LidarSpec>) -> Result<Self, std::io::Error> {
+        Self::start_in(handle.world(), lidars)
+    }
+
+    /// `start` for world `world`, the one the lidars were planned in.
+    pub fn start_in(
+        world: Arc<crate::sim::WorldGeneration>,
+        lidars: Vec<LidarSpec>,
+    ) -> Result<Self, std::io::Error> {
         let (mut handover, worker) = Handover::new(lidars.len());
         let thread = std::thread::Builder::new()
             .name("lidar".into())
-            .spawn(move || Caster::new(&handle, lidars).serve(&worker))?;
+            .spawn(move || Caster::new(world, lidars).serve(&worker))?;
         handover.attach(thread);
         Ok(Self { handover })
     }
@@ -91,8 +100,7 @@ fn without(model: &MjModel, own: &[bool]) -> MjModel {
 }
 
 impl Caster {
-    fn new(handle: &SimHandle, lidars: Vec<LidarSpec>) -> Self {
-        let world = handle.world();
+    fn new(world: Arc<crate::sim::WorldGeneration>, lidars: Vec<LidarSpec>) -> Self {
         let most = lidars.iter().map(|l| l.rays.len()).max().unwrap_or(0);
         let mut owners: Vec<&Vec<bool>> = Vec::new();
         let mirror_of = lidars

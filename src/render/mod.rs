@@ -36,17 +36,16 @@ pub struct Sensors {
 }
 
 impl Sensors {
-    /// Workers for the current world of `handle` (after a world change): a render thread
-    /// when it has cameras, a caster when it has lidars. What cannot start is said once and
-    /// left out; the rest of the node runs on.
-    pub fn for_world(handle: &crate::sim::SimHandle) -> Self {
-        let world = handle.world();
+    /// Workers for `world` (after a world change): a render thread when it has cameras, a
+    /// caster when it has lidars. What cannot start is said once and left out; the rest of
+    /// the node runs on.
+    pub fn for_world(world: &Arc<crate::sim::WorldGeneration>) -> Self {
         let renderer = plan(&world.robots, &world.config)
             .ok()
             .filter(|cameras| !cameras.is_empty())
             .and_then(|cameras| {
                 let specs = cameras.into_iter().map(|c| c.spec).collect();
-                Renderer::start(handle.clone(), specs)
+                Renderer::start_in(world.clone(), specs)
                     .map_err(|e| log::error!("cameras are off: {e}"))
                     .ok()
             })
@@ -56,7 +55,7 @@ impl Sensors {
             .filter(|lidars| !lidars.is_empty())
             .and_then(|lidars| {
                 let specs = lidars.into_iter().map(|l| l.spec).collect();
-                Lidars::start(handle.clone(), specs)
+                Lidars::start_in(world.clone(), specs)
                     .map_err(|e| log::error!("lidars are off: cannot start their thread: {e}"))
                     .ok()
             })
@@ -90,14 +89,23 @@ impl std::ops::Deref for Renderer {
 }
 
 impl Renderer {
-    /// Starts the thread and its GL context; returns once both are up, or why they are not.
+    /// Starts the thread and its GL context for the current world; returns once both are
+    /// up, or why they are not.
     pub fn start(handle: SimHandle, cameras: Vec<CameraSpec>) -> Result<Self, RenderError> {
+        Self::start_in(handle.world(), cameras)
+    }
+
+    /// `start` for world `world`, the one the cameras were planned in.
+    pub fn start_in(
+        world: Arc<crate::sim::WorldGeneration>,
+        cameras: Vec<CameraSpec>,
+    ) -> Result<Self, RenderError> {
         let (mut handover, worker) = Handover::new(cameras.len());
         let (ready, started) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("render".into())
             .spawn(move || {
-                let mut drawing = match Drawing::new(&handle, cameras) {
+                let mut drawing = match Drawing::new(world, cameras) {
                     Ok(drawing) => {
                         let _ = ready.send(Ok(drawing.device.clone()));
                         drawing
@@ -135,9 +143,11 @@ struct Drawing {
 }
 
 impl Drawing {
-    fn new(handle: &SimHandle, cameras: Vec<CameraSpec>) -> Result<Self, RenderError> {
+    fn new(
+        world: Arc<crate::sim::WorldGeneration>,
+        cameras: Vec<CameraSpec>,
+    ) -> Result<Self, RenderError> {
         let gl = gl::GlContext::headless()?;
-        let world = handle.world();
         let model = render_model(&world.model, &cameras);
         let uses = |quality| cameras.iter().any(|c| c.quality == quality);
         // SAFETY (both contexts): the GL context was made current on this thread above and

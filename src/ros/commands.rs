@@ -85,7 +85,12 @@ pub fn start(
                 let Ok(index) = commands.actuator_index(robot, name) else {
                     continue;
                 };
-                if let Some(value) = value_for(&message, k, kinds[index], pd) {
+                // The world may have changed since `kinds` was planned: its robot tasks are
+                // re-planned on the node's next turn; until then, what does not fit waits.
+                let Some(kind) = kinds.get(index) else {
+                    continue;
+                };
+                if let Some(value) = value_for(&message, k, *kind, pd) {
                     names.push(name.as_str());
                     values.push(value);
                 }

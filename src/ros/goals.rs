@@ -52,20 +52,89 @@ pub trait Controller: 'static {
     fn cancel(&self, owner: &Owner) -> ResultOf<Self>;
 }
 
-/// Serves the action `name` with `controller`.
+thread_local! {
+    /// The action servers of the node by name, each with the controller it serves now. A
+    /// server outlives the robot it was made for (rcl cannot destroy one): a robot spawned
+    /// again under the same name takes its server over instead of adding a second.
+    static SERVED: std::cell::RefCell<std::collections::HashMap<String, Rc<dyn std::any::Any>>> =
+        Default::default();
+}
+
+/// The controller an action server serves, while its robot lives.
+struct Switch<C> {
+    current: std::cell::RefCell<std::rc::Weak<C>>,
+    /// A controller of the node itself (no robot keeps it), held here.
+    held: std::cell::RefCell<Option<Rc<C>>>,
+}
+
+impl<C: Controller> Controller for Switch<C>
+where
+    ResultOf<C>: Default,
+{
+    type Action = C::Action;
+    type Plan = (Rc<C>, C::Plan);
+
+    fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, ResultOf<Self>> {
+        // Its robot was deleted: the goal ends aborted with the default result.
+        let controller = self
+            .current
+            .borrow()
+            .upgrade()
+            .ok_or_else(Default::default)?;
+        let plan = controller.plan(goal)?;
+        Ok((controller, plan))
+    }
+
+    fn execute(
+        self: Rc<Self>,
+        goal: Goal<Self::Action>,
+        (controller, plan): Self::Plan,
+        owner: Owner,
+    ) -> impl Future<Output = End<ResultOf<Self>>> + 'static {
+        controller.execute(goal, plan, owner)
+    }
+
+    fn cancel(&self, owner: &Owner) -> ResultOf<Self> {
+        match self.current.borrow().upgrade() {
+            Some(controller) => controller.cancel(owner),
+            None => Default::default(),
+        }
+    }
+}
+
+/// Serves the action `name` with `controller`, which the robot being started keeps alive
+/// (see `SERVED`).
 pub fn serve<C: Controller>(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     name: &str,
     controller: Rc<C>,
-) -> Result<(), super::ServeError> {
+) -> Result<(), super::ServeError>
+where
+    ResultOf<C>: Default,
+{
+    let kept = super::node::keep_with_robot(controller.clone());
+    let held = (!kept).then(|| controller.clone());
+    let served = SERVED.with(|s| s.borrow().get(name).cloned());
+    if let Some(switch) = served.and_then(|s| s.downcast::<Switch<C>>().ok()) {
+        *switch.current.borrow_mut() = Rc::downgrade(&controller);
+        *switch.held.borrow_mut() = held;
+        return Ok(());
+    }
+    let switch = Rc::new(Switch {
+        current: std::cell::RefCell::new(Rc::downgrade(&controller)),
+        held: std::cell::RefCell::new(held),
+    });
     let requests =
         node.action_server::<C::Action>(name)
             .map_err(|error| super::ServeError::Action {
                 action: name.to_string(),
                 error,
             })?;
-    serve_requests(spawner, requests, controller).map_err(super::ServeError::Executor)
+    super::node::outside_robot(|| serve_requests(spawner, requests, switch.clone()))
+        .map_err(super::ServeError::Executor)?;
+    SERVED.with(|s| s.borrow_mut().insert(name.to_string(), switch));
+    Ok(())
 }
 
 fn serve_requests<C: Controller>(

@@ -29,18 +29,46 @@ pub struct RosNode {
 thread_local! {
     /// While the node starts one robot's tasks: their abort handles, so that the robot's
     /// subscriptions, actions and services end with it.
-    static COLLECTING: std::cell::RefCell<Option<Vec<futures::future::AbortHandle>>> =
+    static COLLECTING: std::cell::RefCell<Option<Collected>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// Runs `start` and returns the abort handles of every task it spawned.
-fn collect_tasks<R>(start: impl FnOnce() -> R) -> (R, Vec<futures::future::AbortHandle>) {
-    COLLECTING.with(|c| *c.borrow_mut() = Some(Vec::new()));
+/// What one robot's tasks leave with the node: how to end them, and what they keep alive
+/// (the controllers behind action servers, which outlive robots; see `goals::serve`).
+#[derive(Default)]
+struct Collected {
+    aborts: Vec<futures::future::AbortHandle>,
+    kept: Vec<std::rc::Rc<dyn std::any::Any>>,
+}
+
+/// Keeps `value` alive as long as the robot whose tasks are being started; false when no
+/// robot's tasks are being started (the caller keeps it then).
+pub(super) fn keep_with_robot(value: std::rc::Rc<dyn std::any::Any>) -> bool {
+    COLLECTING.with(|c| match c.borrow_mut().as_mut() {
+        Some(collected) => {
+            collected.kept.push(value);
+            true
+        }
+        None => false,
+    })
+}
+
+/// Runs `start` without collecting what it spawns (a task that outlives the robot).
+pub(super) fn outside_robot<R>(start: impl FnOnce() -> R) -> R {
+    let saved = COLLECTING.with(|c| c.borrow_mut().take());
     let result = start();
-    let handles = COLLECTING
+    COLLECTING.with(|c| *c.borrow_mut() = saved);
+    result
+}
+
+/// Runs `start` and returns the abort handles of every task it spawned.
+fn collect_tasks<R>(start: impl FnOnce() -> R) -> (R, Collected) {
+    COLLECTING.with(|c| *c.borrow_mut() = Some(Collected::default()));
+    let result = start();
+    let collected = COLLECTING
         .with(|c| c.borrow_mut().take())
         .unwrap_or_default();
-    (result, handles)
+    (result, collected)
 }
 
 /// Lowers this thread's scheduling weight to niceness `nice` (threads it starts inherit it):
@@ -69,8 +97,8 @@ pub(super) fn spawn(
 ) -> Result<(), Error> {
     let (task, abort) = futures::future::abortable(task);
     COLLECTING.with(|c| {
-        if let Some(handles) = c.borrow_mut().as_mut() {
-            handles.push(abort);
+        if let Some(collected) = c.borrow_mut().as_mut() {
+            collected.aborts.push(abort);
         }
     });
     spawner
@@ -325,10 +353,15 @@ impl<O: Output + 'static> Running for Publishing<O> {
 /// The tasks of one robot (command subscriptions, actions), planned in one world.
 struct RobotTasks {
     /// The robot as it was when they started: while the world keeps it at this index with
-    /// these ids, they go on (a goal in progress included).
+    /// these ids, under the same topics and from the same config file, they go on (a goal
+    /// in progress included).
     index: usize,
     map: crate::model::RobotMap,
+    topics: String,
+    origin: String,
     aborts: Vec<futures::future::AbortHandle>,
+    /// Its action controllers: once these go, its action servers answer that it is gone.
+    _kept: Vec<std::rc::Rc<dyn std::any::Any>>,
 }
 
 impl Drop for RobotTasks {
@@ -433,7 +466,8 @@ impl Node {
             what: what.to_string(),
             error,
         };
-        super::world::start(node, spawner, handle)
+        let stopped: super::simulation::Stopped = Default::default();
+        super::world::start(node, spawner, handle, stopped.clone())
             .map_err(|e| err("simulation_interfaces world services", e))?;
         super::entities::start(node, spawner, handle).map_err(|error| NodeError::Serve {
             origin: config.origin.clone(),
@@ -443,7 +477,7 @@ impl Node {
             .map_err(|e| err("services", e))?;
         super::parameters::start(node, spawner, handle, config, live)
             .map_err(|e| err("parameter services", e))?;
-        super::simulation::start(node, spawner, handle, play_mode)
+        super::simulation::start(node, spawner, handle, play_mode, stopped)
             .map_err(|e| err("simulation_interfaces services", e))?;
         Ok(())
     }
@@ -502,7 +536,7 @@ impl Node {
         let world = self.handle.world();
         let started = Instant::now();
         if self.sensors.renderer.is_some() || self.sensors.lidars.is_some() || world.number > 0 {
-            self.sensors = Sensors::for_world(&self.handle);
+            self.sensors = Sensors::for_world(&world);
         }
         for output in self.outputs.drain(..) {
             output.retire(&mut self.node);
@@ -516,16 +550,23 @@ impl Node {
         let spawner = self.pool.spawner();
         let mut kept: Vec<Option<RobotTasks>> = self.robot_tasks.drain(..).map(Some).collect();
         for (index, map) in world.robots.iter().enumerate() {
+            let topics = robot_topics(&world, index);
             let same = kept.iter().position(|t| {
-                t.as_ref()
-                    .is_some_and(|t| t.index == index && t.map == *map)
+                t.as_ref().is_some_and(|t| {
+                    t.index == index
+                        && t.map == *map
+                        && t.topics == topics
+                        && t.origin == world.config.origin
+                })
             });
             if let Some(tasks) = same.and_then(|k| kept[k].take()) {
                 self.robot_tasks.push(tasks);
                 continue;
             }
-            // Its old tasks (if its index or ids moved) end before the new ones start.
+            // Its old tasks (if its index or ids moved) end before the new ones start: their
+            // subscriptions and servers go before the new ones take the same names.
             kept.retain(|t| t.as_ref().is_none_or(|t| t.map.name != map.name));
+            self.pool.run_until_stalled();
             match start_robot(
                 &mut self.node,
                 &spawner,
@@ -539,6 +580,7 @@ impl Node {
             }
         }
         drop(kept);
+        self.pool.run_until_stalled();
         let epoch = Instant::now();
         for output in self.outputs.iter_mut() {
             output.align(epoch);
@@ -629,6 +671,12 @@ fn advertise(
         .collect()
 }
 
+/// Where robot `index` of `world` has its topics (what its tasks serve under).
+fn robot_topics(world: &crate::sim::WorldGeneration, index: usize) -> String {
+    let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
+    super::outputs::robot_topic(&world.config, &world.robots[index].name, prefixed, "")
+}
+
 /// Starts the command subscriptions, actions and grippers of robot `index` of `world`. An
 /// object without actuators has none.
 fn start_robot(
@@ -644,7 +692,7 @@ fn start_robot(
     let prefixed = super::outputs::robot_prefixed(config, &world.robots, index);
     let robot_topic = |name: &str| super::outputs::robot_topic(config, &map.name, prefixed, name);
     let ros = &config.robots[index].ros;
-    let (started, aborts) = collect_tasks(|| -> Result<(), ServeError> {
+    let (started, collected) = collect_tasks(|| -> Result<(), ServeError> {
         if map.actuators.is_empty() {
             return Ok(());
         }
@@ -674,7 +722,10 @@ fn start_robot(
     let tasks = RobotTasks {
         index,
         map: map.clone(),
-        aborts,
+        topics: robot_topics(world, index),
+        origin: world.config.origin.clone(),
+        aborts: collected.aborts,
+        _kept: collected.kept,
     };
     started?;
     Ok(tasks)

@@ -79,9 +79,13 @@ fn wrenches(
                 if !handle.latest_state(&mut state) {
                     return Err(OperationError::Invalid("no state yet".into()));
                 }
-                // The body's frame to the world frame, which MuJoCo's applied forces use.
-                let rotation =
-                    crate::model::pose::quaternion(&state.xquat_wxyz[4 * body..4 * body + 4]);
+                // The body's frame to the world frame, which MuJoCo's applied forces use. (A
+                // world change between the two reads can leave the body out of this state.)
+                let quaternion = state
+                    .xquat_wxyz
+                    .get(4 * body..4 * body + 4)
+                    .ok_or_else(|| OperationError::Invalid("the world changed".into()))?;
+                let rotation = crate::model::pose::quaternion(quaternion);
                 let force = rotation * Vector3::new(f.x, f.y, f.z);
                 let torque = rotation * Vector3::new(t.x, t.y, t.z);
                 handle.apply_body_wrench(body, force.into(), torque.into(), duration.get())

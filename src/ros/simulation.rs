@@ -356,14 +356,17 @@ fn features() -> SimulatorFeatures {
     }
 }
 
+/// Set when the simulation is stopped (reset and paused, or a world just loaded): what
+/// `get_simulation_state` tells apart from paused.
+pub(super) type Stopped = Rc<Cell<bool>>;
+
 pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     play_mode: SimMode,
+    stopped_flag: Stopped,
 ) -> Result<(), super::Error> {
-    let stopped_flag = Rc::new(Cell::new(false));
-
     let mut requests = node.service::<GetSimulatorFeatures::Service>("~/get_simulator_features")?;
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -377,32 +380,40 @@ pub fn start(
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
-            let scope = request.message.scope;
+            let scope = match request.message.scope {
+                ResetSimulation::Request::SCOPE_DEFAULT => ResetSimulation::Request::SCOPE_ALL,
+                scope => scope,
+            };
             let both = ResetSimulation::Request::SCOPE_TIME | ResetSimulation::Request::SCOPE_STATE;
-            let result = if scope == ResetSimulation::Request::SCOPE_DEFAULT || scope & both == both
-            {
-                from(h.reset())
-            } else if scope == ResetSimulation::Request::SCOPE_SPAWNED {
-                let worker = h.clone();
-                let (done, finished) = futures::channel::oneshot::channel();
-                let started =
-                    std::thread::Builder::new()
-                        .name("ros-reset".into())
-                        .spawn(move || {
-                            let _ = done.send(crate::world::remove_spawned(&worker).map(drop));
-                        });
-                match started {
-                    Ok(_) => match finished.await {
-                        Ok(result) => result.map_or_else(failed, |_| ok()),
-                        Err(_) => failed("the reset was lost"),
-                    },
-                    Err(e) => failed(e),
-                }
-            } else {
+            let result = if scope & both != 0 && scope & both != both {
                 outcome(
                     SimResult::RESULT_FEATURE_UNSUPPORTED,
                     "time and state reset together: use SCOPE_ALL",
                 )
+            } else {
+                let mut result = ok();
+                if scope & ResetSimulation::Request::SCOPE_SPAWNED != 0 {
+                    // De-spawning builds a world: off the executor, like a spawn.
+                    let worker = h.clone();
+                    let (done, finished) = futures::channel::oneshot::channel();
+                    let started =
+                        std::thread::Builder::new()
+                            .name("ros-reset".into())
+                            .spawn(move || {
+                                let _ = done.send(crate::world::remove_spawned(&worker).map(drop));
+                            });
+                    result = match started {
+                        Ok(_) => match finished.await {
+                            Ok(removed) => removed.map_or_else(failed, |_| ok()),
+                            Err(_) => failed("the reset was lost"),
+                        },
+                        Err(e) => failed(e),
+                    };
+                }
+                if result.result == SimResult::RESULT_OK && scope & both == both {
+                    result = from(h.reset());
+                }
+                result
             };
             let _ = request.respond(ResetSimulation::Response { result });
         }

@@ -105,6 +105,7 @@ pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
+    stopped: super::simulation::Stopped,
 ) -> Result<(), super::Error> {
     let mut requests = node.service::<SpawnEntity::Service>("~/spawn_entity")?;
     let h = handle.clone();
@@ -195,6 +196,9 @@ pub fn start(
                 Some(Err(e @ DeleteError::NotFound { .. })) => {
                     outcome(SimResult::RESULT_NOT_FOUND, e.to_string())
                 }
+                Some(Err(e @ DeleteError::PartOfModel(_))) => {
+                    outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string())
+                }
                 Some(Err(e)) => outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string()),
                 None => outcome(SimResult::RESULT_OPERATION_FAILED, "the delete was lost"),
             };
@@ -271,7 +275,7 @@ pub fn start(
     })?;
 
     let mut requests = node.service::<LoadWorld::Service>("~/load_world")?;
-    let h = handle.clone();
+    let (h, stop) = (handle.clone(), stopped);
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let (uri, text) = (
@@ -299,6 +303,10 @@ pub fn start(
                 None => outcome(SimResult::RESULT_OPERATION_FAILED, "the load was lost"),
             };
             let loaded = result.result == SimResult::RESULT_OK;
+            // A loaded world stands stopped (time 0, paused), as the standard says.
+            if loaded {
+                stop.set(true);
+            }
             let _ = request.respond(LoadWorld::Response {
                 result,
                 world: if loaded {

@@ -612,10 +612,13 @@ impl SimHandle {
         if slot.is_some() {
             return Err(self.refuse("a recording is already running"));
         }
-        let done = self.request(Operation::Tap {
-            ring,
-            layout: TapLayout::Recording,
-        })?;
+        let done = self.request_in(
+            world.number,
+            Operation::Tap {
+                ring,
+                layout: TapLayout::Recording,
+            },
+        )?;
         *slot = Some(recording);
         Ok(done)
     }

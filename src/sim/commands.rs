@@ -150,7 +150,6 @@ impl Operation {
                 | Operation::SetSpeed(_)
                 | Operation::Step(_)
                 | Operation::Reset
-                | Operation::Tap { .. }
                 | Operation::Untap(_)
                 | Operation::StopPlayback
                 | Operation::ChangeWorld(_)

@@ -19,7 +19,7 @@ pub use commands::{
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
-pub use world::{ChangeError, Changed, NextWorld, WorldGeneration};
+pub use world::{ChangeError, Changed, NextWorld, WorldEdit, WorldGeneration};
 
 use crate::config::{ControlSource, SimConfig, SimMode};
 use crate::control::{Controllers, TwistCommand};

@@ -614,7 +614,13 @@ impl Physics {
         }
         self.pending.clear();
         if next.fresh {
+            // A new world counts its steps from 0: a step request or a batch end counted
+            // in the old one's steps ends here.
+            self.interrupt_steps();
             self.step = 0;
+            self.shared
+                .pause_at_step
+                .store(u64::MAX, std::sync::atomic::Ordering::Relaxed);
         }
         self.republish();
         self.trash(Trash::World(next));

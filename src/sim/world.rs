@@ -277,24 +277,55 @@ pub struct Changed {
     pub hold_time: f64,
 }
 
+/// A world change in the making: while it lives, no other change can happen, so the world
+/// it shows is the one its change replaces (an edit made from it loses nothing).
+pub struct WorldEdit<'a> {
+    handle: &'a super::SimHandle,
+    _one_at_a_time: std::sync::MutexGuard<'a, ()>,
+    /// The world as it is, and stays until `change`.
+    pub world: Arc<WorldGeneration>,
+}
+
 impl super::SimHandle {
-    /// Replaces the world with the one `config` describes, built here (the caller's
-    /// thread), while the physics thread steps on; it then swaps it in between two steps.
-    /// Unless `fresh`, what both worlds hold carries over by name: joint positions and
-    /// velocities, actuator commands and activations, mocap poses, time and step count, and
-    /// the controllers of the robots that stay. A config that does not load leaves the
-    /// running world untouched.
+    /// Starts a world change: waits for any other to finish first.
+    pub fn edit_world(&self) -> WorldEdit<'_> {
+        let guard = match self.shared.changing.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        WorldEdit {
+            handle: self,
+            _one_at_a_time: guard,
+            world: self.world(),
+        }
+    }
+
+    /// `edit_world().change(..)`: replaces the world with the one `config` describes.
     pub fn change_world(
         &self,
         config: Config,
         fresh: bool,
         check: impl FnOnce(&World, &Config) -> Result<(), crate::error::InputError>,
     ) -> Result<Changed, ChangeError> {
-        let _one_at_a_time = match self.shared.changing.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if self
+        self.edit_world().change(config, fresh, check)
+    }
+}
+
+impl WorldEdit<'_> {
+    /// Replaces the world with the one `config` describes, built here (the caller's
+    /// thread), while the physics thread steps on; it then swaps it in between two steps.
+    /// Unless `fresh`, what both worlds hold carries over by name: joint positions and
+    /// velocities, actuator commands and activations, mocap poses, time and step count, and
+    /// the controllers of the robots that stay. A config that does not load leaves the
+    /// running world untouched.
+    pub fn change(
+        self,
+        config: Config,
+        fresh: bool,
+        check: impl FnOnce(&World, &Config) -> Result<(), crate::error::InputError>,
+    ) -> Result<Changed, ChangeError> {
+        let handle = self.handle;
+        if handle
             .shared
             .recording
             .lock()
@@ -304,7 +335,7 @@ impl super::SimHandle {
             return Err(ChangeError::Recording);
         }
         let started = std::time::Instant::now();
-        let current = self.world();
+        let current = self.world.clone();
         let world = crate::model::build_world(&config)?;
         check(&world, &config)?;
         let controllers = super::controllers(&world)?;
@@ -312,7 +343,7 @@ impl super::SimHandle {
             current.number + 1,
             &world,
             &controllers,
-            self.shared.contacts,
+            handle.shared.contacts,
         );
         let kept: Vec<Option<usize>> = world
             .robots
@@ -355,20 +386,20 @@ impl super::SimHandle {
             fresh,
         });
         let build_time = started.elapsed().as_secs_f64();
-        self.request_in(current.number, super::Operation::ChangeWorld(next))?;
-        let previous = match self.shared.world.write() {
+        handle.request_in(current.number, super::Operation::ChangeWorld(next))?;
+        let previous = match handle.shared.world.write() {
             Ok(mut now) => std::mem::replace(&mut *now, generation.clone()),
             Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), generation.clone()),
         };
         drop(previous);
-        self.empty_trash();
+        handle.empty_trash();
         for robot in autoplay {
-            let _ = self.play_preset(robot, 0);
+            let _ = handle.play_preset(robot, 0);
         }
         Ok(Changed {
             generation: generation.number,
             build_time,
-            hold_time: self.stats().last_change_time,
+            hold_time: handle.stats().last_change_time,
         })
     }
 }

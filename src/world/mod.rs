@@ -48,6 +48,11 @@ fn check(world: &World, config: &Config) -> Result<(), InputError> {
 pub enum DeleteError {
     #[error("no entity '{name}'; entities: {known:?}")]
     NotFound { name: String, known: Vec<String> },
+    #[error(
+        "'{0}' is a body of a robot's or the world's model, not an entity of its own: only \
+         robots and spawned objects can be deleted"
+    )]
+    PartOfModel(String),
     #[error("{0}")]
     Change(#[from] ChangeError),
 }
@@ -55,9 +60,16 @@ pub enum DeleteError {
 /// Removes robot (or spawned object) `name` from the world; its topics, actions and legacy
 /// rows stop, and its name can be spawned again.
 pub fn delete(handle: &SimHandle, name: &str) -> Result<Changed, DeleteError> {
-    let world = handle.world();
-    let mut config = world.config.clone();
+    let edit = handle.edit_world();
+    let mut config = edit.world.config.clone();
     let Some(index) = config.robots.iter().position(|r| r.name == name) else {
+        let model = &edit.world.model;
+        if model
+            .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, name)
+            .is_some()
+        {
+            return Err(DeleteError::PartOfModel(name.to_string()));
+        }
         return Err(DeleteError::NotFound {
             name: name.to_string(),
             known: config.robots.iter().map(|r| r.name.clone()).collect(),
@@ -65,18 +77,18 @@ pub fn delete(handle: &SimHandle, name: &str) -> Result<Changed, DeleteError> {
     };
     config.robots.remove(index);
     config.spawned.retain(|s| s != name);
-    Ok(handle.change_world(config, false, check)?)
+    Ok(edit.change(config, false, check)?)
 }
 
 /// Deletes every entity spawned since the world was loaded (`ResetSimulation` with
 /// `SCOPE_SPAWNED`); nothing to delete is no change.
 pub fn remove_spawned(handle: &SimHandle) -> Result<Option<Changed>, ChangeError> {
-    let world = handle.world();
-    let mut config = world.config.clone();
+    let edit = handle.edit_world();
+    let mut config = edit.world.config.clone();
     let spawned = std::mem::take(&mut config.spawned);
     if spawned.is_empty() {
         return Ok(None);
     }
     config.robots.retain(|r| !spawned.contains(&r.name));
-    handle.change_world(config, false, check).map(Some)
+    edit.change(config, false, check).map(Some)
 }

@@ -386,14 +386,14 @@ fn pose(request: &SpawnRequest) -> Result<crate::config::PoseConfig, SpawnError>
 
 /// Spawns what `request` describes into the running world and returns the entity's name.
 pub fn spawn(handle: &SimHandle, request: &SpawnRequest) -> Result<(String, Changed), SpawnError> {
-    let world = handle.world();
-    let robot = robot_config(request, &world.config)?;
+    let edit = handle.edit_world();
+    let robot = robot_config(request, &edit.world.config)?;
     let name = robot.name.clone();
-    let mut config = world.config.clone();
+    let mut config = edit.world.config.clone();
     config.robots.push(robot);
     config.spawned.push(name.clone());
-    let changed = handle
-        .change_world(config, false, super::check)
+    let changed = edit
+        .change(config, false, super::check)
         .map_err(|e| match e {
             ChangeError::Input(e) => load_failure(e, &request.source),
             other => SpawnError::Failed(other.to_string()),
@@ -404,8 +404,8 @@ pub fn spawn(handle: &SimHandle, request: &SpawnRequest) -> Result<(String, Chan
 /// Spawns several entities in one world change (one build, one swap); when that fails, each
 /// alone, so every request gets its own result.
 pub fn spawn_all(handle: &SimHandle, requests: &[SpawnRequest]) -> Vec<Result<String, SpawnError>> {
-    let world = handle.world();
-    let mut config = world.config.clone();
+    let edit = handle.edit_world();
+    let mut config = edit.world.config.clone();
     let mut results = Vec::with_capacity(requests.len());
     for request in requests {
         let result = robot_config(request, &config).map(|robot| {

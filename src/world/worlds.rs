@@ -162,7 +162,8 @@ pub fn is_unloaded(config: &Config) -> bool {
 /// Removes everything: an empty world (no robot, no floor), paused, until a world is loaded
 /// or something is spawned. The node's settings stay.
 pub fn unload_world(handle: &SimHandle) -> Result<Changed, LoadError> {
-    let current = handle.world();
+    let edit = handle.edit_world();
+    let current = edit.world.clone();
     if is_unloaded(&current.config) {
         return Err(LoadError::NoWorld);
     }
@@ -175,8 +176,7 @@ pub fn unload_world(handle: &SimHandle) -> Result<Changed, LoadError> {
     handle
         .pause()
         .map_err(|e| LoadError::Change(ChangeError::Refused(e)))?;
-    handle
-        .change_world(config, true, super::check)
+    edit.change(config, true, super::check)
         .map_err(LoadError::Change)
 }
 

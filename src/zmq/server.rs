@@ -132,10 +132,13 @@ impl LegacyServer {
         let ring =
             Arc::new(RecordRing::with_wakeup(row_len, RING_ROWS).map_err(ServerError::Wakeup)?);
         handle
-            .request(Operation::Tap {
-                ring: ring.clone(),
-                layout: TapLayout::Legacy,
-            })
+            .request_in(
+                world.number,
+                Operation::Tap {
+                    ring: ring.clone(),
+                    layout: TapLayout::Legacy,
+                },
+            )
             .map_err(ServerError::Tap)?;
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(LegacyCounters::default());
@@ -322,10 +325,13 @@ impl Worker {
         match RecordRing::with_wakeup(row_len, RING_ROWS) {
             Ok(ring) => {
                 let ring = Arc::new(ring);
-                let tapped = self.handle.request(Operation::Tap {
-                    ring: ring.clone(),
-                    layout: TapLayout::Legacy,
-                });
+                let tapped = self.handle.request_in(
+                    world.number,
+                    Operation::Tap {
+                        ring: ring.clone(),
+                        layout: TapLayout::Legacy,
+                    },
+                );
                 if let Err(e) = tapped {
                     log::error!(
                         "legacy ZMQ: the rows of world {} cannot be tapped: {e}",
@@ -492,7 +498,11 @@ impl Worker {
             }
             CommandKind::SetGains => {
                 let entries = codec::decode_set_gains(&frames[1])?;
-                let map = &self.handle.robots()[index];
+                let robots = self.handle.robots();
+                // A world change the server has not followed yet: the robot may be gone.
+                let Some(map) = robots.get(index).filter(|m| m.name == plan.name) else {
+                    return Err(DecodeError::UnknownTopic(plan.name.clone()));
+                };
                 let mut updates = Vec::with_capacity(entries.len());
                 for (name, gains) in entries {
                     if map

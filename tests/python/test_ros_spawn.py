@@ -10,6 +10,7 @@ import pathlib
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+from action_msgs.msg import GoalStatus  # noqa: E402
 from builtin_interfaces.msg import Duration  # noqa: E402
 from control_msgs.action import FollowJointTrajectory  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
@@ -157,6 +158,27 @@ def test_spawn_keeps_the_running_robot_and_the_spawned_ones_are_full_robots(ros,
     # The name can be used again.
     again = spawn(ros, spawn_request("box", text=BOX, xyz=(0.0, -1.5, 0.5)))
     assert again.result.result == Result.RESULT_OK, again.result.error_message
+    # A deleted robot's action answers no more goals; spawned again, it serves them again
+    # (one server per action name, taken over by the new robot).
+    deleted = call(ros, DeleteEntity, SERVICES + "delete_entity", DeleteEntity.Request(entity="panda"), timeout=120)
+    assert deleted.result.result == Result.RESULT_OK, deleted.result.error_message
+
+    def run_goal(position):
+        goal.trajectory.points = [JointTrajectoryPoint(positions=[position], time_from_start=Duration(sec=1))]
+        sent = client.send_goal_async(goal)
+        spin_until(ros, sent.done, what="goal answered")
+        if not sent.result().accepted:
+            return None
+        result = sent.result().get_result_async()
+        spin_until(ros, result.done, timeout=60, what="goal result")
+        return result.result()
+
+    gone = run_goal(0.2)
+    assert gone is None or gone.status == GoalStatus.STATUS_ABORTED
+    response = spawn(ros, spawn_request("panda", uri=PANDA, xyz=(1.5, 0.0, 0.0)))
+    assert response.result.result == Result.RESULT_OK, response.result.error_message
+    back = run_goal(-0.3)
+    assert back.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
     bridge.console("pause")
 
 
@@ -205,7 +227,7 @@ def test_load_world_replaces_the_world_and_leaves_it_paused(ros, bridge):
     assert loaded.world.name == "panda"
     assert current_world(ros).name == "panda"
     state = call(ros, GetSimulationState, SERVICES + "get_simulation_state", GetSimulationState.Request())
-    assert state.state.state == SimulationState.STATE_PAUSED
+    assert state.state.state == SimulationState.STATE_STOPPED
     # The Panda is the world's only robot: its topics are the unprefixed ones.
     assert "joint1" in latest_message(ros, JointState, "/joint_states").name
     missing = call(ros, LoadWorld, SERVICES + "load_world", LoadWorld.Request(uri="/nonexistent/world.yaml"))

@@ -228,6 +228,10 @@ impl Table {
     /// were set carry over, a robot's under its new index.
     pub fn follow(&self, old: &Config, new: &Config, timestep: f64) -> Result<Self, TableError> {
         let mut table = Self::new(new, timestep)?;
+        if old.origin != new.origin {
+            // Another world was loaded: nothing set before applies to it.
+            return Ok(table);
+        }
         for (name, declared) in table.entries.iter_mut() {
             if declared.live.is_none() {
                 continue;
