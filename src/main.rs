@@ -229,6 +229,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             let names: Vec<String> = world.robots.iter().map(|r| r.name.clone()).collect();
             Some(
                 mujoco_bridge::zmq::CameraStreams::start(
+                    handle.clone(),
                     renderer.clone(),
                     cameras,
                     &names,

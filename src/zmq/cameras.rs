@@ -49,9 +49,40 @@ struct Stream {
     seen: u64,
 }
 
+/// The camera streams as the discovery JSON lists them, shared with the legacy servers:
+/// `version` moves when a world change changes the list.
+#[derive(Debug, Default)]
+pub struct CameraList {
+    streams: std::sync::Mutex<Vec<CameraStream>>,
+    version: std::sync::atomic::AtomicU64,
+}
+
+impl CameraList {
+    /// The list and its version.
+    pub fn get(&self) -> (u64, Vec<CameraStream>) {
+        let streams = match self.streams.lock() {
+            Ok(s) => s.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        (self.version.load(Ordering::Acquire), streams)
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    fn set(&self, streams: Vec<CameraStream>) {
+        match self.streams.lock() {
+            Ok(mut s) => *s = streams,
+            Err(poisoned) => *poisoned.into_inner() = streams,
+        }
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
 /// The running streams, with their names and endpoints for the discovery JSON.
 pub struct CameraStreams {
-    pub list: Vec<CameraStream>,
+    pub list: Arc<CameraList>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -63,11 +94,66 @@ fn host_and_port(endpoint: &str) -> Option<(String, u16)> {
     Some((host.to_string(), port.parse().ok()?))
 }
 
+/// Binds camera sockets on the next free port of the range.
+struct Binder {
+    context: zmq::Context,
+    host: String,
+    first: u16,
+    last: u16,
+}
+
+impl Binder {
+    /// A stream for `camera` (camera `index` of the plan), on the first free port.
+    fn stream(
+        &self,
+        camera: &PlannedCamera,
+        index: usize,
+        robot_name: &str,
+    ) -> Result<(Stream, CameraStream), CameraStreamError> {
+        let socket = self
+            .context
+            .socket(zmq::XPUB)
+            .map_err(CameraStreamError::Socket)?;
+        socket.set_linger(0).map_err(CameraStreamError::Socket)?;
+        socket
+            .set_sndhwm(HIGH_WATER_MARK)
+            .map_err(CameraStreamError::Socket)?;
+        // Ports our other streams hold refuse the bind: the next one is tried.
+        let endpoint = (self.first..=self.last)
+            .map(|port| format!("tcp://{}:{port}", self.host))
+            .find(|endpoint| socket.bind(endpoint).is_ok())
+            .ok_or_else(|| CameraStreamError::NoPort {
+                camera: camera.name.clone(),
+                host: self.host.clone(),
+                first: self.first,
+                last: self.last,
+            })?;
+        let listed = CameraStream {
+            name: camera.name.clone(),
+            endpoint: endpoint.replace("tcp://*:", "tcp://127.0.0.1:"),
+        };
+        log::info!("legacy camera '{}' on {}", listed.name, listed.endpoint);
+        let stream = Stream {
+            socket,
+            camera: index,
+            topic: format!("{robot_name}/camera/{} ", camera.name).into_bytes(),
+            period: Duration::from_secs_f64(1.0 / camera.rate),
+            next: Instant::now(),
+            subscriptions: 0,
+            waiting: false,
+            seen: 0,
+        };
+        Ok((stream, listed))
+    }
+}
+
 impl CameraStreams {
-    /// Binds a socket per camera of `cameras` whose robot the legacy protocol serves
-    /// (`robot_names[i]` is robot i's articulation name), counting ports from `first_port`
-    /// (0: the state port + 3).
+    /// Binds a socket per camera of `cameras` (planned in the current world of `handle`,
+    /// `robot_names[i]` being robot i's articulation name), counting ports from
+    /// `first_port` (0: the state port + 3). After a world change the streams follow: those
+    /// of cameras that stay keep their sockets, new cameras get new ones.
     pub fn start(
+        handle: crate::sim::SimHandle,
         renderer: Arc<Renderer>,
         cameras: &[PlannedCamera],
         robot_names: &[String],
@@ -81,59 +167,34 @@ impl CameraStreams {
         } else {
             first_port
         };
-        let last = first.saturating_add(PORTS - 1);
-        let context = zmq::Context::new();
+        let binder = Binder {
+            context: zmq::Context::new(),
+            host,
+            first,
+            last: first.saturating_add(PORTS - 1),
+        };
         let mut streams = Vec::new();
-        let mut list = Vec::new();
-        let mut port = first;
+        let mut listed = Vec::new();
         for (index, camera) in cameras.iter().enumerate() {
-            let socket = context
-                .socket(zmq::XPUB)
-                .map_err(CameraStreamError::Socket)?;
-            socket.set_linger(0).map_err(CameraStreamError::Socket)?;
-            socket
-                .set_sndhwm(HIGH_WATER_MARK)
-                .map_err(CameraStreamError::Socket)?;
-            loop {
-                if port > last {
-                    return Err(CameraStreamError::NoPort {
-                        camera: camera.name.clone(),
-                        host,
-                        first,
-                        last,
-                    });
-                }
-                let endpoint = format!("tcp://{host}:{port}");
-                port += 1;
-                if socket.bind(&endpoint).is_ok() {
-                    let shown = endpoint.replace("tcp://*:", "tcp://127.0.0.1:");
-                    list.push(CameraStream {
-                        name: camera.name.clone(),
-                        endpoint: shown,
-                    });
-                    break;
-                }
-            }
-            streams.push(Stream {
-                socket,
-                camera: index,
-                topic: format!("{}/camera/{} ", robot_names[camera.robot], camera.name)
-                    .into_bytes(),
-                period: Duration::from_secs_f64(1.0 / camera.rate),
-                next: Instant::now(),
-                subscriptions: 0,
-                waiting: false,
-                seen: 0,
-            });
+            let (stream, entry) = binder.stream(camera, index, &robot_names[camera.robot])?;
+            streams.push(stream);
+            listed.push(entry);
         }
-        for stream in &list {
-            log::info!("legacy camera '{}' on {}", stream.name, stream.endpoint);
-        }
+        let list = Arc::new(CameraList::default());
+        list.set(listed);
         let stop = Arc::new(AtomicBool::new(false));
+        let mut worker = Worker {
+            generation: handle.generation(),
+            handle,
+            renderer: Some(renderer),
+            streams,
+            binder,
+            list: list.clone(),
+        };
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
             .name("legacy-cameras".into())
-            .spawn(move || serve(&renderer, streams, &stopping, context))
+            .spawn(move || worker.serve(&stopping))
             .map_err(CameraStreamError::Thread)?;
         Ok(Self {
             list,
@@ -152,54 +213,136 @@ impl Drop for CameraStreams {
     }
 }
 
-/// The thread: follows subscriptions, asks for frames, sends those that come.
-fn serve(renderer: &Renderer, mut streams: Vec<Stream>, stop: &AtomicBool, _context: zmq::Context) {
-    let mut frame = Frame::default();
-    let mut bgra = Vec::new();
-    while !stop.load(Ordering::Relaxed) {
-        let now = Instant::now();
-        let wait = streams
-            .iter()
-            .map(|s| {
-                if s.waiting {
-                    POLL
-                } else if s.subscriptions > 0 {
-                    s.next.saturating_duration_since(now)
-                } else {
-                    Duration::from_millis(100)
-                }
-            })
-            .min()
-            .unwrap_or(Duration::from_millis(100))
-            .min(Duration::from_millis(100));
-        let mut items: Vec<zmq::PollItem> = streams
-            .iter()
-            .map(|s| s.socket.as_poll_item(zmq::POLLIN))
-            .collect();
-        let _ = zmq::poll(&mut items, wait.as_millis().max(1) as i64);
-        drop(items);
-        let now = Instant::now();
-        for stream in streams.iter_mut() {
-            follow_subscriptions(stream);
-            if stream.waiting
-                && renderer
-                    .slot(stream.camera)
-                    .read(&mut frame, &mut stream.seen)
-            {
-                stream.waiting = false;
-                to_bgra(&frame, &mut bgra);
-                // A PUB-like socket drops at its high-water mark instead of blocking.
-                let _ = stream
-                    .socket
-                    .send(&stream.topic[..], zmq::SNDMORE | zmq::DONTWAIT);
-                let _ = stream.socket.send(&bgra[..], zmq::DONTWAIT);
+/// What the camera thread holds. Field order is drop order: the sockets before the
+/// context (in the binder) they belong to.
+struct Worker {
+    streams: Vec<Stream>,
+    renderer: Option<Arc<Renderer>>,
+    handle: crate::sim::SimHandle,
+    /// The world the streams and the renderer were planned in.
+    generation: u64,
+    list: Arc<CameraList>,
+    binder: Binder,
+}
+
+impl Worker {
+    /// Follows subscriptions, asks for frames, sends those that come.
+    fn serve(&mut self, stop: &AtomicBool) {
+        let mut frame = Frame::default();
+        let mut bgra = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            if self.handle.generation() != self.generation {
+                self.follow_world();
             }
-            if stream.subscriptions > 0 && now >= stream.next {
-                stream.next = (stream.next + stream.period).max(now);
-                renderer.request(stream.camera);
-                stream.waiting = true;
+            let now = Instant::now();
+            let wait = self
+                .streams
+                .iter()
+                .map(|s| {
+                    if s.waiting {
+                        POLL
+                    } else if s.subscriptions > 0 {
+                        s.next.saturating_duration_since(now)
+                    } else {
+                        Duration::from_millis(100)
+                    }
+                })
+                .min()
+                .unwrap_or(Duration::from_millis(100))
+                .min(Duration::from_millis(100));
+            let mut items: Vec<zmq::PollItem> = self
+                .streams
+                .iter()
+                .map(|s| s.socket.as_poll_item(zmq::POLLIN))
+                .collect();
+            let _ = zmq::poll(&mut items, wait.as_millis().max(1) as i64);
+            drop(items);
+            let Some(renderer) = &self.renderer else {
+                continue;
+            };
+            let now = Instant::now();
+            for stream in self.streams.iter_mut() {
+                follow_subscriptions(stream);
+                if stream.waiting
+                    && renderer
+                        .slot(stream.camera)
+                        .read(&mut frame, &mut stream.seen)
+                {
+                    stream.waiting = false;
+                    to_bgra(&frame, &mut bgra);
+                    // A PUB-like socket drops at its high-water mark instead of blocking.
+                    let _ = stream
+                        .socket
+                        .send(&stream.topic[..], zmq::SNDMORE | zmq::DONTWAIT);
+                    let _ = stream.socket.send(&bgra[..], zmq::DONTWAIT);
+                }
+                if stream.subscriptions > 0 && now >= stream.next {
+                    stream.next = (stream.next + stream.period).max(now);
+                    renderer.request(stream.camera);
+                    stream.waiting = true;
+                }
             }
         }
+    }
+
+    /// Re-plans the streams for the world the physics thread now steps: a render thread on
+    /// its model, the sockets of cameras that stay (by topic) kept with their subscribers,
+    /// new cameras bound on free ports, the sockets of cameras gone closed; the servers'
+    /// discovery JSON follows the list.
+    fn follow_world(&mut self) {
+        let world = self.handle.world();
+        self.generation = world.number;
+        let cameras = crate::render::plan(&world.robots, &world.config).unwrap_or_default();
+        self.renderer = None;
+        if !cameras.is_empty() {
+            let specs = cameras.iter().map(|c| c.spec.clone()).collect();
+            match Renderer::start_in(world.clone(), specs) {
+                Ok(renderer) => self.renderer = Some(Arc::new(renderer)),
+                Err(e) => log::error!("legacy cameras of world {}: {e}", world.number),
+            }
+        }
+        let mut old = std::mem::take(&mut self.streams);
+        let mut listed = Vec::new();
+        for (index, camera) in cameras.iter().enumerate() {
+            let robot = &world.robots[camera.robot].name;
+            let topic = format!("{robot}/camera/{} ", camera.name).into_bytes();
+            let kept = old
+                .iter()
+                .position(|s| s.topic == topic)
+                .map(|k| old.remove(k));
+            let stream = match kept {
+                Some(mut stream) => {
+                    stream.camera = index;
+                    stream.period = Duration::from_secs_f64(1.0 / camera.rate);
+                    stream.waiting = false;
+                    stream.seen = 0;
+                    let endpoint = stream
+                        .socket
+                        .get_last_endpoint()
+                        .ok()
+                        .and_then(|e| e.ok())
+                        .unwrap_or_default();
+                    listed.push(CameraStream {
+                        name: camera.name.clone(),
+                        endpoint: endpoint.replace("tcp://0.0.0.0:", "tcp://127.0.0.1:"),
+                    });
+                    stream
+                }
+                None => match self.binder.stream(camera, index, robot) {
+                    Ok((stream, entry)) => {
+                        listed.push(entry);
+                        stream
+                    }
+                    Err(e) => {
+                        log::error!("legacy camera '{}': {e}", camera.name);
+                        continue;
+                    }
+                },
+            };
+            self.streams.push(stream);
+        }
+        drop(old);
+        self.list.set(listed);
     }
 }
 

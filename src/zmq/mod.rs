@@ -6,7 +6,7 @@ pub mod codec;
 pub mod rows;
 mod server;
 
-pub use cameras::{CameraStreamError, CameraStreams};
+pub use cameras::{CameraList, CameraStreamError, CameraStreams};
 pub use server::{LegacyCounters, LegacyServer, ServerError};
 
 use crate::config::Config;
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 pub fn start_servers(
     config: &Config,
     handle: &SimHandle,
-    cameras: &[codec::CameraStream],
+    cameras: &std::sync::Arc<CameraList>,
 ) -> Result<Vec<LegacyServer>, ServerError> {
     if !config.zmq.enabled {
         return Ok(Vec::new());

@@ -104,8 +104,9 @@ impl LegacyServer {
         robots: Vec<usize>,
         endpoints: ZmqEndpoints,
         options: &ZmqConfig,
-        cameras: &[super::codec::CameraStream],
+        cameras: &Arc<super::CameraList>,
     ) -> Result<Self, ServerError> {
+        let (cameras_seen, camera_list) = cameras.get();
         let context = zmq::Context::new();
         let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
         let info = bind(&context, zmq::PUB, &endpoints.info, "info")?;
@@ -114,7 +115,7 @@ impl LegacyServer {
         let model = world.model.clone();
         let plans: Vec<ArticulationRows> = robots
             .iter()
-            .map(|r| ArticulationRows::plan(&model, &world.robots[*r], *r, cameras))
+            .map(|r| ArticulationRows::plan(&model, &world.robots[*r], *r, &camera_list))
             .collect();
         for plan in &plans {
             for filter in [
@@ -152,7 +153,8 @@ impl LegacyServer {
             handle,
             generation: world.number,
             endpoints: endpoints.clone(),
-            cameras: cameras.to_vec(),
+            cameras: cameras.clone(),
+            cameras_seen,
             plans,
             ring,
             offsets: TapOffsets::of(&model),
@@ -211,7 +213,9 @@ struct Worker {
     generation: u64,
     /// This server's endpoints: robots spawned with the same ones join it.
     endpoints: ZmqEndpoints,
-    cameras: Vec<super::codec::CameraStream>,
+    /// The legacy camera streams, and the version of their list the rows were planned with.
+    cameras: Arc<super::CameraList>,
+    cameras_seen: u64,
     plans: Vec<ArticulationRows>,
     ring: Arc<RecordRing>,
     offsets: TapOffsets,
@@ -246,6 +250,9 @@ impl Worker {
             if self.handle.generation() != self.generation {
                 self.follow_world();
                 snapshot = self.handle.latest_state_buffer();
+            } else if self.cameras.version() != self.cameras_seen {
+                // The camera streams followed the world after the rows did.
+                self.plan_rows(&self.handle.world());
             }
             self.take_commands();
             let published = self.drain_ring();
@@ -290,35 +297,7 @@ impl Worker {
     /// JSON goes out at once.
     fn follow_world(&mut self) {
         let world = self.handle.world();
-        let config = &world.config;
-        let serves =
-            |index: usize| config.zmq.enabled && config.zmq_endpoints(index) == self.endpoints;
-        let robots: Vec<usize> = (0..world.robots.len()).filter(|r| serves(*r)).collect();
-        for plan in &self.plans {
-            if !robots.iter().any(|r| world.robots[*r].name == plan.name) {
-                for filter in [
-                    format!("{}/control ", plan.name),
-                    format!("{}/set_gains ", plan.name),
-                ] {
-                    let _ = self.sockets.control.set_unsubscribe(filter.as_bytes());
-                }
-            }
-        }
-        let plans: Vec<ArticulationRows> = robots
-            .iter()
-            .map(|r| ArticulationRows::plan(&world.model, &world.robots[*r], *r, &self.cameras))
-            .collect();
-        for plan in &plans {
-            if !self.plans.iter().any(|p| p.name == plan.name) {
-                for filter in [
-                    format!("{}/control ", plan.name),
-                    format!("{}/set_gains ", plan.name),
-                ] {
-                    let _ = self.sockets.control.set_subscribe(filter.as_bytes());
-                }
-            }
-        }
-        self.plans = plans;
+        self.plan_rows(&world);
         let f = world.model.ffi();
         let row_len =
             TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
@@ -345,10 +324,47 @@ impl Worker {
         }
         self.row = vec![0.0; row_len];
         self.offsets = TapOffsets::of(&world.model);
+        self.generation = world.number;
+    }
+
+    /// The rows (and discovery JSON, sent at once) of the robots this server serves in
+    /// `world`, with the camera streams as they are listed now; the control subscriptions
+    /// follow the robots that come and go.
+    fn plan_rows(&mut self, world: &crate::sim::WorldGeneration) {
+        let (cameras_seen, camera_list) = self.cameras.get();
+        self.cameras_seen = cameras_seen;
+        let config = &world.config;
+        let serves =
+            |index: usize| config.zmq.enabled && config.zmq_endpoints(index) == self.endpoints;
+        let robots: Vec<usize> = (0..world.robots.len()).filter(|r| serves(*r)).collect();
+        for plan in &self.plans {
+            if !robots.iter().any(|r| world.robots[*r].name == plan.name) {
+                for filter in [
+                    format!("{}/control ", plan.name),
+                    format!("{}/set_gains ", plan.name),
+                ] {
+                    let _ = self.sockets.control.set_unsubscribe(filter.as_bytes());
+                }
+            }
+        }
+        let plans: Vec<ArticulationRows> = robots
+            .iter()
+            .map(|r| ArticulationRows::plan(&world.model, &world.robots[*r], *r, &camera_list))
+            .collect();
+        for plan in &plans {
+            if !self.plans.iter().any(|p| p.name == plan.name) {
+                for filter in [
+                    format!("{}/control ", plan.name),
+                    format!("{}/set_gains ", plan.name),
+                ] {
+                    let _ = self.sockets.control.set_subscribe(filter.as_bytes());
+                }
+            }
+        }
+        self.plans = plans;
         for plan in &self.plans {
             let _ = self.sockets.info.send(plan.discovery.as_bytes(), 0);
         }
-        self.generation = world.number;
     }
 
     /// Publishes the rows of every step waiting in the ring (every `divider`th step);

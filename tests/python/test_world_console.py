@@ -1,11 +1,14 @@
 """A world that changes while it runs, seen by a legacy ZMQ client and the --console: a Panda
 spawned from the console gets its discovery JSON and its rows on the running server; the
 default robot's rows go on through the change with the same values; a delete stops the
-Panda's rows; a spawn that fails names the file and changes nothing."""
+Panda's rows; a spawn that fails names the file and changes nothing; the legacy camera
+streams follow: a spawned camera gets its stream, the old ones keep their endpoints."""
 import json
 import os
 import pathlib
 import time
+
+import zmq
 
 from conftest import REPO, Bridge, joint_row
 
@@ -66,6 +69,60 @@ def test_console_spawn_and_delete_with_the_legacy_protocol():
         assert not late.poll(200), "the deleted robot's rows stopped"
         late.close()
         assert bridge.settled_rows(b"mobile/"), "the default robot's rows go on"
+    finally:
+        log = bridge.close()
+    assert "panicked" not in log, log[-2000:]
+
+
+# A camera on a post, two metres from a red box: spawned into the default world.
+CAMERA_POST = """<mujoco model="post"><worldbody>
+  <body name="head" pos="0 0 1"><camera name="eye" fovy="45" xyaxes="0 -1 0 0 0 1"/></body>
+  <body name="target" pos="2 0 1"><geom type="box" size="0.1 0.3 0.3" rgba="1 0 0 1"/></body>
+</worldbody></mujoco>"""
+
+
+def frame_of(bridge, endpoint, topic):
+    """The next frame of a legacy camera stream, on a new subscription."""
+    sub = bridge.ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.connect(endpoint)
+    sub.setsockopt(zmq.SUBSCRIBE, topic)
+    try:
+        assert sub.poll(60000), f"no frame on {endpoint}"
+        got, frame = sub.recv_multipart()
+        assert got == topic
+        return frame
+    finally:
+        sub.close()
+
+
+def test_legacy_camera_streams_follow_the_world(tmp_path):
+    model = tmp_path / "post.xml"
+    model.write_text(CAMERA_POST)
+    bridge = Bridge("default.yaml")
+    try:
+        before = {c["name"]: c["endpoint"] for c in discoveries(bridge, "mobile")["camera_list"]}
+        assert list(before) == ["front"]
+        assert frame_of(bridge, before["front"], b"mobile/camera/front ")
+        bridge.console(f"spawn {model} post 5 0 0", timeout=120)
+        # The new camera is listed (once its stream is up) beside the old one, which keeps
+        # its endpoint, and both stream the new world.
+        deadline = time.monotonic() + 30
+        while True:
+            after = {c["name"]: c["endpoint"] for c in discoveries(bridge, "mobile")["camera_list"]}
+            if "eye" in after or time.monotonic() > deadline:
+                break
+        assert after["front"] == before["front"] and "eye" in after, after
+        assert frame_of(bridge, after["front"], b"mobile/camera/front ")
+        frame = frame_of(bridge, after["eye"], b"post/camera/eye ")
+        assert len(frame) == 640 * 480 * 4
+        centre = 4 * (240 * 640 + 320)
+        b, g, r, a = frame[centre:centre + 4]
+        assert a == 255 and r > 80 and r > 2 * g and r > 2 * b, (b, g, r, a)
+        bridge.console("delete post", timeout=120)
+        deadline = time.monotonic() + 30
+        while "eye" in {c["name"] for c in discoveries(bridge, "mobile")["camera_list"]}:
+            assert time.monotonic() < deadline, "the deleted robot's camera left the list"
     finally:
         log = bridge.close()
     assert "panicked" not in log, log[-2000:]
