@@ -208,20 +208,15 @@ impl super::goals::Controller for Stepper {
                 return failed("preempted by a newer goal".into());
             }
             let chunk = CHUNK.min(steps - done);
-            let (sent, finished) = futures::channel::oneshot::channel();
             let stepper = self.handle.clone();
-            let started = std::thread::Builder::new()
-                .name("ros-simulate".into())
-                .spawn(move || {
-                    let _ = sent.send(stepper.step(chunk));
-                });
-            if let Err(e) = started {
-                return failed(e.to_string());
-            }
-            match finished.await {
+            let stepped = super::node::off_the_node("ros-simulate", move || stepper.step(chunk));
+            match stepped.await {
                 Ok(Ok(_)) => done += chunk,
                 Ok(Err(e)) => return failed(e.to_string()),
-                Err(_) => return failed("the step request was lost".into()),
+                Err(super::node::OffNode::Lost) => {
+                    return failed("the step request was lost".into());
+                }
+                Err(super::node::OffNode::Thread(e)) => return failed(e.to_string()),
             }
             let _ = goal.publish_feedback(SimulateSteps::Feedback {
                 completed_steps: done,

@@ -108,6 +108,32 @@ pub(super) fn spawn(
         .map_err(|e| Error::from(format!("executor: {e}")))
 }
 
+/// Why work sent off the node's thread brought no answer.
+#[derive(Debug)]
+pub(super) enum OffNode {
+    /// Its thread did not start.
+    Thread(std::io::Error),
+    /// Its thread ended without answering.
+    Lost,
+}
+
+/// Runs `work` on a thread of its own (named `name`) and waits for it without blocking the
+/// executor: a world change compiles models and N steps take a while, and topics and other
+/// services go on meanwhile.
+pub(super) async fn off_the_node<T: Send + 'static>(
+    name: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, OffNode> {
+    let (done, finished) = futures::channel::oneshot::channel();
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let _ = done.send(work());
+        })
+        .map_err(OffNode::Thread)?;
+    finished.await.map_err(|_| OffNode::Lost)
+}
+
 /// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
 /// watch the state), and counts what those tasks publish (action feedback).
 #[derive(Clone)]

@@ -395,19 +395,13 @@ pub fn start(
                 if scope & ResetSimulation::Request::SCOPE_SPAWNED != 0 {
                     // De-spawning builds a world: off the executor, like a spawn.
                     let worker = h.clone();
-                    let (done, finished) = futures::channel::oneshot::channel();
-                    let started =
-                        std::thread::Builder::new()
-                            .name("ros-reset".into())
-                            .spawn(move || {
-                                let _ = done.send(crate::world::remove_spawned(&worker).map(drop));
-                            });
-                    result = match started {
-                        Ok(_) => match finished.await {
-                            Ok(removed) => removed.map_or_else(failed, |_| ok()),
-                            Err(_) => failed("the reset was lost"),
-                        },
-                        Err(e) => failed(e),
+                    let removed = super::node::off_the_node("ros-reset", move || {
+                        crate::world::remove_spawned(&worker).map(drop)
+                    });
+                    result = match removed.await {
+                        Ok(removed) => removed.map_or_else(failed, |_| ok()),
+                        Err(super::node::OffNode::Lost) => failed("the reset was lost"),
+                        Err(super::node::OffNode::Thread(e)) => failed(e),
                     };
                 }
                 if result.result == SimResult::RESULT_OK && scope & both == both {
@@ -464,19 +458,12 @@ pub fn start(
             flag.set(false);
             // Many steps take a while: wait for them off the executor, so topics and other
             // services go on meanwhile.
-            let (done, finished) = futures::channel::oneshot::channel();
             let stepper = h.clone();
-            let started = std::thread::Builder::new()
-                .name("ros-step".into())
-                .spawn(move || {
-                    let _ = done.send(stepper.step(steps));
-                });
-            let result = match started {
-                Ok(_) => match finished.await {
-                    Ok(r) => from(r),
-                    Err(_) => failed("the step request was lost"),
-                },
-                Err(e) => failed(e),
+            let stepped = super::node::off_the_node("ros-step", move || stepper.step(steps));
+            let result = match stepped.await {
+                Ok(r) => from(r),
+                Err(super::node::OffNode::Lost) => failed("the step request was lost"),
+                Err(super::node::OffNode::Thread(e)) => failed(e),
             };
             let _ = request.respond(StepSimulation::Response { result });
         }

@@ -15,23 +15,8 @@ use crate::world::{DeleteError, LoadError, SpawnError, SpawnRequest, SpawnSource
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 
+use super::node::off_the_node;
 use super::simulation::{ok, outcome};
-
-/// Runs `work` on a thread of its own and waits for it without blocking the executor: a
-/// world change compiles models for a while, and topics and services go on meanwhile.
-async fn off_the_node<T: Send + 'static>(
-    name: &str,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
-    let (done, finished) = futures::channel::oneshot::channel();
-    std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            let _ = done.send(work());
-        })
-        .ok()?;
-    finished.await.ok()
-}
 
 /// The standard's result code of a spawn error.
 fn spawn_code(error: &SpawnError) -> u8 {
@@ -128,6 +113,7 @@ pub fn start(
                 crate::world::spawn(&worker, &spawn).map(|(name, _)| name)
             })
             .await
+            .ok()
             .unwrap_or_else(|| Err(SpawnError::Failed("the spawn was lost".into())));
             let result = spawn_result(done);
             let _ = request.respond(SpawnEntity::Response {
@@ -161,6 +147,7 @@ pub fn start(
                 crate::world::spawn_all(&worker, &spawns)
             })
             .await
+            .ok()
             .unwrap_or_else(|| {
                 (0..count)
                     .map(|_| Err(SpawnError::Failed("the spawn was lost".into())))
@@ -190,7 +177,8 @@ pub fn start(
             let done = off_the_node("ros-delete", move || {
                 crate::world::delete(&worker, &name).map(drop)
             })
-            .await;
+            .await
+            .ok();
             let result = match done {
                 Some(Ok(())) => ok(),
                 Some(Err(e @ DeleteError::NotFound { .. })) => {
@@ -286,7 +274,8 @@ pub fn start(
             let done = off_the_node("ros-load-world", move || {
                 crate::world::load_world(&worker, &uri, &text).map(drop)
             })
-            .await;
+            .await
+            .ok();
             let result = match done {
                 Some(Ok(())) => ok(),
                 Some(Err(e)) => {
@@ -326,7 +315,8 @@ pub fn start(
             let done = off_the_node("ros-unload-world", move || {
                 crate::world::unload_world(&worker).map(drop)
             })
-            .await;
+            .await
+            .ok();
             let result = match done {
                 Some(Ok(())) => ok(),
                 Some(Err(LoadError::NoWorld)) => {
