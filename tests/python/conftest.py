@@ -28,6 +28,18 @@ def free_ports(count):
     return ports
 
 
+# The bridges running now: a failing test's report carries their logs.
+RUNNING = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if report.when == "call" and report.failed:
+        for bridge in RUNNING:
+            report.sections.append((f"mujoco_bridge log ({bridge.config})", bridge.log_so_far()[-6000:]))
+
+
 class Bridge:
     """A running bridge: console commands, legacy sockets, and its final log."""
 
@@ -35,6 +47,7 @@ class Bridge:
         self.state_port, self.control_port, self.info_port = free_ports(3)
         self.ctx = zmq.Context()
         config_path = config if os.path.isabs(str(config)) else REPO / "config" / config
+        self.config = pathlib.Path(config_path).name
         args = [
             BINARY, "--config", str(config_path), "--console", "--mode", "paused",
             "--set", "zmq.enabled=true",
@@ -50,6 +63,7 @@ class Bridge:
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             text=True, env=env, cwd=REPO,
         )
+        RUNNING.append(self)
         self.console("stats", timeout=60)  # the console answers once the sockets are bound
 
     def console(self, line, timeout=30):
@@ -61,6 +75,10 @@ class Bridge:
         reply = self.proc.stdout.readline().strip()
         assert reply.startswith("ok"), f"{line!r} -> {reply!r}"
         return reply
+
+    def log_so_far(self):
+        """The log (stderr) written until now."""
+        return os.pread(self.stderr.fileno(), 1 << 24, 0).decode(errors="replace")
 
     def stats(self):
         words = self.console("stats").split()
@@ -137,6 +155,8 @@ class Bridge:
         self.stderr.seek(0)
         self.log = self.stderr.read()
         self.ctx.destroy(linger=0)
+        if self in RUNNING:
+            RUNNING.remove(self)
         return self.log
 
 

@@ -192,7 +192,49 @@ pub struct ServiceRequest<S: ServiceType> {
 impl<S: ServiceType> ServiceRequest<S> {
     pub fn respond(self, response: S::Response) -> Result<(), Error> {
         let native: <S::Native as WrappedServiceTypeSupport>::Response = to_native(&response)?;
-        Ok(self.request.respond(native)?)
+        match self.request.clone().respond(native) {
+            // Fast DDS refuses to answer ("client will not receive response") while the
+            // client's response reader is not matched yet: a client that called as soon as
+            // it saw the service. Answering again once discovery caught up keeps the call
+            // from hanging.
+            Err(r2r::Error::RCL_RET_TIMEOUT) => {
+                respond_later::<S>(self.request, response);
+                Ok(())
+            }
+            answered => Ok(answered?),
+        }
+    }
+}
+
+/// How often, and how far apart, a refused answer is sent again.
+const RESPOND_TRIES: u32 = 50;
+const RESPOND_RETRY: Duration = Duration::from_millis(100);
+
+/// Sends a refused answer again from a helper thread, so the node thread goes on.
+fn respond_later<S: ServiceType>(request: r2r::ServiceRequest<S::Native>, response: S::Response) {
+    let retry = move || {
+        for _ in 0..RESPOND_TRIES {
+            std::thread::sleep(RESPOND_RETRY);
+            let native = match to_native(&response) {
+                Ok(native) => native,
+                Err(e) => return log::warn!("{}: could not answer: {e}", S::NAME),
+            };
+            match request.clone().respond(native) {
+                Ok(()) => return,
+                Err(r2r::Error::RCL_RET_TIMEOUT) => continue,
+                Err(e) => return log::warn!("{}: could not answer: {e}", S::NAME),
+            }
+        }
+        log::warn!(
+            "{}: the client never matched; its call goes unanswered",
+            S::NAME
+        );
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("ros-respond".into())
+        .spawn(retry)
+    {
+        log::warn!("{}: could not start a thread to answer again: {e}", S::NAME);
     }
 }
 
