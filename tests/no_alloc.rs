@@ -160,10 +160,13 @@ fn main() {
             position: [1.0, 1.0, 0.5],
             orientation_xyzw: [0.0, 0.0, 0.0, 1.0],
         };
+        // A recording runs across both: its rows go through the columns map.
+        h.start_recording(&dir.join("across.csv")).unwrap();
         mujoco_bridge::world::spawn(&h, &request).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         mujoco_bridge::world::delete(&h, "crate").unwrap();
         std::thread::sleep(Duration::from_millis(50));
+        h.stop_recording().unwrap();
         COUNTING.store(false, Ordering::Relaxed);
         let steps = h.stats().steps - before;
         results.push((mode, steps, CALLS.load(Ordering::Relaxed)));

@@ -372,7 +372,7 @@ fn csv_round_trip_record_then_kinematic_replay() {
     std::fs::write(&external, "time,no_such_joint\n0,1\n").unwrap();
     let e = h.play_csv(&external).unwrap_err().to_string();
     assert!(e.contains("no_such_joint"), "{e}");
-    std::fs::write(&external, "time,arm_elbow\n0,1\n0,nan\n").unwrap();
+    std::fs::write(&external, "time,arm_elbow\n0,1\n1,inf\n").unwrap();
     let e = h.play_csv(&external).unwrap_err().to_string();
     assert!(e.contains("line 3"), "{e}");
 }

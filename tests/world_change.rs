@@ -252,3 +252,109 @@ fn a_robot_spawned_from_a_config_brings_its_sections_and_plays_its_preset() {
         .fold(0.0, f64::max);
     assert!(moved > 0.3, "the preset plays from the start: {moved}");
 }
+
+#[test]
+fn a_recording_goes_on_across_spawns_and_deletes_in_the_columns_it_began_with() {
+    let (_sim, handle) = start();
+    spawn(
+        &handle,
+        &request("box", SpawnSource::Text(BOX.into()), [0.0, 1.5, 0.5]),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.csv");
+    handle.start_recording(&file).unwrap();
+    handle.step(100).unwrap();
+    delete(&handle, "box").unwrap();
+    handle.step(100).unwrap();
+    spawn(
+        &handle,
+        &request("box", SpawnSource::Text(BOX.into()), [0.0, -1.5, 0.5]),
+    )
+    .unwrap();
+    handle.step(100).unwrap();
+    // A world load starts time again from 0: refused while the recording runs.
+    let default = repo().join("config/default.yaml");
+    let refused = mujoco_bridge::world::load_world(&handle, &default.display().to_string(), "")
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("recording"), "{refused}");
+    let end = state(&handle);
+    assert_eq!(handle.stop_recording().unwrap().rows, 300);
+
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 300);
+    assert!(rows.windows(2).all(|w| w[1][0] > w[0][0]), "time increases");
+    let is_box = |c: &usize| header[*c].starts_with("box_");
+    let (boxed, staying): (Vec<usize>, Vec<usize>) = (1..header.len()).partition(is_box);
+    assert!(!boxed.is_empty() && !staying.is_empty(), "{header:?}");
+    for (i, row) in rows.iter().enumerate() {
+        assert!(staying.iter().all(|c| row[*c].is_finite()), "row {i}");
+        let box_there = !(100..200).contains(&i);
+        assert!(
+            boxed.iter().all(|c| row[*c].is_finite() == box_there),
+            "row {i}: the box's columns are NaN exactly while it is gone"
+        );
+    }
+    // The last row is the final state, the respawned box included.
+    let world = handle.world();
+    let model = &world.model;
+    let mut checked = 0;
+    for robot in world.robots.iter() {
+        for joint in &robot.joints {
+            let name = format!("{}{}", robot.prefix, joint.name);
+            let qpos = model.jnt_qposadr()[joint.id] as usize;
+            for (k, column) in header.iter().enumerate() {
+                let entry = match column.strip_prefix(name.as_str()) {
+                    Some("") => 0,
+                    Some(index) if index.starts_with('[') => {
+                        index.trim_matches(['[', ']']).parse::<usize>().unwrap()
+                    }
+                    _ => continue,
+                };
+                let q = end.qpos[qpos + entry];
+                assert!(
+                    (rows[299][k] - q).abs() < 1e-7,
+                    "{column}: {} vs {q}",
+                    rows[299][k]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(
+        checked,
+        17 + 7,
+        "every qpos column of the mobile and the box"
+    );
+    // It plays back (step n shows row n - 1); in the gap the box stays where the rows
+    // before it left it, and the mobile goes on.
+    handle.play_csv(&file).unwrap();
+    handle.step(150).unwrap();
+    let played = state(&handle);
+    assert!(
+        played.qpos.iter().all(|q| q.is_finite()),
+        "no NaN reaches the state"
+    );
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let qpos_of = |robot: &str, joint: &str| {
+        let map = &world.robots[world.robot_index(robot).unwrap()];
+        model.jnt_qposadr()[map.joint(joint).unwrap().id] as usize
+    };
+    let box_y = played.qpos[qpos_of("box", "floating_base") + 1];
+    assert!(
+        (box_y - rows[99][column("box_floating_base[1]")]).abs() < 1e-7,
+        "{box_y}"
+    );
+    assert!(
+        box_y > 1.0,
+        "the first box's place, not the respawned one's: {box_y}"
+    );
+    let elbow = played.qpos[qpos_of("mobile", "arm_elbow")];
+    assert!((elbow - rows[149][column("mobile_arm_elbow")]).abs() < 1e-7);
+}

@@ -1,7 +1,9 @@
 //! The CSV layout of recordings (pure code, no I/O): a `time` column (`%.6f`), then one
 //! column per qpos entry named after its joint (`name`, or `name[k]` for multi-DoF joints),
 //! then the velocities as `name.vel` / `name.vel[k]`; values `%.8f`. Import matches columns
-//! to joints by full name or by the robot's own name (without its prefix).
+//! to joints by full name or by the robot's own name (without its prefix). A recording
+//! that runs across a world change keeps the columns it began with: a joint that is gone
+//! writes NaN, which playback takes as a gap.
 use crate::model::RobotMap;
 use mujoco_rs::prelude::*;
 use std::fmt::Write;
@@ -57,14 +59,67 @@ fn columns(model: &MjModel) -> Columns {
     Columns { qpos, qvel }
 }
 
-/// The header line (without newline).
-pub fn header(model: &MjModel) -> String {
+/// The value columns of a recording of `model`, after `time`: qpos, then qvel.
+pub fn column_names(model: &MjModel) -> Vec<String> {
     let c = columns(model);
+    c.qpos.into_iter().chain(c.qvel).map(|(n, _)| n).collect()
+}
+
+/// The header line (without newline) of a recording with these value columns.
+pub fn header(names: &[String]) -> String {
     std::iter::once("time")
-        .chain(c.qpos.iter().map(|(n, _)| n.as_str()))
-        .chain(c.qvel.iter().map(|(n, _)| n.as_str()))
+        .chain(names.iter().map(String::as_str))
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// A recording's columns, begun in an earlier world, in the current one: where each value
+/// column's joint is in this world's `[qpos.., qvel..]`, matched by name. A joint that is
+/// gone writes NaN. Built off the physics thread; `fill` does not allocate.
+#[derive(Debug)]
+pub struct ColumnMap {
+    nq: usize,
+    sources: Box<[Option<usize>]>,
+    row: Box<[f64]>,
+}
+
+impl ColumnMap {
+    pub fn new(names: &[String], model: &MjModel) -> Self {
+        let now = columns(model);
+        let nq = model.ffi().nq.max(0) as usize;
+        let index: std::collections::HashMap<&str, usize> = now
+            .qpos
+            .iter()
+            .map(|(n, i)| (n.as_str(), *i))
+            .chain(now.qvel.iter().map(|(n, i)| (n.as_str(), nq + i)))
+            .collect();
+        Self {
+            nq,
+            sources: names
+                .iter()
+                .map(|n| index.get(n.as_str()).copied())
+                .collect(),
+            row: vec![0.0; 1 + names.len()].into_boxed_slice(),
+        }
+    }
+
+    /// How many columns this world no longer has.
+    pub fn gone(&self) -> usize {
+        self.sources.iter().filter(|s| s.is_none()).count()
+    }
+
+    /// The row `[time, columns..]` of this state.
+    pub fn fill(&mut self, time: f64, qpos: &[f64], qvel: &[f64]) -> &[f64] {
+        self.row[0] = time;
+        for (cell, source) in self.row[1..].iter_mut().zip(self.sources.iter()) {
+            *cell = match *source {
+                Some(i) if i < self.nq => qpos.get(i).copied().unwrap_or(f64::NAN),
+                Some(i) => qvel.get(i - self.nq).copied().unwrap_or(f64::NAN),
+                None => f64::NAN,
+            };
+        }
+        &self.row
+    }
 }
 
 /// Appends one data line for a ring row `[time, qpos..., qvel...]`.
@@ -112,7 +167,7 @@ pub enum CsvError {
         column: String,
         field: String,
     },
-    #[error("line {line}: column '{column}': NaN or infinite value")]
+    #[error("line {line}: column '{column}': an infinite value (or a NaN time)")]
     NotFinite { line: usize, column: String },
     #[error("line {line}: time {time} does not increase")]
     TimeNotIncreasing { line: usize, time: f64 },
@@ -193,7 +248,9 @@ pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
                 column: column.to_string(),
                 field: field.to_string(),
             })?;
-            if !v.is_finite() {
+            // NaN is a gap (a recording across a delete writes it): that joint keeps
+            // its position at that time.
+            if v.is_infinite() || (v.is_nan() && values.is_empty()) {
                 return Err(CsvError::NotFinite {
                     line: number + 1,
                     column: column.to_string(),

@@ -4,7 +4,7 @@
 mod csv;
 mod ring;
 
-pub use csv::{CsvError, Playback, header, parse, write_row};
+pub use csv::{ColumnMap, CsvError, Playback, column_names, header, parse, write_row};
 pub use ring::RecordRing;
 
 use std::io::Write;
@@ -22,6 +22,8 @@ pub struct Recording {
     stop: Arc<AtomicBool>,
     writer: JoinHandle<std::io::Result<u64>>,
     pub path: PathBuf,
+    /// The value columns of the header: a world change maps them into the new world.
+    pub columns: Vec<String>,
 }
 
 /// What a finished recording wrote.
@@ -32,11 +34,12 @@ pub struct RecordingSummary {
 }
 
 impl Recording {
-    /// Creates the file, writes the header and starts the writer thread.
-    pub fn start(path: &Path, header: String, row_len: usize) -> std::io::Result<Self> {
+    /// Creates the file, writes the header (`time`, then `columns`) and starts the writer
+    /// thread.
+    pub fn start(path: &Path, columns: Vec<String>) -> std::io::Result<Self> {
         let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
-        writeln!(file, "{header}")?;
-        let ring = Arc::new(RecordRing::new(row_len, RING_ROWS));
+        writeln!(file, "{}", header(&columns))?;
+        let ring = Arc::new(RecordRing::new(1 + columns.len(), RING_ROWS));
         let stop = Arc::new(AtomicBool::new(false));
         let (reader, stopping) = (ring.clone(), stop.clone());
         let writer = std::thread::Builder::new()
@@ -69,6 +72,7 @@ impl Recording {
             stop,
             writer,
             path: path.to_path_buf(),
+            columns,
         })
     }
 

@@ -599,9 +599,7 @@ impl SimHandle {
     /// Starts recording qpos and qvel of every step to a CSV file.
     pub fn start_recording(&self, path: &Path) -> OperationResult {
         let world = self.world();
-        let model = &world.model;
-        let row = 1 + model.ffi().nq as usize + model.ffi().nv as usize;
-        let recording = Recording::start(path, record::header(model), row)
+        let recording = Recording::start(path, record::column_names(&world.model))
             .map_err(|e| self.refuse(format!("{}: {e}", path.display())))?;
         let ring = recording.ring.clone();
         let mut slot = self

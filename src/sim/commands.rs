@@ -258,6 +258,7 @@ pub enum Trash {
     Snapshot(Box<Snapshot>),
     Playback(Box<Playback>),
     Ring(Arc<RecordRing>),
+    Tap(super::physics::Tap),
     Reply(crossbeam_channel::Sender<OperationResult>),
     World(Box<super::world::NextWorld>),
 }

@@ -3,7 +3,7 @@
 //! Each checks its input and answers with an error instead of touching MuJoCo with it.
 use super::commands::TapLayout;
 use super::commands::{Operation, OperationDone, OperationError, OperationResult, Request, Trash};
-use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics, Stepping};
+use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics, Stepping, Tap};
 use super::snapshot::{STATE_SPEC, Snapshot};
 use crate::config::{ControlMode, SimMode};
 use crate::control::{PdGains, Preset, Trajectory};
@@ -477,16 +477,20 @@ impl Physics {
             self.trash(Trash::Ring(ring));
             return Err(OperationError::TapsFull);
         };
-        *slot = Some((ring, layout));
+        *slot = Some(Tap {
+            ring,
+            layout,
+            columns: None,
+        });
         Ok(())
     }
     /// Stops pushing rows into `ring`.
     fn untap(&mut self, ring: Arc<RecordRing>) -> Result<(), OperationError> {
         for slot in &mut self.taps {
-            if slot.as_ref().is_some_and(|(r, _)| Arc::ptr_eq(r, &ring))
-                && let Some((old, _)) = slot.take()
+            if slot.as_ref().is_some_and(|t| Arc::ptr_eq(&t.ring, &ring))
+                && let Some(old) = slot.take()
             {
-                let _ = self.shared.trash.push(Trash::Ring(old));
+                let _ = self.shared.trash.push(Trash::Tap(old));
             }
         }
         self.trash(Trash::Ring(ring));
@@ -607,9 +611,23 @@ impl Physics {
         if let Some(old) = self.playback.take() {
             self.trash(Trash::Playback(old.rows));
         }
+        // A running recording goes on in its own columns (the map the change made for it);
+        // the legacy taps end, their servers tap the new world again.
         for slot in &mut self.taps {
-            if let Some((ring, _)) = slot.take() {
-                let _ = self.shared.trash.push(Trash::Ring(ring));
+            let recording = next
+                .recording
+                .as_mut()
+                .filter(|r| slot.as_ref().is_some_and(|t| Arc::ptr_eq(&t.ring, &r.ring)));
+            match (recording, slot.take()) {
+                (Some(mapped), Some(mut tap)) => {
+                    // The old map leaves with the old world.
+                    std::mem::swap(&mut tap.columns, &mut mapped.columns);
+                    *slot = Some(tap);
+                }
+                (_, Some(tap)) => {
+                    let _ = self.shared.trash.push(Trash::Tap(tap));
+                }
+                (_, None) => {}
             }
         }
         self.pending.clear();

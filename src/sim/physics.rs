@@ -27,6 +27,14 @@ pub(super) const MAX_WRENCHES: usize = 16;
 /// Rings fed a row per step at once.
 pub(super) const MAX_TAPS: usize = 4;
 
+/// A ring fed a row per step. A recording begun in an earlier world writes its own
+/// columns, through the map a world change made for it.
+pub(crate) struct Tap {
+    pub ring: Arc<RecordRing>,
+    pub layout: TapLayout,
+    pub columns: Option<Box<crate::record::ColumnMap>>,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ActiveWrench {
     pub body: usize,
@@ -69,7 +77,7 @@ pub struct Physics {
     pub(super) wrenches: [Option<ActiveWrench>; MAX_WRENCHES],
     wrench_applied: bool,
     /// Rings that get a row per step (recorder, legacy publishers).
-    pub(super) taps: [Option<(Arc<RecordRing>, TapLayout)>; MAX_TAPS],
+    pub(super) taps: [Option<Tap>; MAX_TAPS],
     pub(super) playback: Option<ActivePlayback>,
     pub(super) stepping: Option<Stepping>,
 }
@@ -226,12 +234,16 @@ impl Physics {
             }
         }
         let (step, time) = (self.step as f64, self.data.time());
-        for (ring, layout) in self.taps.iter().flatten() {
+        for tap in self.taps.iter_mut().flatten() {
             let d = &self.data;
-            match layout {
-                TapLayout::Recording => ring.push(&[&[time], d.qpos(), d.qvel()]),
-                TapLayout::Legacy => {
-                    ring.push(&[&[step, time], d.qpos(), d.qvel(), d.qacc(), d.sensordata()])
+            match (tap.layout, &mut tap.columns) {
+                (TapLayout::Recording, Some(columns)) => {
+                    tap.ring.push(&[columns.fill(time, d.qpos(), d.qvel())])
+                }
+                (TapLayout::Recording, None) => tap.ring.push(&[&[time], d.qpos(), d.qvel()]),
+                (TapLayout::Legacy, _) => {
+                    tap.ring
+                        .push(&[&[step, time], d.qpos(), d.qvel(), d.qacc(), d.sensordata()])
                 }
             };
         }
@@ -413,19 +425,25 @@ impl Physics {
         };
         let (nq, nv) = (rows.qpos_index.len(), rows.qvel_index.len());
         let finished = k > last;
+        // A NaN cell is a gap in the recording: that entry keeps its value (qvel: 0).
+        let between = |x: f64, y: f64| if w == 0.0 { x } else { x + w * (y - x) };
         {
             let qpos = self.data.qpos_mut();
             for (c, &index) in rows.qpos_index.iter().enumerate() {
-                qpos[index] =
-                    rows.qpos[a * nq + c] + w * (rows.qpos[b * nq + c] - rows.qpos[a * nq + c]);
+                let q = between(rows.qpos[a * nq + c], rows.qpos[b * nq + c]);
+                if !q.is_nan() {
+                    qpos[index] = q;
+                }
             }
         }
         {
             let qvel = self.data.qvel_mut();
             qvel.fill(0.0);
             for (c, &index) in rows.qvel_index.iter().enumerate() {
-                qvel[index] =
-                    rows.qvel[a * nv + c] + w * (rows.qvel[b * nv + c] - rows.qvel[a * nv + c]);
+                let v = between(rows.qvel[a * nv + c], rows.qvel[b * nv + c]);
+                if !v.is_nan() {
+                    qvel[index] = v;
+                }
             }
         }
         // The model lives in the Arc that `data` holds, so the pointer outlives this call.

@@ -252,6 +252,8 @@ pub struct NextWorld {
     pub(super) replaces: u64,
     /// Keep nothing (a world load): the new world starts from its own initial state.
     pub(super) fresh: bool,
+    /// The running recording, with its columns mapped into the new world.
+    pub(super) recording: Option<super::physics::Tap>,
 }
 
 /// Why a world change did not happen. The running world is untouched in every case.
@@ -260,8 +262,8 @@ pub enum ChangeError {
     /// The new config does not load (a file, a field, a model the user can fix).
     #[error("{0}")]
     Input(#[from] crate::error::InputError),
-    /// A CSV recording runs: its columns belong to the current model.
-    #[error("a recording is running; stop it before the world changes")]
+    /// A world load while a CSV recording runs: time starts again from 0 in the new world.
+    #[error("a recording is running; stop it before another world is loaded")]
     Recording,
     #[error("{0}")]
     Refused(#[from] super::OperationError),
@@ -325,13 +327,14 @@ impl WorldEdit<'_> {
         check: impl FnOnce(&World, &Config) -> Result<(), crate::error::InputError>,
     ) -> Result<Changed, ChangeError> {
         let handle = self.handle;
-        if handle
-            .shared
-            .recording
-            .lock()
-            .map(|r| r.is_some())
-            .unwrap_or(false)
-        {
+        // A recording goes on across an edit, in the columns it began with.
+        let recording = match handle.shared.recording.lock() {
+            Ok(running) => running
+                .as_ref()
+                .map(|r| (r.ring.clone(), r.columns.clone())),
+            Err(_) => None,
+        };
+        if fresh && recording.is_some() {
             return Err(ChangeError::Recording);
         }
         let started = std::time::Instant::now();
@@ -384,6 +387,14 @@ impl WorldEdit<'_> {
             },
             replaces: current.number,
             fresh,
+            recording: recording.map(|(ring, columns)| super::physics::Tap {
+                ring,
+                layout: super::commands::TapLayout::Recording,
+                columns: Some(Box::new(crate::record::ColumnMap::new(
+                    &columns,
+                    &world.model,
+                ))),
+            }),
         });
         let build_time = started.elapsed().as_secs_f64();
         handle.request_in(current.number, super::Operation::ChangeWorld(next))?;
