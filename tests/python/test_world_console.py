@@ -2,8 +2,10 @@
 spawned from the console gets its discovery JSON and its rows on the running server; the
 default robot's rows go on through the change with the same values; a delete stops the
 Panda's rows; a spawn that fails names the file and changes nothing; the legacy camera
-streams follow: a spawned camera gets its stream, the old ones keep their endpoints."""
+streams follow: a spawned camera gets its stream, the old ones keep their endpoints; a
+--record recording runs on through the changes."""
 import json
+import math
 import os
 import pathlib
 import time
@@ -31,8 +33,9 @@ def discoveries(bridge, robot, timeout=10):
         info.close()
 
 
-def test_console_spawn_and_delete_with_the_legacy_protocol():
-    bridge = Bridge("default.yaml")
+def test_console_spawn_and_delete_with_the_legacy_protocol(tmp_path):
+    recording = tmp_path / "run.csv"
+    bridge = Bridge("default.yaml", extra_args=["--record", str(recording)])
     try:
         bridge.console("step 100")
         rows_before = dict(bridge.settled_rows(b"mobile/"))
@@ -72,6 +75,15 @@ def test_console_spawn_and_delete_with_the_legacy_protocol():
     finally:
         log = bridge.close()
     assert "panicked" not in log, log[-2000:]
+    # The --record recording ran through both changes, in the columns it began with.
+    header, *rows = recording.read_text().splitlines()
+    columns = header.split(",")
+    assert columns[0] == "time" and "mobile_arm_elbow" in columns
+    assert not any(c.startswith("panda") for c in columns), "the Panda came after the start"
+    assert len(rows) == 300, "100 steps before the spawn, 200 after the delete"
+    values = [[float(v) for v in row.split(",")] for row in rows]
+    assert all(len(v) == len(columns) and all(map(math.isfinite, v)) for v in values)
+    assert all(b[0] > a[0] for a, b in zip(values, values[1:])), "time increases"
 
 
 # A camera on a post, two metres from a red box: spawned into the default world.
