@@ -70,6 +70,26 @@ pub struct Cli {
     /// BASE+2 (info); URLab's are 5555..5557.
     #[arg(long, value_name = "BASE")]
     pub zmq_port: Option<u16>,
+    /// Open a window of the running world (needs an X11 display: DISPLAY).
+    #[arg(long)]
+    pub viewer: bool,
+    /// Closing the viewer window stops the bridge (otherwise it runs on without a window).
+    #[arg(long, requires = "viewer")]
+    pub viewer_close_quits: bool,
+    /// Write a PNG picture of the world when the run ends (after --steps or --duration; at
+    /// once without them), drawn headless: no display needed.
+    #[arg(long, value_name = "FILE.png")]
+    pub screenshot: Option<PathBuf>,
+    /// The camera of --screenshot: a model camera (its full name, or a robot's own name for
+    /// it); the model's free camera otherwise.
+    #[arg(long, value_name = "NAME", requires = "screenshot")]
+    pub screenshot_camera: Option<String>,
+    /// The free camera of --screenshot: azimuth and elevation in degrees, distance in metres.
+    #[arg(long, value_name = "AZIMUTH,ELEVATION,DISTANCE", requires = "screenshot", value_parser = parse_view)]
+    pub screenshot_view: Option<[f64; 3]>,
+    /// The size of --screenshot.
+    #[arg(long, value_name = "WIDTHxHEIGHT", default_value = "1280x720", value_parser = parse_size)]
+    pub screenshot_size: (u32, u32),
     /// Read operations from standard input, one per line: reset, pause, realtime, fast,
     /// step N, run N [fast], speed F, keyframe NAME, save NAME, restore NAME, twist ROBOT VX VY WZ,
     /// actions ROBOT MASK, source ROBOT ros|zmq|player, stats, arrivals, quit.
@@ -105,6 +125,33 @@ impl Cli {
         }
         out.extend(self.overrides.iter().cloned());
         out
+    }
+}
+
+/// `WIDTHxHEIGHT`, each 1 to 8192 pixels.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let parsed = text
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)));
+    match parsed {
+        Some((w, h)) if (1..=8192).contains(&w) && (1..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!(
+            "'{text}' is not WIDTHxHEIGHT with 1 to 8192 pixels each (e.g. 1280x720)"
+        )),
+    }
+}
+
+/// `AZIMUTH,ELEVATION,DISTANCE`: finite, the distance positive.
+fn parse_view(text: &str) -> Result<[f64; 3], String> {
+    let values: Vec<f64> = text
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    match values.as_slice() {
+        [a, e, d] if values.iter().all(|v| v.is_finite()) && *d > 0.0 => Ok([*a, *e, *d]),
+        _ => Err(format!(
+            "'{text}' is not AZIMUTH,ELEVATION,DISTANCE (degrees, degrees, metres > 0; e.g. 135,-20,2.5)"
+        )),
     }
 }
 

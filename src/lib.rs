@@ -12,5 +12,6 @@ pub mod record;
 pub mod render;
 pub mod ros;
 pub mod sim;
+pub mod viewer;
 pub mod world;
 pub mod zmq;

@@ -210,10 +210,15 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     // The physics thread starts paused: the start state, the recorder, the legacy servers
     // and a batch run's last step are all in place before the first step.
     let timestep = model.opt().timestep;
-    let last_step = cli.steps.or_else(|| {
-        cli.duration
-            .map(|d| (d / timestep - 1e-9).ceil().max(1.0) as u64)
-    });
+    // A screenshot without a batch length pictures the start.
+    let last_step = cli
+        .steps
+        .or_else(|| {
+            cli.duration
+                .map(|d| (d / timestep - 1e-9).ceil().max(1.0) as u64)
+        })
+        .or(cli.screenshot.as_ref().map(|_| 0));
+    let screenshot = screenshot_spec(&world, cli)?;
     let run_mode = config.sim.mode;
     config.sim.mode = SimMode::Paused;
     install_signal_handlers();
@@ -277,6 +282,15 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         let publishing = None;
         mujoco_bridge::console::spawn(handle.clone(), counters, publishing, &STOP_REQUESTED);
     }
+    let viewer = cli.viewer.then(|| {
+        let options = mujoco_bridge::viewer::ViewerOptions {
+            close_quits: cli.viewer_close_quits,
+            ..Default::default()
+        };
+        mujoco_bridge::viewer::start(handle.clone(), options, &STOP_REQUESTED)
+            .map_err(|e| log::error!("viewer: {e}"))
+            .ok()
+    });
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
         handle.pause_at_step(step);
@@ -304,6 +318,12 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     }
     let wall = (now_ns() - started) as f64 * 1e-9;
     finish(&handle, cli)?;
+    if let (Some(spec), Some(path)) = (screenshot, &cli.screenshot) {
+        mujoco_bridge::render::screenshot::take(&handle.world(), &spec, path)
+            .map_err(|e| RunError::System(format!("--screenshot: {e}")))?;
+        log::info!("picture written to {}", path.display());
+    }
+    drop(viewer);
     let stats = handle.stats();
     sim.shutdown();
     println!(
@@ -324,6 +344,61 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         stats.instabilities
     );
     Ok(())
+}
+
+/// What `--screenshot` draws: the camera it names, at its size.
+fn screenshot_spec(
+    world: &mujoco_bridge::model::World,
+    cli: &Cli,
+) -> Result<Option<mujoco_bridge::render::screenshot::ScreenshotSpec>, InputError> {
+    if cli.screenshot.is_none() {
+        return Ok(None);
+    }
+    let camera = match &cli.screenshot_camera {
+        None => None,
+        Some(name) => {
+            let matches: Vec<usize> = world
+                .robots
+                .iter()
+                .flat_map(|r| &r.cameras)
+                .filter(|c| c.full_name == *name || c.name == *name)
+                .map(|c| c.id)
+                .collect();
+            match matches.as_slice() {
+                [id] => Some(*id),
+                found => {
+                    let known: Vec<&str> = world
+                        .robots
+                        .iter()
+                        .flat_map(|r| &r.cameras)
+                        .map(|c| c.full_name.as_str())
+                        .collect();
+                    let why = if found.is_empty() {
+                        "no camera"
+                    } else {
+                        "more than one camera"
+                    };
+                    return Err(InputError::new(
+                        "<command line>",
+                        format!(
+                            "--screenshot-camera '{name}': {why} of that name (the model's: {})",
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+    };
+    Ok(Some(mujoco_bridge::render::screenshot::ScreenshotSpec {
+        camera,
+        view: cli.screenshot_view,
+        width: cli.screenshot_size.0,
+        height: cli.screenshot_size.1,
+    }))
 }
 
 fn operation_error(e: mujoco_bridge::sim::OperationError) -> InputError {

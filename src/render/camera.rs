@@ -154,7 +154,7 @@ impl DepthScale {
 }
 
 /// Turns an image of rows of `row` values upside down (OpenGL reads bottom to top).
-fn flip_rows<T>(image: &mut [T], row: usize) {
+pub(super) fn flip_rows<T>(image: &mut [T], row: usize) {
     let rows = image.len() / row.max(1);
     for top in 0..rows / 2 {
         let bottom = rows - 1 - top;

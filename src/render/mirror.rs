@@ -27,3 +27,17 @@ pub fn set(state: &StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
     }
     data.set_time(state.time);
 }
+
+/// Puts the motion of `state` (velocities, activations, controls) into the mirror too, so
+/// that its forward pass finds the contact forces physics found.
+pub fn set_motion(state: &StateSnapshot, data: &mut MjData<Arc<MjModel>>) {
+    if data.qvel().len() == state.qvel.len() {
+        data.qvel_mut().copy_from_slice(&state.qvel);
+    }
+    if data.act().len() == state.act.len() {
+        data.act_mut().copy_from_slice(&state.act);
+    }
+    if data.ctrl().len() == state.ctrl.len() {
+        data.ctrl_mut().copy_from_slice(&state.ctrl);
+    }
+}

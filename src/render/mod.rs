@@ -8,9 +8,10 @@ mod camera;
 mod frame;
 mod gl;
 mod lidar;
-mod mirror;
+pub(crate) mod mirror;
 mod plan;
 mod rays;
+pub mod screenshot;
 
 pub use camera::CameraSpec;
 use frame::WorkerSide;
