@@ -7,6 +7,7 @@ from the same file (so RViz shows its links); and RViz unless headless.
     ros2 launch mujoco_bridge sim.launch.py robot:=go1 headless:=true
     ros2 launch mujoco_bridge sim.launch.py urdf:=/path/robot.urdf floating_base:=true z:=0.5
     ros2 launch mujoco_bridge sim.launch.py mjcf:=/path/scene.xml
+    ros2 launch mujoco_bridge sim.launch.py robot:=go1 viewer:=true
 
 Arguments:
     robot         config/<robot>.yaml with its parameters config/<robot>.params.yaml
@@ -16,7 +17,8 @@ Arguments:
     x, y, z, yaw  with urdf or mjcf: where the robot stands in the world
     namespace     ROS namespace of the node and its topics
     rviz          start RViz (config/<robot>.rviz when there is one, else config/default.rviz)
-    headless      start nothing graphical, whatever rviz says
+    viewer        open the MuJoCo viewer window (without a display the node says so and runs on)
+    headless      start nothing graphical, whatever rviz and viewer say
 
 A package that is not installed (robot_state_publisher, rviz2) is reported and left out;
 the simulation starts without it.
@@ -92,7 +94,8 @@ def setup(context):
     arg = context.launch_configurations
     robot, namespace = arg["robot"], arg["namespace"]
     urdf, mjcf = arg["urdf"], arg["mjcf"]
-    graphical = arg["rviz"].lower() == "true" and arg["headless"].lower() != "true"
+    headless = arg["headless"].lower() == "true"
+    graphical = arg["rviz"].lower() == "true" and not headless
     if urdf and mjcf:
         raise RuntimeError("sim.launch.py: give urdf:= or mjcf:=, not both")
 
@@ -114,6 +117,8 @@ def setup(context):
     else:
         urdf_robots, count = config_urdf_robots(share, robot)
         several = count > 1
+    if arg["viewer"].lower() == "true" and not headless:
+        node_arguments.append("--viewer")
     params_file = arg["params_file"]
     if not params_file and not own_file:
         params_file = os.path.join(share, "config", f"{robot}.params.yaml")
@@ -181,6 +186,8 @@ def generate_launch_description():
         DeclareLaunchArgument("yaw", default_value="0.0", description="with urdf or mjcf: yaw in the world (rad)"),
         DeclareLaunchArgument("namespace", default_value="", description="ROS namespace of the node"),
         DeclareLaunchArgument("rviz", default_value="true", description="start RViz"),
+        DeclareLaunchArgument("viewer", default_value="false", choices=["true", "false"],
+                              description="open the MuJoCo viewer window"),
         DeclareLaunchArgument("headless", default_value="false", description="start nothing graphical"),
         OpaqueFunction(function=setup),
     ])

@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-mujoco.sh
 bash scripts/setup-render.sh
+bash scripts/setup-viewer.sh
 bash scripts/fetch-models.sh
 bash scripts/setup-python.sh
 bash scripts/setup-ros.sh

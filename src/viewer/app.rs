@@ -124,6 +124,7 @@ impl App {
                 [wrench[0], wrench[1], wrench[2]],
                 [wrench[3], wrench[4], wrench[5]],
             );
+            log::trace!("viewer: perturbation of body {body}: {wrench:?} for {duration} s");
             if let Err(e) = self.handle.apply_body_wrench(body, force, torque, duration) {
                 log::debug!("viewer: perturbation not applied: {e}");
             }
@@ -243,6 +244,7 @@ impl ApplicationHandler for App {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        log::trace!("viewer event: {event:?}");
         match event {
             WindowEvent::CloseRequested => {
                 if self.options.close_quits {

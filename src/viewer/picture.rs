@@ -217,6 +217,7 @@ impl Picture {
             .scene
             .find_selection(&mut self.data, &self.option, aspect, x, y);
         self.perturb.active = 0;
+        log::trace!("viewer: selected {found:?}");
         match found.body_id.filter(|b| *b > 0) {
             Some(body) => {
                 self.perturb.select = body as i32;

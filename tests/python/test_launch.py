@@ -96,6 +96,15 @@ def test_ros2_launch_with_a_namespace_and_without_rviz_installed(prefix):
 
 
 @needs_ros2_cli
+def test_ros2_launch_with_the_viewer_on_a_machine_without_a_display(prefix, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    states, output = launched(prefix, "robot:=default", "viewer:=true", "rviz:=false")
+    assert joint_names(states), "the node runs on"
+    said = [line for line in output.splitlines() if "viewer:" in line]
+    assert len(said) == 1 and "no display" in said[0], said
+
+
+@needs_ros2_cli
 def test_ros2_launch_with_a_params_file(prefix, tmp_path):
     params = tmp_path / "mine.params.yaml"
     params.write_text(f"mujoco_bridge:\n  ros__parameters:\n    config: {REPO / 'config' / 'panda.yaml'}\n"
