@@ -323,7 +323,9 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             .map_err(|e| RunError::System(format!("--screenshot: {e}")))?;
         log::info!("picture written to {}", path.display());
     }
-    drop(viewer);
+    if let Some(viewer) = viewer.flatten() {
+        log::info!("viewer: {} frames drawn", viewer.frames());
+    }
     let stats = handle.stats();
     sim.shutdown();
     println!(

@@ -10,7 +10,8 @@ use crate::config::SimMode;
 use crate::sim::{OperationError, SimHandle, Snapshot};
 use mujoco_rs::prelude::*;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
@@ -48,6 +49,7 @@ pub struct App {
     frames_per_second: f64,
     /// The sim time of the frame before, for the length of a perturbation's wrench.
     last_time: f64,
+    frames: Arc<AtomicU64>,
 }
 
 impl App {
@@ -56,6 +58,7 @@ impl App {
         options: ViewerOptions,
         stop: &'static AtomicBool,
         ready: Sender<Result<String, String>>,
+        frames: Arc<AtomicU64>,
     ) -> Self {
         Self {
             handle,
@@ -74,6 +77,7 @@ impl App {
             last_frame: None,
             frames_per_second: 0.0,
             last_time: 0.0,
+            frames,
         }
     }
 
@@ -145,7 +149,9 @@ impl App {
             frames_per_second: self.frames_per_second,
         };
         picture.draw(viewport, &status);
-        window.swap()
+        window.swap()?;
+        self.frames.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     fn act(&mut self, action: Action) {

@@ -8,7 +8,8 @@ mod picture;
 mod window;
 
 use crate::sim::SimHandle;
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use winit::event_loop::EventLoop;
 use winit::platform::x11::EventLoopBuilderExtX11;
@@ -44,6 +45,18 @@ pub enum ViewerError {
     Thread(std::io::Error),
 }
 
+/// The open viewer: its thread, and how many frames it drew.
+pub struct Viewer {
+    pub thread: std::thread::JoinHandle<()>,
+    frames: Arc<AtomicU64>,
+}
+
+impl Viewer {
+    pub fn frames(&self) -> u64 {
+        self.frames.load(Ordering::Relaxed)
+    }
+}
+
 /// Opens the window on a thread of its own; returns once it is up, or why it is not.
 /// `stop` is the process's stop flag: the viewer closes when it is set, and sets it when
 /// its window closes with `close_quits`.
@@ -51,12 +64,14 @@ pub fn start(
     handle: SimHandle,
     options: ViewerOptions,
     stop: &'static AtomicBool,
-) -> Result<std::thread::JoinHandle<()>, ViewerError> {
+) -> Result<Viewer, ViewerError> {
     let display = std::env::var("DISPLAY")
         .ok()
         .filter(|d| !d.is_empty())
         .ok_or(ViewerError::NoDisplay)?;
     let (ready, opened) = std::sync::mpsc::channel();
+    let frames = Arc::new(AtomicU64::new(0));
+    let drawn = frames.clone();
     let thread = std::thread::Builder::new()
         .name("viewer".into())
         .spawn(move || {
@@ -67,7 +82,7 @@ pub fn start(
                     return;
                 }
             };
-            let mut app = app::App::new(handle, options, stop, ready);
+            let mut app = app::App::new(handle, options, stop, ready, drawn);
             if let Err(e) = event_loop.run_app(&mut app) {
                 log::error!("viewer: {e}");
             }
@@ -76,7 +91,7 @@ pub fn start(
     match opened.recv_timeout(Duration::from_secs(60)) {
         Ok(Ok(said)) => {
             log::info!("viewer: {said}");
-            Ok(thread)
+            Ok(Viewer { thread, frames })
         }
         Ok(Err(reason)) => Err(match reason.strip_prefix("display:") {
             Some(reason) => ViewerError::Display {
