@@ -1,7 +1,8 @@
 """The --viewer window, as a person sees and uses it: under Xvfb, a screenshot of the real
 window (xwd) shows the robot drawn where it stands; keys pressed with xdotool pause, step,
-step back, run and reset the simulation; a ctrl + right drag on the body pushes it through
-the wrench path (the recording shows it lifted). Without a display, --viewer says so in one
+step back, run and reset the simulation; a body spawned meanwhile appears in the window; a
+ctrl + right drag on the body pushes it through the wrench path (the recording shows it
+lifted). Without a display, --viewer says so in one
 line and the bridge runs on."""
 import os
 import shutil
@@ -128,6 +129,18 @@ def test_viewer_draws_the_robot_and_keys_and_mouse_drive_the_simulation(display,
         # Backspace resets.
         xdotool("key", "BackSpace")
         wait_for(lambda: time_now() == 0.0, "the reset")
+        # A world change: the viewer draws the new world (a green box spawned beside).
+        green = tmp_path / "green.xml"
+        green.write_text("<mujoco><worldbody><body name='g'><freejoint/>"
+                         "<geom type='box' size='0.1 0.1 0.1' rgba='0 1 0 1'/></body></worldbody></mujoco>")
+        bridge.console(f"spawn {green} greenbox 0 0.5 0.1", timeout=120)
+
+        def green_pixels():
+            shot = screen(display)
+            r, g, b = shot[..., 0], shot[..., 1], shot[..., 2]
+            return int(((g > 80) & (g > 3 * r) & (g > 3 * b)).sum())
+
+        wait_for(lambda: green_pixels() > 500, "the spawned box in the window", 30)
         # Running, a double click selects the box and a ctrl + right drag upwards lifts it.
         xdotool("key", "space")
         wait_for(lambda: time_now() > 0.2, "running again")
