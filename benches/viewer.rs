@@ -122,13 +122,14 @@ fn main() {
     );
     let rounds = env_number("BENCH_ROUNDS", 3.0) as usize;
     let seconds = env_number("BENCH_SECONDS", 6.0);
-    let number = (90..400)
-        .find(|n| !std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists())
-        .expect("a free display number");
-    let display = format!(":{number}");
+    // Xvfb picks a free display number itself and writes it to the pipe it is given.
+    let mut fds = [0; 2];
+    // SAFETY: a two-int array for pipe(2).
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
     let mut xvfb = Command::new("Xvfb")
         .args([
-            display.as_str(),
+            "-displayfd",
+            &fds[1].to_string(),
             "-screen",
             "0",
             "1280x800x24",
@@ -139,12 +140,14 @@ fn main() {
         .stderr(Stdio::null())
         .spawn()
         .expect("Xvfb (scripts/setup-viewer.sh installs it)");
-    let socket = format!("/tmp/.X11-unix/X{number}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !std::path::Path::new(&socket).exists() {
-        assert!(Instant::now() < deadline, "Xvfb did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // SAFETY: the write end is ours to close; the child has its copy.
+    unsafe { libc::close(fds[1]) };
+    // SAFETY: the read end is ours; the File takes it over and closes it.
+    let pipe = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fds[0]) };
+    let mut said = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(pipe), &mut said)
+        .expect("Xvfb's display number");
+    let display = format!(":{}", said.trim());
     println!(
         "viewer benchmark: default robot, 1 kHz physics in real time, {seconds} s per run, {rounds} rounds each, alternating (Xvfb {display}, Mesa llvmpipe)"
     );

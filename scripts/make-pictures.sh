@@ -14,6 +14,7 @@ mkdir -p "$out"
 picture() {  # FILE SIZE VIEW ARGS...
   local file=$1 size=$2 view=$3
   shift 3
+  rm -f "$out/$file"
   "$bridge" "$@" --mode fast --screenshot "$out/$file" --screenshot-size "$size" --screenshot-view "$view" \
     2>&1 | grep -E "^error|picture written" || true
   test -s "$out/$file"

@@ -85,7 +85,8 @@ pub struct Cli {
     #[arg(long, value_name = "NAME", requires = "screenshot")]
     pub screenshot_camera: Option<String>,
     /// The free camera of --screenshot: azimuth and elevation in degrees, distance in metres.
-    #[arg(long, value_name = "AZIMUTH,ELEVATION,DISTANCE", requires = "screenshot", value_parser = parse_view)]
+    #[arg(long, value_name = "AZIMUTH,ELEVATION,DISTANCE", requires = "screenshot",
+          conflicts_with = "screenshot_camera", value_parser = parse_view)]
     pub screenshot_view: Option<[f64; 3]>,
     /// The size of --screenshot.
     #[arg(long, value_name = "WIDTHxHEIGHT", default_value = "1280x720", value_parser = parse_size)]
@@ -143,12 +144,9 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 
 /// `AZIMUTH,ELEVATION,DISTANCE`: finite, the distance positive.
 fn parse_view(text: &str) -> Result<[f64; 3], String> {
-    let values: Vec<f64> = text
-        .split(',')
-        .filter_map(|v| v.trim().parse().ok())
-        .collect();
-    match values.as_slice() {
-        [a, e, d] if values.iter().all(|v| v.is_finite()) && *d > 0.0 => Ok([*a, *e, *d]),
+    let values: Result<Vec<f64>, _> = text.split(',').map(|v| v.trim().parse::<f64>()).collect();
+    match values.as_deref() {
+        Ok(&[a, e, d]) if [a, e, d].iter().all(|v| v.is_finite()) && d > 0.0 => Ok([a, e, d]),
         _ => Err(format!(
             "'{text}' is not AZIMUTH,ELEVATION,DISTANCE (degrees, degrees, metres > 0; e.g. 135,-20,2.5)"
         )),

@@ -218,7 +218,8 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
                 .map(|d| (d / timestep - 1e-9).ceil().max(1.0) as u64)
         })
         .or(cli.screenshot.as_ref().map(|_| 0));
-    let screenshot = screenshot_spec(&world, cli)?;
+    // Checked now; drawn at the end in the world as it is then (a camera may have gone).
+    screenshot_spec(&world.robots, cli)?;
     let run_mode = config.sim.mode;
     config.sim.mode = SimMode::Paused;
     install_signal_handlers();
@@ -318,13 +319,15 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     }
     let wall = (now_ns() - started) as f64 * 1e-9;
     finish(&handle, cli)?;
-    if let (Some(spec), Some(path)) = (screenshot, &cli.screenshot) {
-        mujoco_bridge::render::screenshot::take(&handle.world(), &spec, path)
+    let last_world = handle.world();
+    if let (Some(spec), Some(path)) = (screenshot_spec(&last_world.robots, cli)?, &cli.screenshot) {
+        mujoco_bridge::render::screenshot::take(&last_world, &spec, path)
             .map_err(|e| RunError::System(format!("--screenshot: {e}")))?;
         log::info!("picture written to {}", path.display());
     }
     if let Some(viewer) = viewer.flatten() {
-        log::info!("viewer: {} frames drawn", viewer.frames());
+        let frames = viewer.close(Duration::from_secs(2));
+        log::info!("viewer: {frames} frames drawn");
     }
     let stats = handle.stats();
     sim.shutdown();
@@ -350,7 +353,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
 
 /// What `--screenshot` draws: the camera it names, at its size.
 fn screenshot_spec(
-    world: &mujoco_bridge::model::World,
+    robots: &[mujoco_bridge::model::RobotMap],
     cli: &Cli,
 ) -> Result<Option<mujoco_bridge::render::screenshot::ScreenshotSpec>, InputError> {
     if cli.screenshot.is_none() {
@@ -359,8 +362,7 @@ fn screenshot_spec(
     let camera = match &cli.screenshot_camera {
         None => None,
         Some(name) => {
-            let matches: Vec<usize> = world
-                .robots
+            let matches: Vec<usize> = robots
                 .iter()
                 .flat_map(|r| &r.cameras)
                 .filter(|c| c.full_name == *name || c.name == *name)
@@ -369,8 +371,7 @@ fn screenshot_spec(
             match matches.as_slice() {
                 [id] => Some(*id),
                 found => {
-                    let known: Vec<&str> = world
-                        .robots
+                    let known: Vec<&str> = robots
                         .iter()
                         .flat_map(|r| &r.cameras)
                         .map(|c| c.full_name.as_str())

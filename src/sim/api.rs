@@ -314,14 +314,30 @@ impl SimHandle {
         torque: [f64; 3],
         duration: f64,
     ) -> OperationResult {
+        self.apply_body_wrench_in(self.generation(), body, force, torque, duration)
+    }
+
+    /// `apply_body_wrench` with a body index of world generation `generation`: refused
+    /// (`OtherWorld`) once the world has changed.
+    pub fn apply_body_wrench_in(
+        &self,
+        generation: u64,
+        body: usize,
+        force: [f64; 3],
+        torque: [f64; 3],
+        duration: f64,
+    ) -> OperationResult {
         let wrench = [
             force[0], force[1], force[2], torque[0], torque[1], torque[2],
         ];
-        self.request(Operation::ApplyWrench {
-            body,
-            wrench,
-            duration,
-        })
+        self.request_in(
+            generation,
+            Operation::ApplyWrench {
+                body,
+                wrench,
+                duration,
+            },
+        )
     }
 
     pub fn set_body_pose(

@@ -31,6 +31,8 @@ pub struct App {
     handle: SimHandle,
     options: ViewerOptions,
     stop: &'static AtomicBool,
+    /// Set by the bridge when its run ends: the window closes.
+    closing: Arc<AtomicBool>,
     /// Told once whether the window came up.
     ready: Option<Sender<Result<String, String>>>,
     /// The picture before the window: its GL objects go while the context is current.
@@ -59,11 +61,13 @@ impl App {
         stop: &'static AtomicBool,
         ready: Sender<Result<String, String>>,
         frames: Arc<AtomicU64>,
+        closing: Arc<AtomicBool>,
     ) -> Self {
         Self {
             handle,
             options,
             stop,
+            closing,
             ready: Some(ready),
             picture: None,
             window: None,
@@ -123,13 +127,17 @@ impl App {
         if let Some((body, wrench)) = picture.perturbation().filter(|_| !paused) {
             // Held until the next frame's wrench: as long as the last frame took in sim time.
             let timestep = picture.world.model.opt().timestep;
-            let duration = (now - self.last_time).clamp(timestep, 0.25);
+            let duration = (now - self.last_time).min(0.25).max(timestep);
             let (force, torque) = (
                 [wrench[0], wrench[1], wrench[2]],
                 [wrench[3], wrench[4], wrench[5]],
             );
             log::trace!("viewer: perturbation of body {body}: {wrench:?} for {duration} s");
-            if let Err(e) = self.handle.apply_body_wrench(body, force, torque, duration) {
+            let generation = picture.world.number;
+            if let Err(e) = self
+                .handle
+                .apply_body_wrench_in(generation, body, force, torque, duration)
+            {
                 log::debug!("viewer: perturbation not applied: {e}");
             }
         }
@@ -325,7 +333,7 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.load(Ordering::Relaxed) || self.closing.load(Ordering::Relaxed) {
             self.close(event_loop);
             return;
         }

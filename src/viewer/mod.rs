@@ -47,13 +47,29 @@ pub enum ViewerError {
 
 /// The open viewer: its thread, and how many frames it drew.
 pub struct Viewer {
-    pub thread: std::thread::JoinHandle<()>,
+    thread: std::thread::JoinHandle<()>,
     frames: Arc<AtomicU64>,
+    closing: Arc<AtomicBool>,
 }
 
 impl Viewer {
     pub fn frames(&self) -> u64 {
         self.frames.load(Ordering::Relaxed)
+    }
+
+    /// Closes the window (its GL objects go while their context is current) and waits for
+    /// the thread, at most `patience`; returns the frames drawn.
+    pub fn close(self, patience: Duration) -> u64 {
+        self.closing.store(true, Ordering::Relaxed);
+        let deadline = std::time::Instant::now() + patience;
+        while !self.thread.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let frames = self.frames();
+        if self.thread.is_finished() {
+            let _ = self.thread.join();
+        }
+        frames
     }
 }
 
@@ -71,7 +87,8 @@ pub fn start(
         .ok_or(ViewerError::NoDisplay)?;
     let (ready, opened) = std::sync::mpsc::channel();
     let frames = Arc::new(AtomicU64::new(0));
-    let drawn = frames.clone();
+    let closing = Arc::new(AtomicBool::new(false));
+    let (drawn, close) = (frames.clone(), closing.clone());
     let thread = std::thread::Builder::new()
         .name("viewer".into())
         .spawn(move || {
@@ -82,7 +99,7 @@ pub fn start(
                     return;
                 }
             };
-            let mut app = app::App::new(handle, options, stop, ready, drawn);
+            let mut app = app::App::new(handle, options, stop, ready, drawn, close);
             if let Err(e) = event_loop.run_app(&mut app) {
                 log::error!("viewer: {e}");
             }
@@ -91,7 +108,11 @@ pub fn start(
     match opened.recv_timeout(Duration::from_secs(60)) {
         Ok(Ok(said)) => {
             log::info!("viewer: {said}");
-            Ok(Viewer { thread, frames })
+            Ok(Viewer {
+                thread,
+                frames,
+                closing,
+            })
         }
         Ok(Err(reason)) => Err(match reason.strip_prefix("display:") {
             Some(reason) => ViewerError::Display {
@@ -100,7 +121,13 @@ pub fn start(
             },
             None => ViewerError::Window(reason),
         }),
-        Err(_) => Err(ViewerError::Window(
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            closing.store(true, Ordering::Relaxed);
+            Err(ViewerError::Window(
+                "the window did not open within 60 s".into(),
+            ))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(ViewerError::Window(
             "the viewer thread ended while starting".into(),
         )),
     }

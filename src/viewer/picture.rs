@@ -7,8 +7,8 @@ use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
-/// Geoms the scene holds beyond the model's (contacts, frames, perturbation arrows).
-const SCENE_GEOMS: usize = 10_000;
+/// Geoms the scene holds beyond the model's own (contacts, frames, perturbation arrows).
+const DECORATION_GEOMS: usize = 10_000;
 
 /// The figures of the status overlay, made by the app each frame.
 pub struct Status {
@@ -47,7 +47,10 @@ impl Picture {
         option.flags[MjtVisFlag::mjVIS_CONTACTFORCE as usize] = 1;
         Ok(Self {
             state: StateSnapshot::default(),
-            scene: MjvScene::new(&model, SCENE_GEOMS),
+            scene: MjvScene::new(
+                &model,
+                2 * model.ffi().ngeom.max(0) as usize + DECORATION_GEOMS,
+            ),
             // SAFETY: the caller made the window's context current on this thread, and the
             // picture lives and dies on it.
             context: unsafe { MjrContext::new(&model) },

@@ -1,6 +1,6 @@
 //! The viewer's window and its OpenGL context: a winit window on X11, a context through EGL
 //! on the same display (Mesa's llvmpipe without a GPU, the vendor's driver with one).
-use glutin::config::ConfigTemplateBuilder;
+use glutin::config::{Api, ConfigTemplateBuilder};
 use glutin::context::{
     ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version,
 };
@@ -15,9 +15,10 @@ use winit::window::Window;
 
 /// A window with a current GL context (on the thread that made it).
 pub struct GlWindow {
-    pub window: Window,
+    // Field order is drop order: the surface and the context go before their window.
     surface: Surface<WindowSurface>,
     context: PossiblyCurrentContext,
+    pub window: Window,
     /// The GL renderer string (`llvmpipe ...` without a GPU).
     pub renderer: String,
 }
@@ -41,6 +42,7 @@ impl GlWindow {
         let display =
             unsafe { Display::new(raw_display, DisplayApiPreference::Egl) }.map_err(gl)?;
         let template = ConfigTemplateBuilder::new()
+            .with_api(Api::OPENGL)
             .with_depth_size(24)
             .with_stencil_size(8)
             .compatible_with_native_window(raw_window)
@@ -61,7 +63,8 @@ impl GlWindow {
         let (width, height) = nonzero(window.inner_size());
         let surface_attributes =
             SurfaceAttributesBuilder::<WindowSurface>::new().build(raw_window, width, height);
-        // SAFETY: the window outlives the surface (both live in this struct, surface first).
+        // SAFETY: the window outlives the surface (both live in this struct, which drops the
+        // surface first).
         let surface =
             unsafe { display.create_window_surface(&config, &surface_attributes) }.map_err(gl)?;
         let context = context.make_current(&surface).map_err(gl)?;
