@@ -6,6 +6,7 @@ mod app;
 mod input;
 mod picture;
 mod window;
+mod x11;
 
 use crate::sim::SimHandle;
 use std::sync::Arc;
@@ -99,6 +100,7 @@ pub fn start(
                     return;
                 }
             };
+            x11::survive_a_lost_display();
             let mut app = app::App::new(handle, options, stop, ready, drawn, close);
             if let Err(e) = event_loop.run_app(&mut app) {
                 log::error!("viewer: {e}");

@@ -2,8 +2,8 @@
 window (xwd) shows the robot drawn where it stands; keys pressed with xdotool pause, step,
 step back, run and reset the simulation; a body spawned meanwhile appears in the window; a
 ctrl + right drag on the body pushes it through the wrench path (the recording shows it
-lifted). Without a display, --viewer says so in one
-line and the bridge runs on."""
+lifted). Without a display, --viewer says so in one line and the bridge runs on; a display
+that goes away takes only the window."""
 import os
 import select
 import shutil
@@ -37,8 +37,9 @@ robots:
 
 
 @pytest.fixture
-def display(monkeypatch):
-    """A private X server (Xvfb, on a display number it picks itself); DISPLAY names it."""
+def xvfb(monkeypatch):
+    """A private X server (Xvfb, on a display number it picks itself, in `.display`);
+    DISPLAY names it."""
     read_end, write_end = os.pipe()
     server = subprocess.Popen([TOOLS["Xvfb"], "-displayfd", str(write_end), "-screen", "0", "1280x800x24",
                                "-nolisten", "tcp"], pass_fds=(write_end,),
@@ -51,11 +52,16 @@ def display(monkeypatch):
         assert ready and server.poll() is None, "Xvfb did not start"
         said += os.read(read_end, 16)
     os.close(read_end)
-    display = f":{said.decode().strip()}"
-    monkeypatch.setenv("DISPLAY", display)
-    yield display
+    server.display = f":{said.decode().strip()}"
+    monkeypatch.setenv("DISPLAY", server.display)
+    yield server
     server.terminate()
     server.wait(timeout=10)
+
+
+@pytest.fixture
+def display(xvfb):
+    return xvfb.display
 
 
 def screen(display):
@@ -184,3 +190,18 @@ def test_viewer_without_a_display_says_so_and_the_bridge_runs_on():
     said = [line for line in run.stderr.splitlines() if "viewer" in line]
     assert len(said) == 1 and "no display" in said[0], said
     assert "steps 50" in run.stdout
+
+
+def test_a_display_that_goes_away_takes_only_the_window(xvfb, tmp_path):
+    bridge = bridge_of(tmp_path, BOX_WORLD, ["--viewer"])
+    try:
+        wait_for(lambda: "viewer: a window" in bridge.log_so_far(), "the window")
+        bridge.console("realtime")
+        xvfb.terminate()
+        xvfb.wait(timeout=10)
+        wait_for(lambda: "connection to the display broke" in bridge.log_so_far(), "the viewer to say so")
+        before = bridge.stats()["steps"]
+        wait_for(lambda: bridge.stats()["steps"] > before + 200, "more steps")
+    finally:
+        log = bridge.close()
+    assert bridge.proc.returncode == 0, log[-3000:]
