@@ -5,10 +5,4 @@
 # says that cameras are off.
 set -euo pipefail
 packages=(libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1)
-if dpkg -s "${packages[@]}" >/dev/null 2>&1; then
-  exit 0
-fi
-echo "setup-render: installing ${packages[*]} (Debian)" >&2
-if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
-$sudo apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
+bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" setup-render "${packages[@]}"

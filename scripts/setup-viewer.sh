@@ -5,10 +5,4 @@
 # there. Without them the bridge still runs; --viewer says there is no display.
 set -euo pipefail
 packages=(libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0 xvfb x11-apps xdotool)
-if dpkg -s "${packages[@]}" >/dev/null 2>&1; then
-  exit 0
-fi
-echo "setup-viewer: installing ${packages[*]} (Debian)" >&2
-if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
-$sudo apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
+bash "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh" setup-viewer "${packages[@]}"
