@@ -11,6 +11,9 @@
 //!     the same pose, with the same rays;
 //! (d) the real-time factor of Go1 at 1 kHz with a 16 x 1800 lidar at 10 Hz, beside none.
 //! Run: bash scripts/bench-render.sh
+#[path = "common/threads.rs"]
+mod threads;
+
 use mujoco_bridge::config::{Config, LidarConfig, RenderQuality, SimMode};
 use mujoco_bridge::model::{World, build_world, pose};
 use mujoco_bridge::render::{CameraSpec, Lidars, Renderer, Scan, Slot, plan, plan_lidars};
@@ -29,28 +32,6 @@ fn repo() -> &'static std::path::Path {
 fn config(overrides: &[&str]) -> Config {
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     Config::load(&repo().join("config/go1.yaml"), &overrides).expect("config")
-}
-
-/// CPU seconds of this process's threads whose name starts with one of `names`.
-fn threads_cpu(names: &[&str]) -> f64 {
-    let mut total = 0.0;
-    for task in std::fs::read_dir("/proc/self/task")
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let path = task.path();
-        let name = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
-        if !names.iter().any(|n| name.trim().starts_with(n)) {
-            continue;
-        }
-        total += std::fs::read_to_string(path.join("schedstat"))
-            .ok()
-            .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-            .unwrap_or(0.0)
-            * 1e-9;
-    }
-    total
 }
 
 /// Asks for frames (or scans) back to back for `seconds`; returns how many came.
@@ -113,9 +94,9 @@ fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
             let (mut bridge, mut reference, mut cpu) = (0.0, 0.0, 0.0);
             let mut frames = 0;
             for _ in 0..ROUNDS {
-                let before = threads_cpu(&["render", "llvmpipe"]);
+                let before = threads::threads_cpu("self", &["render", "llvmpipe"]);
                 let done = back_to_back(|| renderer.request(0), renderer.slot(0), SECONDS);
-                cpu += threads_cpu(&["render", "llvmpipe"]) - before;
+                cpu += threads::threads_cpu("self", &["render", "llvmpipe"]) - before;
                 frames += done;
                 bridge += done as f64 / SECONDS;
                 reference += python(&[
@@ -234,9 +215,9 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
         .collect();
     let (mut bridge, mut reference) = (0.0, 0.0);
     for _ in 0..ROUNDS {
-        let before = threads_cpu(&["lidar"]);
+        let before = threads::threads_cpu("self", &["lidar"]);
         let scans = back_to_back::<Scan>(|| caster.request(0), caster.slot(0), SECONDS);
-        let cpu = threads_cpu(&["lidar"]) - before;
+        let cpu = threads::threads_cpu("self", &["lidar"]) - before;
         bridge += scans as f64 * rays / SECONDS;
         reference += python(&[
             mjb.display().to_string(),

@@ -5,6 +5,9 @@
 //! Mesa's rasterizer threads, and the frames it drew per second; then the ratio of the real-time factors, with over without.
 //! Run: cargo build --release --no-default-features && \
 //!      cargo bench --no-default-features --bench viewer   (BENCH_ROUNDS=3, BENCH_SECONDS=6)
+#[path = "common/threads.rs"]
+mod threads;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -22,23 +25,6 @@ fn children_cpu() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
-/// CPU seconds of the threads of process `pid` whose names start with one of `names`.
-fn threads_cpu(pid: u32, names: &[&str]) -> f64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0.0;
-    };
-    tasks
-        .flatten()
-        .filter(|t| {
-            std::fs::read_to_string(t.path().join("comm"))
-                .is_ok_and(|c| names.iter().any(|n| c.trim().starts_with(n)))
-        })
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .sum::<f64>()
-        * 1e-9
 }
 
 struct Round {
@@ -74,7 +60,8 @@ fn run(binary: &str, display: &str, seconds: f64, viewer: bool) -> Round {
     let mut viewer_cpu = 0.0;
     while child.try_wait().expect("wait").is_none() {
         // The viewer's thread and Mesa's rasterizer threads that draw for it.
-        viewer_cpu = threads_cpu(pid, &["viewer", "llvmpipe"]).max(viewer_cpu);
+        viewer_cpu =
+            threads::threads_cpu(&pid.to_string(), &["viewer", "llvmpipe"]).max(viewer_cpu);
         std::thread::sleep(Duration::from_millis(100));
     }
     let output = child.wait_with_output().expect("output");

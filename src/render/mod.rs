@@ -228,16 +228,22 @@ impl Drawing {
 }
 
 /// This thread's copy of the model: the offscreen buffer grown to the largest image asked
-/// for (MuJoCo renders nothing larger than it).
+/// for.
 fn render_model(model: &MjModel, cameras: &[CameraSpec]) -> MjModel {
+    let width = cameras.iter().map(|c| c.width).max().unwrap_or(0);
+    let height = cameras.iter().map(|c| c.height).max().unwrap_or(0);
+    with_offscreen(model, width, height)
+}
+
+/// A copy of `model` whose offscreen buffer holds at least `width` x `height` (MuJoCo
+/// renders nothing larger than it).
+fn with_offscreen(model: &MjModel, width: usize, height: usize) -> MjModel {
     let mut copy = model.clone();
-    let width = cameras.iter().map(|c| c.width).max().unwrap_or(0) as i32;
-    let height = cameras.iter().map(|c| c.height).max().unwrap_or(0) as i32;
-    // SAFETY: plain numbers of this thread's own copy.
+    // SAFETY: plain numbers of this copy.
     unsafe {
         let global = &mut copy.ffi_mut().vis.global;
-        global.offwidth = global.offwidth.max(width);
-        global.offheight = global.offheight.max(height);
+        global.offwidth = global.offwidth.max(width as i32);
+        global.offheight = global.offheight.max(height as i32);
     }
     copy
 }

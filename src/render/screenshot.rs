@@ -49,15 +49,11 @@ pub fn take(
 /// The picture as RGB rows, top first.
 pub fn draw(world: &WorldGeneration, spec: &ScreenshotSpec) -> Result<Vec<u8>, ScreenshotError> {
     let gl = GlContext::headless()?;
-    let mut model = (*world.model).clone();
-    // SAFETY: plain numbers of this copy of the model (MuJoCo renders nothing larger than
-    // its offscreen buffer).
-    unsafe {
-        let global = &mut model.ffi_mut().vis.global;
-        global.offwidth = global.offwidth.max(spec.width as i32);
-        global.offheight = global.offheight.max(spec.height as i32);
-    }
-    let model = Arc::new(model);
+    let model = Arc::new(super::with_offscreen(
+        &world.model,
+        spec.width as usize,
+        spec.height as usize,
+    ));
     // SAFETY: the context made above is current on this thread until both drop, in this
     // function, the MuJoCo context first.
     let mut context = unsafe { MjrContext::new(&model) };

@@ -145,8 +145,10 @@ impl Node {
             .node
             .create_service::<S::Native>(name, profile(Qos::DEFAULT))?;
         let name = name.to_string();
-        Ok(requests.filter_map(move |request| {
-            let request = from_native(&request.message)
+        Ok(requests.filter_map(move |mut request| {
+            // Read once, then emptied: the copy kept for a repeated answer carries no payload.
+            let native = std::mem::take(&mut request.message);
+            let request = from_native(&native)
                 .map(|message| ServiceRequest { message, request })
                 .map_err(|e| log::warn!("{name}: dropped a request: {e}"))
                 .ok();
