@@ -16,7 +16,10 @@ mod threads;
 
 use mujoco_bridge::config::{Config, LidarConfig, RenderQuality, SimMode};
 use mujoco_bridge::model::{World, build_world, pose};
-use mujoco_bridge::render::{CameraSpec, Lidars, Renderer, Scan, Slot, plan, plan_lidars};
+use mujoco_bridge::render::{
+    CameraSpec, PlannedCamera, Renderer, Scan, Slot, plan, plan_lidars, start_lidars,
+    start_renderer_planned,
+};
 use mujoco_bridge::sim::Simulation;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -73,7 +76,18 @@ fn python(args: &[String]) -> f64 {
 
 /// The head camera of config/go1.yaml at 640x480.
 fn head_camera(world: &World, config: &Config) -> usize {
-    plan(&world.robots, config).expect("cameras")[0].spec.camera
+    camera_of(world, config).spec.camera
+}
+
+fn camera_of(world: &World, config: &Config) -> PlannedCamera {
+    plan(&world.robots, config).expect("cameras").remove(0)
+}
+
+/// A render thread that draws `camera` with `spec` in every world, never released, at the
+/// normal weight (what the benchmark measures is its throughput).
+fn one_camera(camera: PlannedCamera, spec: CameraSpec) -> Renderer {
+    let camera = PlannedCamera { spec, ..camera };
+    start_renderer_planned(Duration::ZERO, 0, move |_| vec![camera.clone()]).expect("renderer")
 }
 
 fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
@@ -90,13 +104,14 @@ fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
                 near: None,
                 far: None,
             };
-            let renderer = Renderer::start(sim.handle(), vec![spec]).expect("renderer");
+            let renderer = one_camera(camera_of(world, config), spec);
+            let cameras = renderer.sources(&sim.handle().world());
             let (mut bridge, mut reference, mut cpu) = (0.0, 0.0, 0.0);
             let mut frames = 0;
             for _ in 0..ROUNDS {
-                let before = threads::threads_cpu("self", &["render", "llvmpipe"]);
-                let done = back_to_back(|| renderer.request(0), renderer.slot(0), SECONDS);
-                cpu += threads::threads_cpu("self", &["render", "llvmpipe"]) - before;
+                let before = threads::threads_cpu("self", &["cameras", "llvmpipe"]);
+                let done = back_to_back(|| cameras.request(0), cameras.slot(0), SECONDS);
+                cpu += threads::threads_cpu("self", &["cameras", "llvmpipe"]) - before;
                 frames += done;
                 bridge += done as f64 / SECONDS;
                 reference += python(&[
@@ -156,8 +171,9 @@ fn camera_rtf(world: &World, config: &Config) {
                 near: None,
                 far: None,
             };
-            let renderer = Renderer::start(handle.clone(), vec![spec]).expect("renderer");
-            frames = back_to_back(|| renderer.request(0), renderer.slot(0), seconds);
+            let renderer = one_camera(camera_of(world, config), spec);
+            let cameras = renderer.sources(&handle.world());
+            frames = back_to_back(|| cameras.request(0), cameras.slot(0), seconds);
         });
         pairs.push((idle, streaming, frames as f64 / RTF_SECONDS));
     }
@@ -188,11 +204,8 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
     let planned = plan_lidars(&world.model, &world.robots, config).expect("lidars");
     let rays = planned[0].spec.rays.len() as f64;
     let sim = Simulation::start(world, &config.sim).unwrap();
-    let caster = Lidars::start(
-        sim.handle(),
-        planned.iter().map(|l| l.spec.clone()).collect(),
-    )
-    .expect("caster");
+    let caster = start_lidars(Duration::ZERO, 0).expect("caster");
+    let lidars = caster.sources(&sim.handle().world());
     // The reference casts the same rays from the same place: the lidar's pose in this state.
     let mut state = sim.handle().latest_state_buffer();
     sim.handle().latest_state(&mut state);
@@ -215,9 +228,9 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
         .collect();
     let (mut bridge, mut reference) = (0.0, 0.0);
     for _ in 0..ROUNDS {
-        let before = threads::threads_cpu("self", &["lidar"]);
-        let scans = back_to_back::<Scan>(|| caster.request(0), caster.slot(0), SECONDS);
-        let cpu = threads::threads_cpu("self", &["lidar"]) - before;
+        let before = threads::threads_cpu("self", &["lidars"]);
+        let scans = back_to_back::<Scan>(|| lidars.request(0), lidars.slot(0), SECONDS);
+        let cpu = threads::threads_cpu("self", &["lidars"]) - before;
         bridge += scans as f64 * rays / SECONDS;
         reference += python(&[
             mjb.display().to_string(),
@@ -241,6 +254,7 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
         reference / 1e6,
         bridge / reference
     );
+    drop(lidars);
     drop(caster);
     drop(sim);
     for _ in 0..ROUNDS {
@@ -249,20 +263,17 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
         });
         let mut scans = 0;
         let casting = real_time_factor(world, config, |handle, seconds| {
-            let caster = Lidars::start(
-                handle.clone(),
-                planned.iter().map(|l| l.spec.clone()).collect(),
-            )
-            .expect("caster");
+            let caster = start_lidars(Duration::ZERO, 0).expect("caster");
+            let lidars = caster.sources(&handle.world());
             let (start, mut next) = (Instant::now(), Instant::now());
             let mut scan = Scan::default();
             let mut seen = 0;
             while start.elapsed().as_secs_f64() < seconds {
                 if Instant::now() >= next {
-                    caster.request(0);
+                    lidars.request(0);
                     next += Duration::from_millis(100);
                 }
-                if caster.slot(0).read(&mut scan, &mut seen) {
+                if lidars.slot(0).read(&mut scan, &mut seen) {
                     scans += 1;
                 }
                 std::thread::sleep(Duration::from_millis(1));

@@ -161,10 +161,11 @@ fn console_line(
         Some("stats") => {
             let s = handle.stats();
             let mut reply = format!(
-                "ok steps {} time {:.6} rejected {} ignored {} late {} refused {} generation {} \
-                 stale {}",
+                "ok steps {} time {:.6} timestep {} rejected {} ignored {} late {} refused {} \
+                 generation {} stale {}",
                 s.steps,
                 s.sim_time,
+                handle.world().model.opt().timestep,
                 s.rejected_commands,
                 s.ignored_commands,
                 s.late_commands,

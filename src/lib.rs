@@ -1,5 +1,6 @@
 //! mujoco_bridge: MuJoCo physics on a dedicated real-time thread, bridged to ROS 2 and to the
 //! legacy URLab ZMQ protocol.
+pub mod census;
 pub mod cli;
 pub mod config;
 pub mod console;

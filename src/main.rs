@@ -99,51 +99,26 @@ enum RunError {
     System(String),
 }
 
-/// The render thread for the cameras the config plans (checked at load), with them; None when
-/// there are none, nothing would read them (no ROS node, no legacy protocol), or no GL
-/// context can be made (said once; the rest of the node runs on).
-fn start_renderer(
-    world: &mujoco_bridge::model::World,
-    config: &Config,
-    handle: &mujoco_bridge::sim::SimHandle,
-) -> Option<(
-    std::sync::Arc<mujoco_bridge::render::Renderer>,
-    Vec<mujoco_bridge::render::PlannedCamera>,
-)> {
-    let read = cfg!(any(feature = "ros", feature = "dds")) || config.zmq.enabled;
-    let cameras = mujoco_bridge::render::plan(&world.robots, config).ok()?;
-    if cameras.is_empty() || !read {
-        return None;
+/// The render and ray-casting threads of the run, when something reads what they make (a ROS
+/// node, the legacy camera streams). They hold nothing until a frame or scan is asked for; a
+/// thread that cannot start is said once and left out, and the rest of the node runs on.
+fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
+    use mujoco_bridge::render;
+    let idle = Duration::from_secs_f64(config.render.idle_release);
+    let ros = cfg!(any(feature = "ros", feature = "dds"));
+    fn started<T>(what: &str, result: std::io::Result<T>) -> Option<std::sync::Arc<T>> {
+        result
+            .map_err(|e| log::error!("{what} are off: cannot start their thread: {e}"))
+            .ok()
+            .map(std::sync::Arc::new)
     }
-    let specs = cameras.iter().map(|c| c.spec.clone()).collect();
-    match mujoco_bridge::render::Renderer::start(handle.clone(), specs) {
-        Ok(renderer) => Some((std::sync::Arc::new(renderer), cameras)),
-        Err(e) => {
-            log::error!("cameras are off: {e}");
-            None
-        }
-    }
-}
-
-/// The lidar caster for the lidars the config plans (checked at load); None when there are
-/// none or the thread cannot start (said once; the rest of the node runs on).
-#[cfg(any(feature = "ros", feature = "dds"))]
-fn start_lidars(
-    world: &mujoco_bridge::model::World,
-    config: &Config,
-    handle: &mujoco_bridge::sim::SimHandle,
-) -> Option<std::sync::Arc<mujoco_bridge::render::Lidars>> {
-    let lidars = mujoco_bridge::render::plan_lidars(&world.model, &world.robots, config).ok()?;
-    if lidars.is_empty() {
-        return None;
-    }
-    let specs = lidars.into_iter().map(|l| l.spec).collect();
-    match mujoco_bridge::render::Lidars::start(handle.clone(), specs) {
-        Ok(lidars) => Some(std::sync::Arc::new(lidars)),
-        Err(e) => {
-            log::error!("lidars are off: cannot start their thread: {e}");
-            None
-        }
+    render::Sensors {
+        renderer: (ros || config.zmq.enabled)
+            .then(|| started("cameras", render::start_renderer(idle, config.render.nice)))
+            .flatten(),
+        lidars: ros
+            .then(|| started("lidars", render::start_lidars(idle, config.render.nice)))
+            .flatten(),
     }
 }
 
@@ -229,25 +204,20 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     })?;
     let handle = sim.handle();
     prepare(&handle, cli)?;
-    let renderer = start_renderer(&world, &config, &handle);
-    let camera_streams = match (&renderer, config.zmq.enabled) {
-        (Some((renderer, cameras)), true) => {
-            let names: Vec<String> = world.robots.iter().map(|r| r.name.clone()).collect();
-            Some(
-                mujoco_bridge::zmq::CameraStreams::start(
-                    handle.clone(),
-                    renderer.clone(),
-                    cameras,
-                    &names,
-                    &config.zmq.state,
-                    config.zmq.camera_port,
-                )
-                .map_err(|error| RunError::Cameras {
-                    origin: config.origin.clone(),
-                    error,
-                })?,
+    let sensors = start_sensors(&config);
+    let camera_streams = match (&sensors.renderer, config.zmq.enabled) {
+        (Some(renderer), true) => Some(
+            mujoco_bridge::zmq::CameraStreams::start(
+                handle.clone(),
+                renderer.clone(),
+                &config.zmq.state,
+                config.zmq.camera_port,
             )
-        }
+            .map_err(|error| RunError::Cameras {
+                origin: config.origin.clone(),
+                error,
+            })?,
+        ),
         _ => None,
     };
     let streams = camera_streams
@@ -269,10 +239,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         &config,
         run_mode,
         &ros_args,
-        mujoco_bridge::render::Sensors {
-            renderer: renderer.as_ref().map(|(r, _)| r.clone()),
-            lidars: start_lidars(&world, &config, &handle),
-        },
+        sensors.clone(),
     )
     .map_err(RunError::Ros)?;
     if cli.console {

@@ -190,6 +190,32 @@ impl Config {
                 );
             }
         }
+        if let Some((field, message)) = self.limits.problem() {
+            return err(format!("limits.{field}"), message);
+        }
+        let idle = self.render.idle_release;
+        if !(idle.is_finite() && idle >= 0.0) {
+            return err(
+                "render.idle_release".into(),
+                format!("must be 0 (never) or a positive number of seconds, got {idle}"),
+            );
+        }
+        if self.render.nice > 19 {
+            return err(
+                "render.nice".into(),
+                format!("must be 0 to 19, got {}", self.render.nice),
+            );
+        }
+        if self.robots.len() > self.limits.robots {
+            return err(
+                "robots".into(),
+                format!(
+                    "{} robots, more than limits.robots ({})",
+                    self.robots.len(),
+                    self.limits.robots
+                ),
+            );
+        }
         if self.sim.substeps == 0 {
             return err("sim.substeps".into(), "must be at least 1".into());
         }

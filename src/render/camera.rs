@@ -40,10 +40,10 @@ impl View {
     pub fn draw(
         &mut self,
         scene: &mut MjvScene,
-        context: &MjrContext,
+        context: &mut super::RenderContext,
         data: &mut MjData<Arc<MjModel>>,
         option: &MjvOption,
-    ) -> Result<(), MjrContextError> {
+    ) -> Result<(), super::context::PixelsError> {
         scene.update(data, option, &MjvPerturb::default(), &mut self.camera);
         let full = self.spec.quality == RenderQuality::Full;
         // SAFETY: plain flag bytes and clip distances of a scene that `update` just filled.
@@ -73,7 +73,7 @@ impl View {
             .resize(if self.spec.depth { pixels } else { 0 }, 0.0);
         self.frame.intrinsics = intrinsics(&scene.camera()[0], self.spec.width, self.spec.height);
         let viewport = MjrRectangle::new(0, 0, self.spec.width as i32, self.spec.height as i32);
-        scene.render(&viewport, context);
+        context.render(scene, &viewport);
         let depth = self.spec.depth.then_some(self.frame.depth.as_mut_slice());
         context.read_pixels(Some(&mut self.frame.rgb), depth, &viewport)?;
         flip_rows(&mut self.frame.rgb, self.spec.width * 3);

@@ -2,9 +2,8 @@
 //! number of readers (ROS topics, legacy streams): the render thread swaps its finished buffer
 //! in under a lock held for a few pointer moves; a reader copies the newest frame into its own
 //! buffer (reusing its allocation) once per new frame.
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 /// Pinhole intrinsics in pixels, as CameraInfo's K holds them (pixel centres at whole
 /// coordinates, rows top to bottom).
@@ -64,89 +63,6 @@ impl<T: Clone> Slot<T> {
         *seen = self.sequence.load(Ordering::Acquire);
         frame.clone_from(&newest);
         true
-    }
-}
-
-/// What the threads that ask for frames hold of a worker thread (the renderer, the lidar
-/// caster): one slot per source and a way to wake the worker; dropping it stops the worker
-/// and waits for it.
-pub struct Handover<T> {
-    slots: Vec<Arc<Slot<T>>>,
-    wake: crossbeam_channel::Sender<()>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-/// What the worker thread holds: the slots it fills, its wake-ups and its stop flag.
-pub(crate) struct WorkerSide<T> {
-    pub slots: Vec<Arc<Slot<T>>>,
-    pub woken: crossbeam_channel::Receiver<()>,
-    pub stop: Arc<AtomicBool>,
-}
-
-impl<T: Default> Handover<T> {
-    /// `count` slots; the worker's side goes to the thread, then `attach` the thread.
-    pub(crate) fn new(count: usize) -> (Self, WorkerSide<T>) {
-        let slots: Vec<Arc<Slot<T>>> = (0..count).map(|_| Arc::default()).collect();
-        let (wake, woken) = crossbeam_channel::bounded(1);
-        let stop = Arc::new(AtomicBool::new(false));
-        let worker = WorkerSide {
-            slots: slots.clone(),
-            woken,
-            stop: stop.clone(),
-        };
-        let handover = Self {
-            slots,
-            wake,
-            stop,
-            thread: None,
-        };
-        (handover, worker)
-    }
-}
-
-impl<T> Drop for Handover<T> {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = self.wake.try_send(());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl<T> Handover<T> {
-    /// Asks for a new one of source `index` from the newest state. A request that finds the
-    /// previous one still waiting counts as skipped.
-    pub fn request(&self, index: usize) {
-        let Some(slot) = self.slots.get(index) else {
-            return;
-        };
-        if slot.requested.swap(true, Ordering::AcqRel) {
-            slot.skipped.fetch_add(1, Ordering::Relaxed);
-        }
-        // Full: the worker is already woken and will see the flag.
-        let _ = self.wake.try_send(());
-    }
-
-    /// The worker thread, joined when this is dropped.
-    pub(crate) fn attach(&mut self, thread: JoinHandle<()>) {
-        self.thread = Some(thread);
-    }
-
-    /// Source `index`'s slot.
-    pub fn slot(&self, index: usize) -> &Arc<Slot<T>> {
-        &self.slots[index]
-    }
-
-    /// Done and skipped, over every source.
-    pub fn counts(&self) -> (u64, u64) {
-        self.slots.iter().fold((0, 0), |(done, skipped), slot| {
-            (
-                done + slot.rendered.load(Ordering::Relaxed),
-                skipped + slot.skipped.load(Ordering::Relaxed),
-            )
-        })
     }
 }
 

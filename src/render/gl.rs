@@ -18,12 +18,15 @@ use std::num::NonZeroU32;
 )]
 pub struct GlError(String);
 
-/// A current context on this thread (it must stay on the thread that made it).
+/// A current context on this thread (it must stay on the thread that made it). Dropping it
+/// releases it from the thread first: EGL only marks a context that is current when it is
+/// destroyed, and a thread that then ends leaves it, with everything drawn in it, behind.
 pub struct GlContext {
     context: PossiblyCurrentContext,
     surface: Surface<PbufferSurface>,
     /// Which device renders, for the log.
     pub device: String,
+    _counted: crate::census::Counted,
 }
 
 impl GlContext {
@@ -39,6 +42,7 @@ impl GlContext {
                         context,
                         surface,
                         device: name,
+                        _counted: crate::census::Counted::new(crate::census::Kind::GlContexts),
                     });
                 }
                 Err(e) => problems.push(format!("{name}: {e}")),
@@ -84,6 +88,16 @@ impl GlContext {
         self.context
             .make_current(&self.surface)
             .map_err(|e| GlError(e.to_string()))
+    }
+}
+
+impl Drop for GlContext {
+    fn drop(&mut self) {
+        // Whatever the caller drew with it is gone by now (its render contexts drop first);
+        // the context and surface are destroyed right after this, not left marked.
+        if let Err(e) = self.context.make_not_current_in_place() {
+            log::warn!("releasing the GL context: {e}");
+        }
     }
 }
 

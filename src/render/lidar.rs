@@ -1,17 +1,17 @@
-//! Lidars cast with MuJoCo's `mj_multiRay` on a thread of their own, on `MjData` mirrors of
-//! the newest state (so a scan never waits for a camera frame, nor the physics thread for
-//! either). Rays pass through the lidar's own robot: each robot with lidars gets a mirror of
-//! its own on a copy of the model in which that robot's geoms are invisible, which MuJoCo's
-//! ray casting skips (one batch call per scan, no second pass).
-use super::frame::{Handover, WorkerSide};
-use super::mirror;
+//! Lidars cast with MuJoCo's `mj_multiRay` on a thread of their own, on an `MjData` mirror
+//! of the newest state (so a scan never waits for a camera frame, nor the physics thread for
+//! either). Rays pass through the lidar's own robot: each robot with lidars gets a view of the
+//! shared model in which that robot's geoms are invisible, which MuJoCo's ray casting skips
+//! (one batch call per scan, no second pass).
+use super::PlannedLidar;
+use super::mirror::{self, Mirror};
+use super::service::{Service, Sources, Work};
 use crate::model::pose;
-use crate::sim::{SimHandle, StateSnapshot};
+use crate::sim::{StateSnapshot, WorldGeneration};
 use mujoco_rs::mujoco_c::{mj_multiRay, mjModel};
 use mujoco_rs::prelude::*;
 use nalgebra::Vector3;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// One lidar as the caster takes it.
@@ -37,45 +37,38 @@ pub struct Scan {
     pub ranges: Vec<f32>,
 }
 
-/// The caster's handle: ask for scans (`request`), read them from the slots.
-pub struct Lidars {
-    handover: Handover<Scan>,
+/// The caster's handle; `sources(world)` gives a world's lidars.
+pub type Lidars = Service<PlannedLidar, Scan>;
+/// The lidars of one world, with their scan slots.
+pub type LidarSources = Sources<PlannedLidar, Scan>;
+
+/// Starts the caster's thread, which holds no mirror until a scan is asked for;
+/// `idle_release` and `nice` as for the cameras.
+pub fn start(idle_release: Duration, nice: u8) -> std::io::Result<Lidars> {
+    Service::start(
+        "lidars",
+        idle_release,
+        nice,
+        |world| super::plan_lidars(&world.model, &world.robots, &world.config).unwrap_or_default(),
+        || Caster { world: None },
+    )
 }
 
-impl std::ops::Deref for Lidars {
-    type Target = Handover<Scan>;
-    fn deref(&self) -> &Handover<Scan> {
-        &self.handover
-    }
-}
-
-impl Lidars {
-    /// Starts the caster for the current world.
-    pub fn start(handle: SimHandle, lidars: Vec<LidarSpec>) -> Result<Self, std::io::Error> {
-        Self::start_in(handle.world(), lidars)
-    }
-
-    /// `start` for world `world`, the one the lidars were planned in.
-    pub fn start_in(
-        world: Arc<crate::sim::WorldGeneration>,
-        lidars: Vec<LidarSpec>,
-    ) -> Result<Self, std::io::Error> {
-        let (mut handover, worker) = Handover::new(lidars.len());
-        let thread = std::thread::Builder::new()
-            .name("lidar".into())
-            .spawn(move || Caster::new(world, lidars).serve(&worker))?;
-        handover.attach(thread);
-        Ok(Self { handover })
-    }
-}
-
+/// What lives on the caster's thread: what casting one world's lidars takes, while asked.
 struct Caster {
+    world: Option<WorldCasting>,
+}
+
+struct WorldCasting {
     lidars: Vec<LidarSpec>,
-    /// One mirror per distinct set of own geoms (per robot with lidars), and each lidar's.
-    mirrors: Vec<MjData<Arc<MjModel>>>,
-    mirror_of: Vec<usize>,
+    /// The world's state, as every lidar sees it.
+    mirror: Mirror,
+    /// Per distinct set of own geoms (per robot with lidars): the model's header with the
+    /// geom colours and materials that hide those geoms; each lidar's.
+    views: Vec<HiddenGeoms>,
+    view_of: Vec<usize>,
     /// The world the lidars were planned in (their bodies are its model's).
-    world: Arc<crate::sim::WorldGeneration>,
+    world: Arc<WorldGeneration>,
     state: StateSnapshot,
     /// Per lidar: world directions of the last cast; hit geoms and distances of any.
     world_rays: Vec<Vec<[f64; 3]>>,
@@ -84,26 +77,48 @@ struct Caster {
     scan: Scan,
 }
 
-/// A copy of `model` in which the geoms marked `own` are invisible (alpha 0, no material):
-/// `mj_ray` and `mj_multiRay` skip invisible geoms.
-fn without(model: &MjModel, own: &[bool]) -> MjModel {
-    let mut copy = model.clone();
-    // SAFETY: plain numbers of this thread's own copy, within its geom arrays.
-    unsafe {
-        let raw = copy.ffi_mut();
-        for (geom, _) in own.iter().enumerate().filter(|(_, own)| **own) {
-            *raw.geom_matid.add(geom) = -1;
-            *raw.geom_rgba.add(4 * geom + 3) = 0.0;
-        }
-    }
-    copy
+/// The shared model as ray casting sees it with some geoms hidden: `mj_ray` and
+/// `mj_multiRay` skip invisible geoms (alpha 0, no material), so this is a copy of the
+/// model's header whose geom colours and materials point at arrays of its own. Only those two
+/// arrays are copied; every other array stays the shared model's, which `world` keeps alive.
+struct HiddenGeoms {
+    header: mjModel,
+    /// The arrays the header points at: kept here, never read through these names.
+    _rgba: Vec<f32>,
+    _matid: Vec<i32>,
 }
 
-impl Caster {
-    fn new(world: Arc<crate::sim::WorldGeneration>, lidars: Vec<LidarSpec>) -> Self {
+impl HiddenGeoms {
+    fn new(model: &MjModel, own: &[bool]) -> Self {
+        let ngeom = model.ffi().ngeom.max(0) as usize;
+        let mut rgba = model.geom_rgba().as_flattened().to_vec();
+        let mut matid = model.geom_matid().to_vec();
+        for (geom, _) in own.iter().enumerate().take(ngeom).filter(|(_, own)| **own) {
+            matid[geom] = -1;
+            rgba[4 * geom + 3] = 0.0;
+        }
+        let mut header = model.ffi().clone();
+        header.geom_rgba = rgba.as_mut_ptr();
+        header.geom_matid = matid.as_mut_ptr();
+        Self {
+            header,
+            _rgba: rgba,
+            _matid: matid,
+        }
+    }
+}
+
+impl Work for Caster {
+    type Spec = PlannedLidar;
+    type Out = Scan;
+    type Error = super::mirror::NoMemory;
+
+    fn load(&mut self, sources: &LidarSources) -> Result<(), super::mirror::NoMemory> {
+        let world = &sources.world;
+        let lidars: Vec<LidarSpec> = sources.specs.iter().map(|l| l.spec.clone()).collect();
         let most = lidars.iter().map(|l| l.rays.len()).max().unwrap_or(0);
         let mut owners: Vec<&Vec<bool>> = Vec::new();
-        let mirror_of = lidars
+        let view_of = lidars
             .iter()
             .map(
                 |lidar| match owners.iter().position(|own| **own == lidar.own) {
@@ -115,55 +130,52 @@ impl Caster {
                 },
             )
             .collect();
-        let mirrors = owners
+        let views = owners
             .iter()
-            .map(|own| MjData::new(Arc::new(without(&world.model, own))))
+            .map(|own| HiddenGeoms::new(&world.model, own))
             .collect();
-        Self {
+        self.world = Some(WorldCasting {
             world_rays: lidars
                 .iter()
                 .map(|l| vec![[0.0; 3]; l.rays.len()])
                 .collect(),
-            mirrors,
-            mirror_of,
+            mirror: Mirror::new(world.model.clone())?,
+            views,
+            view_of,
             lidars,
-            state: crate::sim::StateSnapshot::with_layout(&world.layout()),
-            world,
+            state: StateSnapshot::with_layout(&world.layout()),
+            world: world.clone(),
             geoms: vec![-1; most],
             distances: vec![0.0; most],
             scan: Scan::default(),
+        });
+        Ok(())
+    }
+
+    fn begin(&mut self) {
+        if let Some(w) = &mut self.world {
+            w.world.latest_state(&mut w.state);
+            mirror::set(&w.state, &mut w.mirror.data);
+            w.mirror.data.kinematics();
         }
     }
 
-    fn serve(&mut self, worker: &WorkerSide<Scan>) {
-        while !worker.stop.load(Ordering::Relaxed) {
-            if worker
-                .woken
-                .recv_timeout(Duration::from_millis(200))
-                .is_err()
-            {
-                continue;
-            }
-            let mut mirrored = false;
-            for (index, slot) in worker.slots.iter().enumerate() {
-                // Taken before casting: a request that comes meanwhile asks for the next one.
-                if !slot.requested.swap(false, Ordering::AcqRel) {
-                    continue;
-                }
-                if !mirrored {
-                    mirrored = true;
-                    self.world.latest_state(&mut self.state);
-                    for data in self.mirrors.iter_mut() {
-                        mirror::set(&self.state, data);
-                        data.kinematics();
-                    }
-                }
-                self.cast(index);
-                slot.put(&mut self.scan);
-            }
-        }
+    fn make(&mut self, index: usize) -> Result<&mut Scan, super::mirror::NoMemory> {
+        let w = self.world.as_mut().ok_or(super::mirror::NoMemory)?;
+        w.cast(index);
+        Ok(&mut w.scan)
     }
 
+    fn unload(&mut self) {
+        self.world = None;
+    }
+
+    fn release(&mut self) {
+        self.world = None;
+    }
+}
+
+impl WorldCasting {
     /// Casts lidar `index`'s rays into `self.scan`.
     fn cast(&mut self, index: usize) {
         let lidar = &self.lidars[index];
@@ -178,14 +190,13 @@ impl Caster {
             *out = [d.x, d.y, d.z];
         }
         let count = lidar.rays.len();
-        let data = &mut self.mirrors[self.mirror_of[index]];
-        // The model the data holds (a pointer: cloning the model would copy all of it).
-        let model: *const mjModel = data.model().ffi();
-        // SAFETY: the buffers hold `count` rays (directions, geoms, distances); the model
-        // lives in `data`, and both stay alive for the call.
+        let view = &self.views[self.view_of[index]];
+        let data = &mut self.mirror.data;
+        // SAFETY: the buffers hold `count` rays (directions, geoms, distances); the header's
+        // arrays are the shared model's (kept alive by `world`) and this view's own.
         unsafe {
             mj_multiRay(
-                model,
+                &view.header,
                 data.ffi_mut(),
                 &[origin.x, origin.y, origin.z],
                 world.as_ptr().cast(),

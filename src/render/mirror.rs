@@ -5,6 +5,26 @@ use crate::sim::{StateSnapshot, WorldGeneration};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
+/// A thread's own `MjData` on the world's shared model, counted while it lives.
+pub struct Mirror {
+    pub data: MjData<Arc<MjModel>>,
+    _counted: crate::census::Counted,
+}
+
+/// MuJoCo could not allocate a mirror's data.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("MuJoCo could not allocate a copy of the simulation data (mjData)")]
+pub struct NoMemory;
+
+impl Mirror {
+    pub fn new(model: Arc<MjModel>) -> Result<Self, NoMemory> {
+        Ok(Self {
+            data: MjData::try_new(model).map_err(|_| NoMemory)?,
+            _counted: crate::census::Counted::new(crate::census::Kind::Mirrors),
+        })
+    }
+}
+
 /// Reads the state of `world`, the generation the mirror was made from: after a world change
 /// it stays as that world last was.
 pub fn update(world: &WorldGeneration, state: &mut StateSnapshot, data: &mut MjData<Arc<MjModel>>) {

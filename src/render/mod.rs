@@ -1,10 +1,12 @@
-//! Cameras and lidars apart from physics. Cameras render on one thread with its own GL
-//! context (EGL, headless) and its own `MjData` mirror, updated from the latest state
-//! snapshot when a frame is asked for; lidars cast on another thread with a mirror of its
-//! own (`lidar`). The physics thread never waits for either; each frame or scan carries the
-//! sim time of the state it shows. Adapters (ROS topics, legacy camera streams) ask by index
-//! and read from that camera's or lidar's slot.
+//! Cameras and lidars apart from physics. Cameras render on one thread for the whole run,
+//! with its own GL context (EGL, headless) and `MjData` mirror, made when a frame is first
+//! asked for and released after a while without requests; lidars cast on another thread with
+//! a mirror of its own (`lidar`). Both follow the world (`service`). The physics thread never
+//! waits for either; each frame or scan carries the sim time of the state it shows. Adapters
+//! (ROS topics, legacy camera streams) take a world's `Sources` from the service, ask by
+//! index and read from that camera's or lidar's slot.
 mod camera;
+mod context;
 mod frame;
 mod gl;
 mod lidar;
@@ -12,22 +14,29 @@ pub(crate) mod mirror;
 mod plan;
 mod rays;
 pub mod screenshot;
+mod service;
 
 pub use camera::CameraSpec;
-use frame::WorkerSide;
-pub use frame::{Frame, Handover, Intrinsics, Slot};
-pub use gl::GlError;
-pub use lidar::{LidarSpec, Lidars, Scan};
+pub use context::{Offscreen, RenderContext};
+pub use frame::{Frame, Intrinsics, Slot};
+pub use gl::{GlContext, GlError};
+pub use lidar::{LidarSources, LidarSpec, Lidars, Scan, start as start_lidars};
+pub use mirror::Mirror;
 pub use plan::{NoCamera, PlannedCamera, plan};
 pub use rays::{LidarError, PlannedLidar, plan_lidars};
+pub use service::{Service, Sources, Work};
 
 use crate::config::RenderQuality;
-use crate::sim::{SimHandle, StateSnapshot};
+use crate::sim::{StateSnapshot, WorldGeneration};
 use camera::View;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+/// The render thread's handle; `sources(world)` gives a world's cameras.
+pub type Renderer = Service<PlannedCamera, Frame>;
+/// The cameras of one world, with their frame slots.
+pub type Cameras = Sources<PlannedCamera, Frame>;
 
 /// The worker threads the adapters ask for frames and scans (either may be absent).
 #[derive(Default, Clone)]
@@ -37,213 +46,146 @@ pub struct Sensors {
 }
 
 impl Sensors {
-    /// Workers for `world` (after a world change): a render thread when it has cameras, a
-    /// caster when it has lidars. What cannot start is said once and left out; the rest of
-    /// the node runs on.
-    pub fn for_world(world: &Arc<crate::sim::WorldGeneration>) -> Self {
-        let renderer = plan(&world.robots, &world.config)
-            .ok()
-            .filter(|cameras| !cameras.is_empty())
-            .and_then(|cameras| {
-                let specs = cameras.into_iter().map(|c| c.spec).collect();
-                Renderer::start_in(world.clone(), specs)
-                    .map_err(|e| log::error!("cameras are off: {e}"))
-                    .ok()
-            })
-            .map(Arc::new);
-        let lidars = plan_lidars(&world.model, &world.robots, &world.config)
-            .ok()
-            .filter(|lidars| !lidars.is_empty())
-            .and_then(|lidars| {
-                let specs = lidars.into_iter().map(|l| l.spec).collect();
-                Lidars::start_in(world.clone(), specs)
-                    .map_err(|e| log::error!("lidars are off: cannot start their thread: {e}"))
-                    .ok()
-            })
-            .map(Arc::new);
-        Self { renderer, lidars }
+    /// The cameras and lidars of `world`, from whichever thread is there.
+    pub fn sources(
+        &self,
+        world: &Arc<WorldGeneration>,
+    ) -> (Option<Arc<Cameras>>, Option<Arc<LidarSources>>) {
+        (
+            self.renderer.as_ref().map(|r| r.sources(world)),
+            self.lidars.as_ref().map(|l| l.sources(world)),
+        )
     }
+}
+
+/// Starts the render thread, which renders nothing and holds no GL context until a frame is
+/// asked for; `idle_release`: how long its GL context outlives the last request (zero:
+/// for good); `nice`: its niceness.
+pub fn start_renderer(idle_release: Duration, nice: u8) -> std::io::Result<Renderer> {
+    start_renderer_planned(idle_release, nice, |world| {
+        plan(&world.robots, &world.config).unwrap_or_default()
+    })
+}
+
+/// `start_renderer` with the cameras of each world given by `plan` instead of the config
+/// (benchmarks: one camera at the sizes and qualities they compare).
+pub fn start_renderer_planned(
+    idle_release: Duration,
+    nice: u8,
+    plan: impl Fn(&WorldGeneration) -> Vec<PlannedCamera> + Send + Sync + 'static,
+) -> std::io::Result<Renderer> {
+    Service::start("cameras", idle_release, nice, plan, Drawing::default)
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     #[error(transparent)]
     Gl(#[from] GlError),
-    #[error("cannot start the render thread: {0}")]
-    Thread(std::io::Error),
-    #[error("the render thread ended while starting")]
-    Ended,
+    #[error(transparent)]
+    Memory(#[from] mirror::NoMemory),
+    #[error("reading its pixels: {0}")]
+    Pixels(#[from] context::PixelsError),
+    /// Asked to draw a camera of a world that is not loaded (cannot happen in the service).
+    #[error("no such camera in the loaded world")]
+    NotLoaded,
 }
 
-/// The render thread's handle: ask for frames (`request`), read them from the slots.
-pub struct Renderer {
-    handover: Handover<Frame>,
-    /// The device that renders (for the log and diagnostics).
-    pub device: String,
-}
-
-impl std::ops::Deref for Renderer {
-    type Target = Handover<Frame>;
-    fn deref(&self) -> &Handover<Frame> {
-        &self.handover
-    }
-}
-
-impl Renderer {
-    /// Starts the thread and its GL context for the current world; returns once both are
-    /// up, or why they are not.
-    pub fn start(handle: SimHandle, cameras: Vec<CameraSpec>) -> Result<Self, RenderError> {
-        Self::start_in(handle.world(), cameras)
-    }
-
-    /// `start` for world `world`, the one the cameras were planned in.
-    pub fn start_in(
-        world: Arc<crate::sim::WorldGeneration>,
-        cameras: Vec<CameraSpec>,
-    ) -> Result<Self, RenderError> {
-        let (mut handover, worker) = Handover::new(cameras.len());
-        let (ready, started) = std::sync::mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("render".into())
-            .spawn(move || {
-                let mut drawing = match Drawing::new(world, cameras) {
-                    Ok(drawing) => {
-                        let _ = ready.send(Ok(drawing.device.clone()));
-                        drawing
-                    }
-                    Err(e) => {
-                        let _ = ready.send(Err(e));
-                        return;
-                    }
-                };
-                drawing.serve(&worker);
-            })
-            .map_err(RenderError::Thread)?;
-        handover.attach(thread);
-        let device = started.recv().map_err(|_| RenderError::Ended)??;
-        log::info!("cameras render on {device}");
-        Ok(Self { handover, device })
-    }
-}
-
-/// What lives on the render thread.
+/// What lives on the render thread. Field order is drop order: the world's MuJoCo GL
+/// resources go before the GL context they live in.
+#[derive(Default)]
 struct Drawing {
-    // Field order is drop order: the MuJoCo GL resources go before the context they live in.
+    world: Option<WorldDrawing>,
+    gl: Option<GlContext>,
+}
+
+/// What drawing one world's cameras takes.
+struct WorldDrawing {
     views: Vec<View>,
     scene: MjvScene,
-    /// One MuJoCo render context per quality in use (multisampling is fixed at creation).
-    fast: Option<MjrContext>,
-    full: Option<MjrContext>,
+    /// One render context per quality in use (multisampling is fixed at creation).
+    fast: Option<RenderContext>,
+    full: Option<RenderContext>,
     option: MjvOption,
-    mirror: MjData<Arc<MjModel>>,
+    mirror: Mirror,
     /// The world the cameras were planned in (their ids are its model's).
-    world: Arc<crate::sim::WorldGeneration>,
+    world: Arc<WorldGeneration>,
     state: StateSnapshot,
-    gl: gl::GlContext,
-    device: String,
 }
 
-impl Drawing {
-    fn new(
-        world: Arc<crate::sim::WorldGeneration>,
-        cameras: Vec<CameraSpec>,
-    ) -> Result<Self, RenderError> {
-        let gl = gl::GlContext::headless()?;
-        let model = render_model(&world.model, &cameras);
-        let uses = |quality| cameras.iter().any(|c| c.quality == quality);
-        // SAFETY (both contexts): the GL context was made current on this thread above and
-        // stays current here until `Drawing` drops them, before the GL context.
-        let mut fast = uses(RenderQuality::Fast).then(|| {
-            let mut single = model.clone();
-            // SAFETY: a plain number of this thread's own copy of the model.
-            unsafe { single.ffi_mut().vis.quality.offsamples = 0 };
-            let mut context = unsafe { MjrContext::new(&single) };
-            context.offscreen();
-            context
-        });
-        let mut full = uses(RenderQuality::Full).then(|| {
-            let mut context = unsafe { MjrContext::new(&model) };
-            context.offscreen();
-            context
-        });
-        // Depth read back as 1 at the near plane and 0 at the far one (reversed): far more
-        // precision at a distance, and what `camera::DepthScale` undoes.
-        for context in fast.iter_mut().chain(full.iter_mut()) {
-            // SAFETY: a plain setting of a context this thread owns.
-            unsafe { context.ffi_mut().readDepthMap = MjtDepthMap::mjDEPTH_ZEROFAR as i32 };
+impl Work for Drawing {
+    type Spec = PlannedCamera;
+    type Out = Frame;
+    type Error = RenderError;
+
+    fn load(&mut self, cameras: &Cameras) -> Result<(), RenderError> {
+        if self.gl.is_none() {
+            let gl = GlContext::headless()?;
+            log::info!("cameras render on {}", gl.device);
+            self.gl = Some(gl);
         }
-        // Room for every geom and as many decorations besides (tendons, frames).
-        let scene = MjvScene::new(&model, 2 * model.ffi().ngeom as usize + 100);
-        let device = gl.device.clone();
-        Ok(Self {
-            views: cameras.into_iter().map(View::new).collect(),
-            scene,
+        let world = &cameras.world;
+        let model = &world.model;
+        let specs: Vec<CameraSpec> = cameras.specs.iter().map(|c| c.spec.clone()).collect();
+        let width = specs.iter().map(|c| c.width).max().unwrap_or(0);
+        let height = specs.iter().map(|c| c.height).max().unwrap_or(0);
+        let context = |quality| {
+            specs.iter().any(|c| c.quality == quality).then(|| {
+                let full = quality == RenderQuality::Full;
+                let offscreen = Offscreen {
+                    width,
+                    height,
+                    multisample: full,
+                    shadows: full,
+                };
+                // SAFETY: the GL context made above is current on this thread and stays
+                // current until this world's drawing drops, before it.
+                let mut context = unsafe { RenderContext::new(model, offscreen) };
+                // Depth read back reversed: far more precision at a distance, and what
+                // `camera::DepthScale` undoes.
+                context.reverse_depth();
+                context
+            })
+        };
+        let (fast, full) = (context(RenderQuality::Fast), context(RenderQuality::Full));
+        self.world = Some(WorldDrawing {
+            views: specs.into_iter().map(View::new).collect(),
+            // Room for every geom and as many decorations besides (tendons, frames).
+            scene: MjvScene::new(model, 2 * model.ffi().ngeom as usize + 100),
             fast,
             full,
             option: MjvOption::default(),
-            mirror: MjData::new(Arc::new(model)),
-            state: crate::sim::StateSnapshot::with_layout(&world.layout()),
-            world,
-            gl,
-            device,
-        })
+            mirror: Mirror::new(model.clone())?,
+            state: StateSnapshot::with_layout(&world.layout()),
+            world: world.clone(),
+        });
+        Ok(())
     }
 
-    fn serve(&mut self, worker: &WorkerSide<Frame>) {
-        while !worker.stop.load(Ordering::Relaxed) {
-            if worker
-                .woken
-                .recv_timeout(Duration::from_millis(200))
-                .is_err()
-            {
-                continue;
-            }
-            let mut mirrored = false;
-            for (view, slot) in self.views.iter_mut().zip(&worker.slots) {
-                // Taken before drawing: a request that comes meanwhile asks for the next one.
-                if !slot.requested.swap(false, Ordering::AcqRel) {
-                    continue;
-                }
-                if !mirrored {
-                    mirrored = true;
-                    mirror::update(&self.world, &mut self.state, &mut self.mirror);
-                    self.mirror.forward();
-                }
-                let context = match view.spec.quality {
-                    RenderQuality::Fast => self.fast.as_ref(),
-                    RenderQuality::Full => self.full.as_ref(),
-                };
-                let Some(context) = context else { continue };
-                if let Err(e) = self.gl.make_current() {
-                    log::error!("camera {}: {e}", view.spec.camera);
-                    continue;
-                }
-                match view.draw(&mut self.scene, context, &mut self.mirror, &self.option) {
-                    Ok(()) => slot.put(view.frame()),
-                    Err(e) => log::error!("camera {}: reading its pixels: {e}", view.spec.camera),
-                }
-            }
+    fn begin(&mut self) {
+        if let Some(w) = &mut self.world {
+            mirror::update(&w.world, &mut w.state, &mut w.mirror.data);
+            w.mirror.data.forward();
         }
     }
-}
 
-/// This thread's copy of the model: the offscreen buffer grown to the largest image asked
-/// for.
-fn render_model(model: &MjModel, cameras: &[CameraSpec]) -> MjModel {
-    let width = cameras.iter().map(|c| c.width).max().unwrap_or(0);
-    let height = cameras.iter().map(|c| c.height).max().unwrap_or(0);
-    with_offscreen(model, width, height)
-}
-
-/// A copy of `model` whose offscreen buffer holds at least `width` x `height` (MuJoCo
-/// renders nothing larger than it).
-fn with_offscreen(model: &MjModel, width: usize, height: usize) -> MjModel {
-    let mut copy = model.clone();
-    // SAFETY: plain numbers of this copy.
-    unsafe {
-        let global = &mut copy.ffi_mut().vis.global;
-        global.offwidth = global.offwidth.max(width as i32);
-        global.offheight = global.offheight.max(height as i32);
+    fn make(&mut self, index: usize) -> Result<&mut Frame, RenderError> {
+        let w = self.world.as_mut().ok_or(RenderError::NotLoaded)?;
+        let view = w.views.get_mut(index).ok_or(RenderError::NotLoaded)?;
+        let context = match view.spec.quality {
+            RenderQuality::Fast => w.fast.as_mut(),
+            RenderQuality::Full => w.full.as_mut(),
+        }
+        .ok_or(RenderError::NotLoaded)?;
+        view.draw(&mut w.scene, context, &mut w.mirror.data, &w.option)?;
+        Ok(view.frame())
     }
-    copy
+
+    fn unload(&mut self) {
+        self.world = None;
+    }
+
+    fn release(&mut self) {
+        self.world = None;
+        self.gl = None;
+    }
 }

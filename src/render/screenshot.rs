@@ -3,11 +3,11 @@
 //! thread with a GL context and a mirror of its own.
 use super::camera::flip_rows;
 use super::gl::{GlContext, GlError};
-use super::mirror;
+use super::mirror::{self, Mirror};
+use super::{Offscreen, RenderContext};
 use crate::sim::{StateSnapshot, WorldGeneration};
 use mujoco_rs::prelude::*;
 use std::path::Path;
-use std::sync::Arc;
 
 /// What to draw.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +25,8 @@ pub struct ScreenshotSpec {
 pub enum ScreenshotError {
     #[error(transparent)]
     Gl(#[from] GlError),
+    #[error(transparent)]
+    Memory(#[from] mirror::NoMemory),
     #[error("reading the pixels: {0}")]
     Pixels(String),
     #[error("{path}: {error}")]
@@ -49,26 +51,28 @@ pub fn take(
 /// The picture as RGB rows, top first.
 pub fn draw(world: &WorldGeneration, spec: &ScreenshotSpec) -> Result<Vec<u8>, ScreenshotError> {
     let gl = GlContext::headless()?;
-    let model = Arc::new(super::with_offscreen(
-        &world.model,
-        spec.width as usize,
-        spec.height as usize,
-    ));
+    let model = &world.model;
+    let offscreen = Offscreen {
+        width: spec.width as usize,
+        height: spec.height as usize,
+        multisample: true,
+        shadows: true,
+    };
     // SAFETY: the context made above is current on this thread until both drop, in this
     // function, the MuJoCo context first.
-    let mut context = unsafe { MjrContext::new(&model) };
-    context.offscreen();
-    let mut data = MjData::new(model.clone());
+    let mut context = unsafe { RenderContext::new(model, offscreen) };
+    let mut mirror = Mirror::new(model.clone())?;
+    let data = &mut mirror.data;
     let mut state = StateSnapshot::with_layout(&world.layout());
-    mirror::update(world, &mut state, &mut data);
-    mirror::set_motion(&state, &mut data);
+    mirror::update(world, &mut state, data);
+    mirror::set_motion(&state, data);
     data.forward();
-    let mut scene = MjvScene::new(&model, 2 * model.ffi().ngeom as usize + 1000);
+    let mut scene = MjvScene::new(model, 2 * model.ffi().ngeom as usize + 1000);
     let mut camera = match spec.camera {
         Some(id) => MjvCamera::new_fixed(id),
         None => {
             // Where the robots are now, not where the model's bounding box was at start.
-            let mut free = MjvCamera::new_free(&model);
+            let mut free = MjvCamera::new_free(model);
             free.lookat = data.subtree_com()[0];
             if let Some([azimuth, elevation, distance]) = spec.view {
                 (free.azimuth, free.elevation, free.distance) = (azimuth, elevation, distance);
@@ -77,19 +81,20 @@ pub fn draw(world: &WorldGeneration, spec: &ScreenshotSpec) -> Result<Vec<u8>, S
         }
     };
     scene.update(
-        &mut data,
+        data,
         &MjvOption::default(),
         &MjvPerturb::default(),
         &mut camera,
     );
     let viewport = MjrRectangle::new(0, 0, spec.width as i32, spec.height as i32);
-    scene.render(&viewport, &context);
+    context.render(&mut scene, &viewport);
     let mut rgb = vec![0u8; 3 * spec.width as usize * spec.height as usize];
     context
         .read_pixels(Some(&mut rgb), None, &viewport)
         .map_err(|e| ScreenshotError::Pixels(e.to_string()))?;
     flip_rows(&mut rgb, 3 * spec.width as usize);
     drop(scene);
+    drop(mirror);
     drop(context);
     drop(gl);
     Ok(rgb)

@@ -74,19 +74,8 @@ fn collect_tasks<R>(start: impl FnOnce() -> R) -> (R, Collected) {
 /// Lowers this thread's scheduling weight to niceness `nice` (threads it starts inherit it):
 /// under CPU contention the physics thread, at the normal weight or above, comes first.
 fn give_way(nice: u8) {
-    if nice == 0 {
-        return;
-    }
-    // SAFETY: setpriority on this thread (its id from gettid) with a plain value.
-    let done = unsafe {
-        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, thread, nice as libc::c_int)
-    };
-    if done != 0 {
-        log::warn!(
-            "could not lower the ROS thread to niceness {nice}: {}",
-            std::io::Error::last_os_error()
-        );
+    if let Err(e) = crate::sim::give_way(nice) {
+        log::warn!("could not lower the ROS thread to niceness {nice}: {e}");
     }
 }
 
@@ -412,8 +401,11 @@ struct Node {
     ticks: Ticks,
     /// What parameter sets change on this thread.
     live: LiveSettings,
-    /// The render thread and the lidar caster, when there are cameras and lidars.
+    /// The render thread and the lidar caster of the run.
     sensors: Sensors,
+    /// Their cameras and lidars of the world the outputs were planned in.
+    cameras: Option<Arc<crate::render::Cameras>>,
+    lidars: Option<Arc<crate::render::LidarSources>>,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -463,6 +455,7 @@ impl Node {
                 )?,
             );
         }
+        let (cameras, lidars) = sensors.sources(&world);
         Ok(Self {
             node,
             pool,
@@ -476,6 +469,8 @@ impl Node {
             ticks,
             live,
             sensors,
+            cameras,
+            lidars,
         })
     }
 
@@ -561,9 +556,9 @@ impl Node {
     fn follow_world(&mut self) {
         let world = self.handle.world();
         let started = Instant::now();
-        if self.sensors.renderer.is_some() || self.sensors.lidars.is_some() || world.number > 0 {
-            self.sensors = Sensors::for_world(&world);
-        }
+        // The old world's sources go first: nothing of it is kept for a reader.
+        (self.cameras, self.lidars) = (None, None);
+        (self.cameras, self.lidars) = self.sensors.sources(&world);
         for output in self.outputs.drain(..) {
             output.retire(&mut self.node);
         }
@@ -657,8 +652,8 @@ impl Node {
                 now,
                 stats: &stats,
                 publishing: &self.publishing,
-                renderer: self.sensors.renderer.as_deref(),
-                lidars: self.sensors.lidars.as_deref(),
+                cameras: self.cameras.as_deref(),
+                lidars: self.lidars.as_deref(),
             };
             for output in self.outputs.iter_mut() {
                 output.observe(&tick);

@@ -56,3 +56,21 @@ pub fn tune_physics_thread(realtime_priority: u8) -> Option<String> {
         )
     })
 }
+
+/// Lowers the calling thread's scheduling weight to niceness `nice` (threads it starts
+/// inherit it): under CPU contention the physics thread, at the normal weight or above,
+/// comes first. Returns why not, when the system refused.
+pub fn give_way(nice: u8) -> Result<(), std::io::Error> {
+    if nice == 0 {
+        return Ok(());
+    }
+    // SAFETY: setpriority on this thread (its id from gettid) with a plain value.
+    let done = unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, nice as libc::c_int)
+    };
+    if done != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -12,7 +12,7 @@ mod stats;
 mod world;
 
 pub use api::GainsUpdate;
-pub use clock::now_ns;
+pub use clock::{give_way, now_ns};
 pub use commands::{
     Command, Operation, OperationDone, OperationError, OperationResult, Stamped, TapLayout,
 };

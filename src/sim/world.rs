@@ -33,6 +33,7 @@ pub struct WorldGeneration {
     pub(super) actions: Vec<AtomicI32>,
     /// Each robot's current control source, as the physics thread last set it.
     pub(super) sources: Box<[AtomicU8]>,
+    _counted: crate::census::Counted,
 }
 
 impl WorldGeneration {
@@ -68,6 +69,7 @@ impl WorldGeneration {
             controls: world.controls.clone(),
             config: world.config.clone(),
             model,
+            _counted: crate::census::Counted::new(crate::census::Kind::Worlds),
         }
     }
 

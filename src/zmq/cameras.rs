@@ -5,7 +5,7 @@
 //! thread sees subscriptions come and go and asks the renderer for frames only while a
 //! client is subscribed, at most at the camera's rate.
 use super::codec::CameraStream;
-use crate::render::{Frame, PlannedCamera, Renderer};
+use crate::render::{Cameras, Frame, PlannedCamera, Renderer};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -148,15 +148,13 @@ impl Binder {
 }
 
 impl CameraStreams {
-    /// Binds a socket per camera of `cameras` (planned in the current world of `handle`,
-    /// `robot_names[i]` being robot i's articulation name), counting ports from
-    /// `first_port` (0: the state port + 3). After a world change the streams follow: those
-    /// of cameras that stay keep their sockets, new cameras get new ones.
+    /// Binds a socket per camera of the current world of `handle` (as `renderer` plans
+    /// them), counting ports from `first_port` (0: the state port + 3). After a world change
+    /// the streams follow: those of cameras that stay keep their sockets, new cameras get new
+    /// ones.
     pub fn start(
         handle: crate::sim::SimHandle,
         renderer: Arc<Renderer>,
-        cameras: &[PlannedCamera],
-        robot_names: &[String],
         state_endpoint: &str,
         first_port: u16,
     ) -> Result<Self, CameraStreamError> {
@@ -173,10 +171,13 @@ impl CameraStreams {
             first,
             last: first.saturating_add(PORTS - 1),
         };
+        let world = handle.world();
+        let cameras = renderer.sources(&world);
         let mut streams = Vec::new();
         let mut listed = Vec::new();
-        for (index, camera) in cameras.iter().enumerate() {
-            let (stream, entry) = binder.stream(camera, index, &robot_names[camera.robot])?;
+        for (index, camera) in cameras.specs.iter().enumerate() {
+            let robot = &world.robots[camera.robot].name;
+            let (stream, entry) = binder.stream(camera, index, robot)?;
             streams.push(stream);
             listed.push(entry);
         }
@@ -184,9 +185,10 @@ impl CameraStreams {
         list.set(listed);
         let stop = Arc::new(AtomicBool::new(false));
         let mut worker = Worker {
-            generation: handle.generation(),
+            generation: world.number,
             handle,
-            renderer: Some(renderer),
+            renderer,
+            cameras,
             streams,
             binder,
             list: list.clone(),
@@ -217,9 +219,11 @@ impl Drop for CameraStreams {
 /// context (in the binder) they belong to.
 struct Worker {
     streams: Vec<Stream>,
-    renderer: Option<Arc<Renderer>>,
+    renderer: Arc<Renderer>,
+    /// The cameras of the world the streams were planned in.
+    cameras: Arc<Cameras>,
     handle: crate::sim::SimHandle,
-    /// The world the streams and the renderer were planned in.
+    /// That world.
     generation: u64,
     list: Arc<CameraList>,
     binder: Binder,
@@ -257,14 +261,12 @@ impl Worker {
                 .collect();
             let _ = zmq::poll(&mut items, wait.as_millis().max(1) as i64);
             drop(items);
-            let Some(renderer) = &self.renderer else {
-                continue;
-            };
+            let cameras = &self.cameras;
             let now = Instant::now();
             for stream in self.streams.iter_mut() {
                 follow_subscriptions(stream);
                 if stream.waiting
-                    && renderer
+                    && cameras
                         .slot(stream.camera)
                         .read(&mut frame, &mut stream.seen)
                 {
@@ -278,32 +280,25 @@ impl Worker {
                 }
                 if stream.subscriptions > 0 && now >= stream.next {
                     stream.next = (stream.next + stream.period).max(now);
-                    renderer.request(stream.camera);
+                    cameras.request(stream.camera);
                     stream.waiting = true;
                 }
             }
         }
     }
 
-    /// Re-plans the streams for the world the physics thread now steps: a render thread on
-    /// its model, the sockets of cameras that stay (by topic) kept with their subscribers,
-    /// new cameras bound on free ports, the sockets of cameras gone closed; the servers'
-    /// discovery JSON follows the list.
+    /// Re-plans the streams for the world the physics thread now steps: its cameras as the
+    /// render thread plans them, the sockets of cameras that stay (by topic) kept with their
+    /// subscribers, new cameras bound on free ports, the sockets of cameras gone closed; the
+    /// servers' discovery JSON follows the list.
     fn follow_world(&mut self) {
         let world = self.handle.world();
         self.generation = world.number;
-        let cameras = crate::render::plan(&world.robots, &world.config).unwrap_or_default();
-        self.renderer = None;
-        if !cameras.is_empty() {
-            let specs = cameras.iter().map(|c| c.spec.clone()).collect();
-            match Renderer::start_in(world.clone(), specs) {
-                Ok(renderer) => self.renderer = Some(Arc::new(renderer)),
-                Err(e) => log::error!("legacy cameras of world {}: {e}", world.number),
-            }
-        }
+        self.cameras = self.renderer.sources(&world);
+        let cameras = self.cameras.clone();
         let mut old = std::mem::take(&mut self.streams);
         let mut listed = Vec::new();
-        for (index, camera) in cameras.iter().enumerate() {
+        for (index, camera) in cameras.specs.iter().enumerate() {
             let robot = &world.robots[camera.robot].name;
             let topic = format!("{robot}/camera/{} ", camera.name).into_bytes();
             let kept = old

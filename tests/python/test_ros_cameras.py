@@ -137,6 +137,20 @@ def test_without_gl_the_node_runs_on_and_says_cameras_are_off(monkeypatch, ros, 
     bridge = bridge_of(tmp_path, CAMERA_WORLD, ["--set", "zmq.enabled=false"])
     try:
         latest_message(ros, Clock, "/clock", qos=QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+        # No GL context is made before a frame is asked for: nothing to say yet.
+        assert "cameras are off" not in bridge.log_so_far()
+        frames = []
+        ros.create_subscription(Image, "eye/image_raw", frames.append, 1)
+        deadline = time.monotonic() + 30
+        while "cameras are off" not in bridge.log_so_far():
+            assert time.monotonic() < deadline, "a frame was asked for and nothing was said"
+            rclpy.spin_once(ros, timeout_sec=0.1)
+        # Asked again and again (at the camera's rate): said once, and the node runs on.
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            rclpy.spin_once(ros, timeout_sec=0.1)
+        latest_message(ros, Clock, "/clock", qos=QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+        assert frames == []
     finally:
         log = bridge.close()
     lines = [line for line in log.splitlines() if "cameras are off" in line]

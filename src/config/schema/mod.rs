@@ -3,6 +3,7 @@
 mod camera;
 mod control;
 mod lidar;
+mod limits;
 mod robot;
 mod ros;
 mod world;
@@ -11,6 +12,7 @@ mod zmq;
 pub use camera::*;
 pub use control::*;
 pub use lidar::*;
+pub use limits::*;
 pub use robot::*;
 pub use ros::*;
 pub use world::*;
@@ -34,6 +36,15 @@ pub struct Config {
     /// The ROS 2 node: publisher rates and the wrench topic.
     #[serde(default)]
     pub ros: RosConfig,
+    /// Bounds on what requests bring and on what one world holds.
+    #[serde(default)]
+    pub limits: LimitsConfig,
+    /// What requests may ask for (world changes, files).
+    #[serde(default)]
+    pub requests: RequestsConfig,
+    /// The render and ray-casting threads.
+    #[serde(default)]
+    pub render: RenderConfig,
     /// Where the config came from (file path or `<embedded>/...`); set by the loader.
     #[serde(skip)]
     pub origin: String,

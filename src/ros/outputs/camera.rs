@@ -280,7 +280,7 @@ mod running {
         fn observe(&mut self, _tick: &Tick) {}
 
         fn run(&mut self, tick: &Tick, node: &backend::Node) {
-            let Some(renderer) = tick.renderer else {
+            let Some(renderer) = tick.cameras else {
                 return;
             };
             let index = self.camera.index;

@@ -59,8 +59,18 @@ impl Output for Diagnostics {
             ),
         ];
         let mut values = values;
-        if let Some(renderer) = tick.renderer {
-            let (rendered, skipped) = renderer.counts();
+        // What a leak would pile up, so that one shows in the field.
+        for kind in crate::census::Kind::ALL {
+            values.push(value(kind.name(), crate::census::live(kind).to_string()));
+        }
+        if let Some(bytes) = crate::census::resident_bytes() {
+            values.push(value(
+                "resident_memory_mb",
+                format!("{:.1}", bytes as f64 / (1 << 20) as f64),
+            ));
+        }
+        if let Some(cameras) = tick.cameras {
+            let (rendered, skipped) = cameras.counts();
             values.push(value("camera_frames_rendered", rendered.to_string()));
             values.push(value("camera_requests_skipped", skipped.to_string()));
         }
@@ -116,6 +126,10 @@ mod tests {
         assert_eq!(value("ros_published"), "2");
         assert_eq!(value("ros_publish_failures"), "1");
         assert_eq!(value("real_time_factor"), "1.0000");
+        // The live counts are there (their values depend on what other tests hold).
+        assert!(value("live_worlds").parse::<usize>().is_ok());
+        assert!(value("live_gl_contexts").parse::<usize>().is_ok());
+        assert!(value("resident_memory_mb").parse::<f64>().unwrap() > 0.0);
         assert_eq!(
             m["status"][0]["level"], 0,
             "OK while MuJoCo found no instability"

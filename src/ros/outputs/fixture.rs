@@ -132,7 +132,7 @@ impl Fixture {
             now,
             stats: &self.stats,
             publishing: &self.counters,
-            renderer: None,
+            cameras: None,
             lidars: None,
         }
     }

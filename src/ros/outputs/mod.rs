@@ -85,10 +85,10 @@ pub struct Tick<'a> {
     pub now: Instant,
     pub stats: &'a SimStats,
     pub publishing: &'a PublishCounters,
-    /// The render thread, when cameras render.
-    pub renderer: Option<&'a crate::render::Renderer>,
-    /// The lidar caster, when lidars cast.
-    pub lidars: Option<&'a crate::render::Lidars>,
+    /// The cameras of the world the outputs were planned in, when cameras render.
+    pub cameras: Option<&'a crate::render::Cameras>,
+    /// Its lidars, when lidars cast.
+    pub lidars: Option<&'a crate::render::LidarSources>,
 }
 
 /// A periodic output: a topic and the message it fills from each state.

@@ -1,0 +1,485 @@
+"""The soak: a running bridge under the churn of ordinary use, for a chosen time, and what
+it does to the process's memory, /clock and the answers to requests.
+
+Every 3 s a box is spawned through simulation_interfaces and deleted 1.5 s later; every
+second the subscriptions to every topic the bridge publishes are destroyed and made anew
+(cameras and lidars too, during the camera phases), and a legacy ZMQ state subscriber and
+camera subscriber reconnect; cmd_vel goes out at 20 Hz; a live parameter is set every 5 s;
+a snapshot is saved every 10 s and restored 5 s later; the simulation is reset every 30 s.
+Cameras are subscribed in phases (on for `camera_on` seconds, off for `camera_off`), so
+that the render thread's idle release and its GL context's return both happen.
+
+Printed every minute: the bridge's resident memory, the requests sent and answered, the
+longest gap between /clock messages (publisher timestamps) and the real-time factor (steps
+times the timestep over wall time, which resets do not disturb). At the end: the growth
+after the warm-up and each figure against its target.
+
+    python3 benches/soak.py --minutes 30 --config config/default.yaml
+
+`scripts/bench-soak.sh` runs it in a private network namespace on the release build;
+`tests/python/test_soak.py` runs a 2-minute version in the suite.
+"""
+import argparse
+import json
+import os
+import pathlib
+import select
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+BOX = """<mujoco model="soak_box"><worldbody>
+  <body name="crate"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+</worldbody></mujoco>"""
+SERVICES = "/mujoco_bridge/"
+# How long a request may take before it counts as unanswered.
+ANSWER_TIMEOUT = 30.0
+
+
+def free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def resident_mb(pid):
+    """VmRSS of process `pid` in MB (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except FileNotFoundError:
+        return None
+    return None
+
+
+class Bridge:
+    """The bridge binary on `config`, realtime, with the legacy ZMQ side on free ports and a
+    console for its step counter."""
+
+    def __init__(self, binary, config, extra_args=()):
+        self.state_port, self.control_port, self.info_port, self.camera_port = free_ports(4)
+        self.log = tempfile.TemporaryFile(mode="w+")
+        args = [
+            binary, "--config", str(config), "--console", "--mode", "realtime",
+            "--set", "zmq.enabled=true",
+            "--set", f"zmq.state=tcp://127.0.0.1:{self.state_port}",
+            "--set", f"zmq.control=tcp://127.0.0.1:{self.control_port}",
+            "--set", f"zmq.info=tcp://127.0.0.1:{self.info_port}",
+            "--set", f"zmq.camera_port={self.camera_port}",
+            *extra_args,
+        ]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     text=True, cwd=REPO, env=dict(os.environ, RUST_LOG="info"))
+        self.lock = threading.Lock()
+        self.console("stats", timeout=120)
+        import yaml
+
+        robots = yaml.safe_load(pathlib.Path(config).read_text()).get("robots") or [{}]
+        self.twist_topic = f"{robots[0].get('name', '')}/twist".encode()
+
+    def console(self, line, timeout=30):
+        with self.lock:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            if not ready:
+                raise RuntimeError(f"no console reply to {line!r}")
+            return self.proc.stdout.readline().strip()
+
+    def stats(self):
+        words = self.console("stats").split()
+        return {words[i]: float(words[i + 1]) for i in range(1, len(words) - 1, 2)}
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def log_text(self):
+        return os.pread(self.log.fileno(), 1 << 24, 0).decode(errors="replace")
+
+    def close(self):
+        if self.alive():
+            try:
+                self.console("quit")
+            except (RuntimeError, BrokenPipeError):
+                pass
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.log_text()
+
+
+class ClockWatch:
+    """/clock taken raw in batches on a node of its own (never spun): the longest gap between
+    the publisher's source timestamps of consecutive messages, and how many came."""
+
+    def __init__(self, rclpy):
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from rosgraph_msgs.msg import Clock
+
+        self.node = rclpy.create_node("soak_clock")
+        qos = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
+        self.subscription = self.node.create_subscription(Clock, "/clock", lambda _: None, qos, raw=True)
+        self.count = 0
+        self.last = None
+        self.longest_gap = 0.0
+        self.gap_since_mark = 0.0
+        # The longest gaps: (gap, the publisher's timestamp of its end, wall clock).
+        self.worst = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        handle = self.subscription.handle
+        while not self.stopping:
+            with handle:
+                while (taken := handle.take_message(self.subscription.msg_type, True)) is not None:
+                    _, info = taken
+                    stamp = info["source_timestamp"] * 1e-9
+                    if self.last is not None:
+                        gap = stamp - self.last
+                        self.longest_gap = max(self.longest_gap, gap)
+                        self.gap_since_mark = max(self.gap_since_mark, gap)
+                        if gap > 0.005:
+                            self.worst = sorted(self.worst + [(gap, stamp)], reverse=True)[:5]
+                    self.last = stamp
+                    self.count += 1
+            time.sleep(0.005)
+
+    def mark(self):
+        """The longest gap since the last mark."""
+        gap, self.gap_since_mark = self.gap_since_mark, 0.0
+        return gap
+
+
+class Churn:
+    """The client side of the soak on one rclpy node, all on its executor's thread."""
+
+    def __init__(self, rclpy, bridge, camera_on, camera_off):
+        from geometry_msgs.msg import Twist
+
+        self.rclpy = rclpy
+        self.bridge = bridge
+        self.node = rclpy.create_node("soak_churn")
+        self.cmd_vel = self.node.create_publisher(Twist, "/cmd_vel", 10)
+        self.twist = Twist()
+        self.clients = {}
+        self.sent = 0
+        self.answered = 0
+        self.failed = []
+        self.pending = {}
+        self.subscriptions = []
+        self.received = 0
+        self.spawned = False
+        self.camera_on, self.camera_off = camera_on, camera_off
+        self.started = time.monotonic()
+        self.rate_toggle = False
+        # (wall clock, what): the recent requests and resubscriptions, to place a gap.
+        self.events = []
+        import zmq
+
+        self.zmq = zmq.Context()
+        self.legacy = []
+        self.legacy_received = 0
+        self.node.create_timer(0.05, self.drive)
+        self.node.create_timer(1.0, self.resubscribe)
+        self.node.create_timer(1.5, self.spawn_or_delete)
+        self.node.create_timer(5.0, self.set_parameter)
+        self.node.create_timer(5.0, self.snapshot)
+        self.node.create_timer(30.0, self.reset)
+        self.node.create_timer(0.01, self.drain_legacy)
+        self.node.create_timer(1.0, self.check_pending)
+        self.snapshot_saved = False
+
+    def cameras_phase(self):
+        if self.camera_on <= 0:
+            return False
+        period = self.camera_on + self.camera_off
+        return (time.monotonic() - self.started) % period < self.camera_on
+
+    def call(self, kind, name, request):
+        client = self.clients.get(name)
+        if client is None:
+            client = self.clients[name] = self.node.create_client(kind, SERVICES + name)
+        self.sent += 1
+        sent_at = time.monotonic()
+        self.events.append((time.time(), name))
+        future = client.call_async(request)
+        self.pending[id(future)] = (name, sent_at, future)
+
+        def done(f):
+            if self.pending.pop(id(f), None) is None:
+                return
+            if f.exception() is not None:
+                self.failed.append(f"{name}: {f.exception()}")
+            else:
+                self.answered += 1
+        future.add_done_callback(done)
+
+    def check_pending(self):
+        now = time.monotonic()
+        for key, (name, sent_at, future) in list(self.pending.items()):
+            if now - sent_at > ANSWER_TIMEOUT:
+                self.pending.pop(key, None)
+                self.failed.append(f"{name}: no answer within {ANSWER_TIMEOUT:.0f} s")
+
+    def drive(self):
+        self.twist.linear.x = 0.2 if int(time.monotonic()) % 10 < 5 else -0.2
+        self.cmd_vel.publish(self.twist)
+
+    def spawn_or_delete(self):
+        from simulation_interfaces.srv import DeleteEntity, SpawnEntity
+
+        if not self.spawned:
+            request = SpawnEntity.Request(name="soak_box", resource_string=BOX)
+            request.initial_pose.header.frame_id = "world"
+            request.initial_pose.pose.position.x = 1.5
+            request.initial_pose.pose.position.z = 0.5
+            request.initial_pose.pose.orientation.w = 1.0
+            self.call(SpawnEntity, "spawn_entity", request)
+        else:
+            self.call(DeleteEntity, "delete_entity", DeleteEntity.Request(entity="soak_box"))
+        self.spawned = not self.spawned
+
+    def set_parameter(self):
+        from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+        from rcl_interfaces.srv import SetParameters
+
+        self.rate_toggle = not self.rate_toggle
+        value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=2.0 if self.rate_toggle else 1.0)
+        request = SetParameters.Request(parameters=[Parameter(name="ros.rates.diagnostics", value=value)])
+        self.call(SetParameters, "set_parameters", request)
+
+    def snapshot(self):
+        from std_srvs.srv import Trigger
+
+        name = "restore_snapshot" if self.snapshot_saved else "save_snapshot"
+        self.call(Trigger, name, Trigger.Request())
+        self.snapshot_saved = not self.snapshot_saved
+
+    def reset(self):
+        from std_srvs.srv import Trigger
+
+        self.call(Trigger, "reset", Trigger.Request())
+
+    def resubscribe(self):
+        """Every subscription goes and comes back, as RViz panels and `ros2 topic echo` do; the
+        legacy subscribers reconnect."""
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from rosidl_runtime_py.utilities import get_message
+
+        self.events.append((time.time(), "resubscribe"))
+        for subscription in self.subscriptions:
+            self.node.destroy_subscription(subscription)
+        self.subscriptions = []
+        cameras = self.cameras_phase()
+        qos = QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT)
+        for topic, types in self.node.get_topic_names_and_types():
+            if topic in ("/clock", "/rosout", "/cmd_vel", "/parameter_events") or not types:
+                continue
+            pictures = types[0] in ("sensor_msgs/msg/Image", "sensor_msgs/msg/PointCloud2",
+                                    "sensor_msgs/msg/CameraInfo", "sensor_msgs/msg/LaserScan")
+            if pictures and not cameras:
+                continue
+            try:
+                kind = get_message(types[0])
+            except (AttributeError, ModuleNotFoundError, ValueError):
+                continue
+            self.subscriptions.append(self.node.create_subscription(kind, topic, self.count, qos, raw=True))
+        for sock in self.legacy:
+            sock.close(linger=0)
+        self.legacy = []
+        state = self.zmq.socket(self.zmq_module().SUB)
+        state.connect(f"tcp://127.0.0.1:{self.bridge.state_port}")
+        # One row per step (the first robot's twist row), not every row: the client's own
+        # CPU must not starve the bridge it measures on a small machine.
+        state.setsockopt(self.zmq_module().SUBSCRIBE, self.bridge.twist_topic)
+        self.legacy.append(state)
+        if cameras:
+            camera = self.zmq.socket(self.zmq_module().SUB)
+            camera.connect(f"tcp://127.0.0.1:{self.bridge.camera_port}")
+            camera.setsockopt(self.zmq_module().SUBSCRIBE, b"")
+            self.legacy.append(camera)
+
+    @staticmethod
+    def zmq_module():
+        import zmq
+
+        return zmq
+
+    def count(self, _message):
+        self.received += 1
+
+    def drain_legacy(self):
+        zmq = self.zmq_module()
+        for sock in self.legacy:
+            while True:
+                try:
+                    sock.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                self.legacy_received += 1
+
+    def close(self):
+        for sock in self.legacy:
+            sock.close(linger=0)
+        self.zmq.term()
+
+
+def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=60.0, extra_args=(),
+        report=print):
+    """Runs the soak; returns its figures (a dict). `report` takes each printed line."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+
+    bridge = Bridge(binary, config, extra_args)
+    timestep = None
+    figures = {"config": str(config), "minutes": minutes, "memory_mb": []}
+    rclpy.init()
+    try:
+        clock = ClockWatch(rclpy)
+        churn = Churn(rclpy, bridge, camera_on, camera_off)
+        executor = SingleThreadedExecutor()
+        executor.add_node(churn.node)
+        start_stats = bridge.stats()
+        started = time.monotonic()
+        start_memory = resident_mb(bridge.proc.pid)
+        figures["memory_mb"].append(start_memory)
+        report(f"soak: {config} for {minutes} min, bridge pid {bridge.proc.pid}, start {start_memory:.1f} MB")
+        next_mark = started + 60.0
+        end = started + minutes * 60.0
+        minute = 0
+        while time.monotonic() < end and bridge.alive():
+            executor.spin_once(timeout_sec=0.01)
+            now = time.monotonic()
+            if now >= next_mark:
+                minute += 1
+                next_mark += 60.0
+                stats = bridge.stats()
+                timestep = timestep or stats_timestep(bridge, stats, start_stats, now - started)
+                memory = resident_mb(bridge.proc.pid)
+                figures["memory_mb"].append(memory)
+                rtf = (stats["steps"] - start_stats["steps"]) * timestep / (now - started)
+                report(f"minute {minute:3d}: resident {memory:8.1f} MB, requests {churn.sent} sent / "
+                       f"{churn.answered} answered, longest /clock gap this minute "
+                       f"{clock.mark() * 1e3:6.1f} ms, real-time factor {rtf:.4f}, "
+                       f"messages received {churn.received}, legacy {churn.legacy_received}")
+        alive = bridge.alive()
+        # The last requests get their answers.
+        settle = time.monotonic() + ANSWER_TIMEOUT
+        while churn.pending and time.monotonic() < settle and alive:
+            executor.spin_once(timeout_sec=0.05)
+        churn.check_pending()
+        wall = time.monotonic() - started
+        stats = bridge.stats() if alive else start_stats
+        timestep = timestep or stats_timestep(bridge, stats, start_stats, wall)
+        clock.stopping = True
+        churn.close()
+        for gap, end in clock.worst:
+            near = [f"{what} {end - at:.3f} s before" for at, what in churn.events if 0 <= end - at <= 1.0]
+            figures.setdefault("worst_gaps", []).append(
+                f"{gap * 1e3:.1f} ms ending {time.strftime('%H:%M:%S', time.localtime(end))}"
+                f"{end % 1:.3f}: {', '.join(near) or 'no request within 1 s'}")
+        figures.update(
+            alive=alive,
+            sent=churn.sent,
+            answered=churn.answered,
+            failed=churn.failed[:20],
+            clock_messages=clock.count,
+            longest_clock_gap=clock.longest_gap,
+            clock_period=1.0 / 1000.0,
+            real_time_factor=(stats["steps"] - start_stats["steps"]) * timestep / wall,
+            received=churn.received,
+            legacy_received=churn.legacy_received,
+        )
+    finally:
+        rclpy.shutdown()
+        log = bridge.close()
+    figures["log_tail"] = log[-4000:]
+    figures["log"] = log
+    memory = [m for m in figures["memory_mb"] if m is not None]
+    warm = min(len(memory) - 1, int(round(warmup_minutes)))
+    figures["growth_after_warmup"] = (memory[-1] - memory[warm]) / memory[warm] if memory else None
+    figures["warmup_minutes"] = warm
+    return figures
+
+
+def stats_timestep(bridge, stats, start_stats, wall):
+    """The world's timestep, as the console reports it (older builds: from the step counter
+    and the sim clock since the start, which a reset may disturb)."""
+    if "timestep" in stats:
+        return stats["timestep"]
+    steps = stats["steps"] - start_stats["steps"]
+    time_advanced = stats["time"] - start_stats["time"]
+    if steps > 0 and time_advanced > 0:
+        return time_advanced / steps
+    return 0.002
+
+
+def summary(figures, report=print):
+    """Each figure against its target; returns whether all were met."""
+    growth = figures["growth_after_warmup"]
+    gap_periods = figures["longest_clock_gap"] / figures["clock_period"]
+    rtf = figures["real_time_factor"]
+    unanswered = figures["sent"] - figures["answered"]
+    lines = [
+        (f"memory growth after the first {figures['warmup_minutes']} min: {growth * 100:+.2f} % "
+         f"({figures['memory_mb'][figures['warmup_minutes']]:.1f} -> {figures['memory_mb'][-1]:.1f} MB; "
+         f"target < 2 %)", growth < 0.02),
+        (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
+         f"({figures['clock_messages']} messages; target <= 10 periods)", gap_periods <= 10.0),
+        (f"requests: {figures['sent']} sent, {figures['answered']} answered, {unanswered} unanswered "
+         f"(target: every one)", unanswered == 0),
+        (f"real-time factor: {rtf:.4f} (target 1.00 +- 0.01)", abs(rtf - 1.0) <= 0.01),
+        (f"bridge alive at the end: {figures['alive']}", figures["alive"]),
+    ]
+    for text, met in lines:
+        report(f"  {text}: {'met' if met else 'NOT met'}")
+    for gap in figures.get("worst_gaps", []):
+        report(f"  /clock gap {gap}")
+    for failure in figures["failed"]:
+        report(f"  failed: {failure}")
+    return all(met for _, met in lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", default=os.environ.get("MUJOCO_BRIDGE_BIN",
+                                                           str(REPO / "target" / "release" / "mujoco_bridge")))
+    parser.add_argument("--config", default=str(REPO / "config" / "default.yaml"))
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--warmup-minutes", type=float, default=2.0)
+    parser.add_argument("--camera-on", type=float, default=60.0, help="seconds cameras are subscribed per phase")
+    parser.add_argument("--camera-off", type=float, default=60.0, help="seconds they are not")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--log", help="write the bridge's log to this file")
+    parser.add_argument("bridge_args", nargs="*", help="more arguments for the bridge (after --)")
+    args = parser.parse_args()
+    figures = run(args.binary, args.config, args.minutes, args.warmup_minutes, args.camera_on, args.camera_off,
+                  args.bridge_args)
+    met = summary(figures)
+    if args.log:
+        pathlib.Path(args.log).write_text(figures["log"])
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({k: v for k, v in figures.items() if k != "log"}, indent=1))
+    if not figures["alive"]:
+        print(figures["log_tail"])
+    sys.exit(0 if met else 1)
+
+
+if __name__ == "__main__":
+    main()

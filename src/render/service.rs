@@ -1,0 +1,285 @@
+//! The worker thread behind one kind of source (cameras, lidars): one thread for the whole
+//! run, which follows the world and holds its heavy resources (a GL context, render
+//! contexts, `MjData` mirrors) only while they are asked for. They are made on the first
+//! request, the world's part goes as soon as the world it was made for is gone, and the rest
+//! after `idle_release` without a request. Adapters ask by index and read from the slots of
+//! the world's `Sources`; the physics thread never waits for any of it.
+use super::frame::Slot;
+use crate::sim::WorldGeneration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How often an idle worker looks whether its world is gone or its idle time over.
+const IDLE_POLL: Duration = Duration::from_millis(200);
+
+/// What a worker thread does for one kind of source. Everything it makes lives on its
+/// thread (a GL context cannot move).
+pub trait Work: 'static {
+    /// One source as planned (a camera, a lidar).
+    type Spec: Send + Sync + 'static;
+    /// What a source gives (a frame, a scan).
+    type Out: Default + Clone + Send + 'static;
+    type Error: std::fmt::Display;
+    /// Makes what serving `sources` needs: called at the first request, and again after
+    /// `unload` (a world change, an idle release).
+    fn load(&mut self, sources: &Sources<Self::Spec, Self::Out>) -> Result<(), Self::Error>;
+    /// Takes the newest state, once per round of requests.
+    fn begin(&mut self);
+    /// Makes source `index`'s output; the slot takes it (and gives back the buffer it held).
+    fn make(&mut self, index: usize) -> Result<&mut Self::Out, Self::Error>;
+    /// Drops what `load` made for the world.
+    fn unload(&mut self);
+    /// Drops what outlives worlds too (the GL context).
+    fn release(&mut self);
+}
+
+/// The sources of one world generation: what they are, their slots, and the way to wake
+/// their worker. Every adapter of that world shares it (`Service::sources`).
+pub struct Sources<S, T> {
+    pub world: Arc<WorldGeneration>,
+    pub specs: Vec<S>,
+    slots: Vec<Slot<T>>,
+    wake: crossbeam_channel::Sender<()>,
+}
+
+impl<S, T: Default> Sources<S, T> {
+    fn new(
+        world: Arc<WorldGeneration>,
+        specs: Vec<S>,
+        wake: crossbeam_channel::Sender<()>,
+    ) -> Self {
+        Self {
+            slots: (0..specs.len()).map(|_| Slot::default()).collect(),
+            world,
+            specs,
+            wake,
+        }
+    }
+}
+
+impl<S, T> Sources<S, T> {
+    /// Asks for a new output of source `index` from the newest state. A request that finds
+    /// the previous one still waiting counts as skipped.
+    pub fn request(&self, index: usize) {
+        let Some(slot) = self.slots.get(index) else {
+            return;
+        };
+        if slot.requested.swap(true, Ordering::AcqRel) {
+            slot.skipped.fetch_add(1, Ordering::Relaxed);
+        }
+        // Full: the worker is already woken and will see the flag.
+        let _ = self.wake.try_send(());
+    }
+
+    /// Source `index`'s slot.
+    pub fn slot(&self, index: usize) -> &Slot<T> {
+        &self.slots[index]
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Done and skipped, over every source.
+    pub fn counts(&self) -> (u64, u64) {
+        self.slots.iter().fold((0, 0), |(done, skipped), slot| {
+            (
+                done + slot.rendered.load(Ordering::Relaxed),
+                skipped + slot.skipped.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    fn any_requested(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| s.requested.load(Ordering::Acquire))
+    }
+}
+
+/// The sources the worker serves: those of the newest world asked for.
+type Current<S, T> = Arc<Mutex<Option<Arc<Sources<S, T>>>>>;
+
+/// How a service plans the sources of a world.
+type Planner<S> = dyn Fn(&WorldGeneration) -> Vec<S> + Send + Sync;
+
+/// The adapters' handle on one worker thread; dropping it stops the thread and waits for it.
+pub struct Service<S, T> {
+    /// The sources of the newest world asked for: the only ones the worker serves.
+    current: Current<S, T>,
+    plan: Box<Planner<S>>,
+    wake: crossbeam_channel::Sender<()>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl<S: Send + Sync + 'static, T: Default + Clone + Send + 'static> Service<S, T> {
+    /// Starts the thread (named `name`, at niceness `nice`); `make` builds its worker there,
+    /// which holds nothing until the first request. `plan` gives the sources of a world;
+    /// `idle_release` (zero: never) is how long resources outlive the last request.
+    pub fn start<W: Work<Spec = S, Out = T>>(
+        name: &str,
+        idle_release: Duration,
+        nice: u8,
+        plan: impl Fn(&WorldGeneration) -> Vec<S> + Send + Sync + 'static,
+        make: impl FnOnce() -> W + Send + 'static,
+    ) -> std::io::Result<Self> {
+        let (wake, woken) = crossbeam_channel::bounded(1);
+        let current = Arc::new(Mutex::new(None));
+        let stop = Arc::new(AtomicBool::new(false));
+        let serving = Serving {
+            name: name.to_string(),
+            current: current.clone(),
+            woken,
+            stop: stop.clone(),
+            idle_release,
+        };
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                // Before anything is made: the GL driver's threads inherit it.
+                if let Err(e) = crate::sim::give_way(nice) {
+                    log::warn!("{}: could not lower to niceness {nice}: {e}", serving.name);
+                }
+                serving.run(make())
+            })?;
+        Ok(Self {
+            current,
+            plan: Box::new(plan),
+            wake,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// The sources of `world`, planned once per world generation and shared by whoever asks.
+    /// Asking for a newer world makes its sources the ones served (the older world's
+    /// resources go); an older world's sources are served no more.
+    pub fn sources(&self, world: &Arc<WorldGeneration>) -> Arc<Sources<S, T>> {
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(sources) = current.as_ref()
+            && sources.world.number == world.number
+        {
+            return sources.clone();
+        }
+        let sources = Arc::new(Sources::new(
+            world.clone(),
+            (self.plan)(world),
+            self.wake.clone(),
+        ));
+        if current
+            .as_ref()
+            .is_none_or(|c| c.world.number < world.number)
+        {
+            *current = Some(sources.clone());
+            let _ = self.wake.try_send(());
+        }
+        sources
+    }
+}
+
+impl<S, T> Drop for Service<S, T> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.wake.try_send(());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What the worker thread holds of its service.
+struct Serving<S, T> {
+    name: String,
+    current: Current<S, T>,
+    woken: crossbeam_channel::Receiver<()>,
+    stop: Arc<AtomicBool>,
+    idle_release: Duration,
+}
+
+impl<S, T: Clone> Serving<S, T> {
+    fn run<W: Work<Spec = S, Out = T>>(self, mut worker: W) {
+        // The sources `worker` has loaded, and whether it holds anything at all.
+        let mut loaded: Option<Arc<Sources<S, T>>> = None;
+        let mut holding = false;
+        let mut last_request = Instant::now();
+        // A world whose sources could not be loaded is not tried again.
+        let mut failed: Option<u64> = None;
+        while !self.stop.load(Ordering::Relaxed) {
+            let _ = self.woken.recv_timeout(IDLE_POLL);
+            let current = self
+                .current
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            // What was made for a world that is gone goes at once, with that world.
+            if let Some(old) = &loaded
+                && !current.as_ref().is_some_and(|c| Arc::ptr_eq(c, old))
+            {
+                worker.unload();
+                loaded = None;
+                crate::census::return_freed_memory();
+            }
+            let asked = current.filter(|c| c.any_requested());
+            let Some(sources) = asked else {
+                let idle =
+                    !self.idle_release.is_zero() && last_request.elapsed() >= self.idle_release;
+                if holding && idle {
+                    worker.unload();
+                    worker.release();
+                    loaded = None;
+                    holding = false;
+                    crate::census::return_freed_memory();
+                    log::info!(
+                        "{}: resources released after {:.0} s without a request",
+                        self.name,
+                        self.idle_release.as_secs_f64()
+                    );
+                }
+                continue;
+            };
+            last_request = Instant::now();
+            if loaded.is_none() {
+                if failed == Some(sources.world.number) {
+                    clear_requests(&sources);
+                    continue;
+                }
+                holding = true;
+                if let Err(e) = worker.load(&sources) {
+                    if failed.is_none() {
+                        log::error!("{} are off: {e}", self.name);
+                    }
+                    failed = Some(sources.world.number);
+                    clear_requests(&sources);
+                    continue;
+                }
+                loaded = Some(sources.clone());
+            }
+            worker.begin();
+            for (index, slot) in sources.slots.iter().enumerate() {
+                // Taken before making: a request that comes meanwhile asks for the next one.
+                if !slot.requested.swap(false, Ordering::AcqRel) {
+                    continue;
+                }
+                match worker.make(index) {
+                    Ok(out) => slot.put(out),
+                    Err(e) => log::error!("{} {index}: {e}", self.name),
+                }
+            }
+        }
+        worker.unload();
+        worker.release();
+    }
+}
+
+fn clear_requests<S, T>(sources: &Sources<S, T>) {
+    for slot in &sources.slots {
+        slot.requested.store(false, Ordering::Release);
+    }
+}
