@@ -347,6 +347,9 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
     from rclpy.executors import SingleThreadedExecutor
 
     bridge = Bridge(binary, config, extra_args)
+    # The clients give way as the bridge's ROS thread does (ros.nice, 10): on a small machine
+    # the measuring side must not starve what it measures.
+    os.nice(10)
     timestep = None
     figures = {"config": str(config), "minutes": minutes, "memory_mb": []}
     rclpy.init()

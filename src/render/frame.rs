@@ -53,6 +53,16 @@ impl<T: Clone> Slot<T> {
         self.rendered.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Whether a frame newer than `seen` (a sequence a reader took) is there.
+    pub fn newer_than(&self, seen: u64) -> bool {
+        self.sequence.load(Ordering::Acquire) != seen
+    }
+
+    /// The sequence of the newest frame.
+    pub fn sequence(&self) -> u64 {
+        self.sequence.load(Ordering::Acquire)
+    }
+
     /// Copies the newest frame into `frame` when it is newer than `seen` (the sequence this
     /// reader took last, updated here).
     pub fn read(&self, frame: &mut T, seen: &mut u64) -> bool {

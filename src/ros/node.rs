@@ -13,6 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// The niceness of work sent off the node's thread (world builds).
+const OFF_THE_NODE_NICE: u8 = 19;
 /// How long a latched message whose publish failed waits before it goes again.
 const ONCE_RETRY: Duration = Duration::from_millis(100);
 /// How many missed publisher cycles are made up after a stall.
@@ -117,6 +119,9 @@ pub(super) async fn off_the_node<T: Send + 'static>(
     std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
+            // Background work (a world build takes a core for a while): the node's own
+            // thread, publishing /clock, comes first.
+            let _ = crate::sim::give_way(OFF_THE_NODE_NICE);
             let _ = done.send(work());
         })
         .map_err(OffNode::Thread)?;
@@ -406,6 +411,9 @@ struct Node {
     /// Their cameras and lidars of the world the outputs were planned in.
     cameras: Option<Arc<crate::render::Cameras>>,
     lidars: Option<Arc<crate::render::LidarSources>>,
+    /// The thread that fills and publishes camera and lidar messages; it ends (its queued
+    /// work done) before the node whose publishers that work uses.
+    offload: Option<super::outputs::offload::Offload>,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -456,7 +464,12 @@ impl Node {
             );
         }
         let (cameras, lidars) = sensors.sources(&world);
+        // Started here, on the node's thread: it takes the node's niceness.
+        let offload = super::outputs::offload::Offload::start()
+            .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
+            .ok();
         Ok(Self {
+            offload,
             node,
             pool,
             handle,
@@ -652,8 +665,9 @@ impl Node {
                 now,
                 stats: &stats,
                 publishing: &self.publishing,
-                cameras: self.cameras.as_deref(),
-                lidars: self.lidars.as_deref(),
+                cameras: self.cameras.as_ref(),
+                lidars: self.lidars.as_ref(),
+                offload: self.offload.as_ref(),
             };
             for output in self.outputs.iter_mut() {
                 output.observe(&tick);

@@ -37,12 +37,14 @@ impl Asking {
         }
     }
 
-    /// Copies what was asked for into `into` when it has come.
-    pub fn arrived<T: Clone>(&mut self, slot: &Slot<T>, into: &mut T, now: Instant) -> bool {
+    /// Whether what was asked for has come (the caller then copies it from the slot, on
+    /// whichever thread publishes it).
+    pub fn came<T: Clone>(&mut self, slot: &Slot<T>, now: Instant) -> bool {
         if !self.waiting {
             return false;
         }
-        if slot.read(into, &mut self.seen) {
+        if slot.newer_than(self.seen) {
+            self.seen = slot.sequence();
             self.waiting = false;
             return true;
         }

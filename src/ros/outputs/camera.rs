@@ -203,20 +203,45 @@ mod running {
     use crate::ros::node::Running;
     use crate::ros::outputs::Tick;
     use crate::ros::outputs::asking::Asking;
+    use crate::ros::outputs::offload::Wire;
+    use crate::ros::outputs::PublishCounters;
     use std::time::Instant;
 
     pub struct CameraPublishing {
         camera: Camera,
+        asking: Asking,
+        wire: Wire<CameraWire>,
+        /// Which of its topics were read when the frame was last asked for.
+        watched: Watched,
+    }
+
+    /// What goes out on the publishing thread: the publishers, the frame and the messages.
+    struct CameraWire {
         image: backend::Publisher<Image>,
         depth: Option<backend::Publisher<Image>>,
         points: Option<backend::Publisher<PointCloud2>>,
         info: backend::Publisher<CameraInfo>,
-        asking: Asking,
+        frame_id: String,
         frame: Frame,
+        seen: u64,
         image_message: Image,
         depth_message: Image,
         info_message: CameraInfo,
         cloud: PointCloud2,
+    }
+
+    #[derive(Clone, Copy, Default)]
+    struct Watched {
+        image: bool,
+        depth: bool,
+        points: bool,
+        info: bool,
+    }
+
+    impl Watched {
+        fn any(&self) -> bool {
+            self.image || self.depth || self.points || self.info
+        }
     }
 
     impl CameraPublishing {
@@ -233,42 +258,59 @@ mod running {
             let info = node.publisher::<CameraInfo>(&camera.info.name, camera.info.qos)?;
             Ok(Self {
                 asking: Asking::new(camera.rate),
+                wire: Wire::new(CameraWire {
+                    image,
+                    depth,
+                    points,
+                    info,
+                    frame_id: camera.frame_id.clone(),
+                    frame: Frame::default(),
+                    seen: 0,
+                    image_message: Image::default(),
+                    depth_message: Image::default(),
+                    info_message: CameraInfo::default(),
+                    cloud: PointCloud2::default(),
+                }),
                 camera,
-                image,
-                depth,
-                points,
-                info,
-                frame: Frame::default(),
-                image_message: Image::default(),
-                depth_message: Image::default(),
-                info_message: CameraInfo::default(),
-                cloud: PointCloud2::default(),
+                watched: Watched::default(),
             })
         }
+    }
 
-        /// Publishes the frame that came, to the topics someone reads.
-        fn publish(&mut self, node: &backend::Node, tick: &Tick) {
-            let frame_id = &self.camera.frame_id;
-            if node.subscribers(&self.image) > 0 {
-                fill_rgb(&mut self.image_message, &self.frame, frame_id);
-                tick.publishing.count(self.image.publish(&self.image_message).is_ok());
+    impl CameraWire {
+        fn watched(&self, node: &backend::Node) -> Watched {
+            Watched {
+                image: node.subscribers(&self.image) > 0,
+                depth: self.depth.as_ref().is_some_and(|d| node.subscribers(d) > 0),
+                points: self.points.as_ref().is_some_and(|p| node.subscribers(p) > 0),
+                info: node.subscribers(&self.info) > 0,
+            }
+        }
+
+        /// Publishes the newest frame of `slot` to the topics that were read.
+        fn publish(&mut self, slot: &crate::render::Slot<Frame>, watched: Watched, counts: &PublishCounters) {
+            slot.read(&mut self.frame, &mut self.seen);
+            let (frame, frame_id) = (&self.frame, &self.frame_id);
+            if watched.image {
+                fill_rgb(&mut self.image_message, frame, frame_id);
+                counts.count(self.image.publish(&self.image_message).is_ok());
             }
             if let Some(depth) = &self.depth
-                && !self.frame.depth.is_empty()
-                && node.subscribers(depth) > 0
+                && !frame.depth.is_empty()
+                && watched.depth
             {
-                fill_depth(&mut self.depth_message, &self.frame, frame_id);
-                tick.publishing.count(depth.publish(&self.depth_message).is_ok());
+                fill_depth(&mut self.depth_message, frame, frame_id);
+                counts.count(depth.publish(&self.depth_message).is_ok());
             }
             if let Some(points) = &self.points
-                && !self.frame.depth.is_empty()
-                && node.subscribers(points) > 0
+                && !frame.depth.is_empty()
+                && watched.points
             {
-                fill_points(&mut self.cloud, &self.frame, frame_id);
-                tick.publishing.count(points.publish(&self.cloud).is_ok());
+                fill_points(&mut self.cloud, frame, frame_id);
+                counts.count(points.publish(&self.cloud).is_ok());
             }
-            fill_info(&mut self.info_message, &self.frame, frame_id);
-            tick.publishing.count(self.info.publish(&self.info_message).is_ok());
+            fill_info(&mut self.info_message, frame, frame_id);
+            counts.count(self.info.publish(&self.info_message).is_ok());
         }
     }
 
@@ -280,21 +322,27 @@ mod running {
         fn observe(&mut self, _tick: &Tick) {}
 
         fn run(&mut self, tick: &Tick, node: &backend::Node) {
-            let Some(renderer) = tick.cameras else {
+            let Some(cameras) = tick.cameras else {
                 return;
             };
-            let index = self.camera.index;
-            if self.asking.arrived(renderer.slot(index), &mut self.frame, tick.now) {
-                self.publish(node, tick);
+            // While the last frame is still going out, nothing new is asked or sent.
+            if let Some(wire) = self.wire.idle() {
+                if let Some(wire) = wire.as_ref() {
+                    self.watched = wire.watched(node);
+                }
+            } else {
+                return;
             }
-            let watched = || {
-                node.subscribers(&self.image) > 0
-                    || node.subscribers(&self.info) > 0
-                    || self.depth.as_ref().is_some_and(|d| node.subscribers(d) > 0)
-                    || self.points.as_ref().is_some_and(|p| node.subscribers(p) > 0)
-            };
-            if self.asking.ask(tick.now, watched) {
-                renderer.request(index);
+            let index = self.camera.index;
+            if self.asking.came(cameras.slot(index), tick.now) {
+                let (cameras, watched) = (cameras.clone(), self.watched);
+                let counts = tick.publishing.clone();
+                self.wire.send(tick.offload, move |wire| {
+                    wire.publish(cameras.slot(index), watched, &counts)
+                });
+            }
+            if self.asking.ask(tick.now, || self.watched.any()) {
+                cameras.request(index);
             }
         }
 
@@ -305,74 +353,17 @@ mod running {
         }
 
         fn retire(self: Box<Self>, node: &mut backend::Node) {
-            let this = *self;
-            node.retire(this.image);
-            node.retire(this.info);
-            if let Some(depth) = this.depth {
+            let Some(wire) = self.wire.take() else {
+                return;
+            };
+            node.retire(wire.image);
+            node.retire(wire.info);
+            if let Some(depth) = wire.depth {
                 node.retire(depth);
             }
-            if let Some(points) = this.points {
+            if let Some(points) = wire.points {
                 node.retire(points);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::render::Intrinsics;
-
-    fn frame() -> Frame {
-        Frame {
-            time: 1.5,
-            width: 2,
-            height: 1,
-            rgb: vec![1, 2, 3, 4, 5, 6],
-            depth: vec![0.5, f32::INFINITY],
-            intrinsics: Intrinsics {
-                fx: 10.0,
-                fy: 11.0,
-                cx: 0.5,
-                cy: 0.0,
-            },
-        }
-    }
-
-    #[test]
-    fn images_carry_rows_of_their_encoding() {
-        let mut image = Image::default();
-        fill_rgb(&mut image, &frame(), "cam_optical_frame");
-        assert_eq!((image.width, image.height, image.step), (2, 1, 6));
-        assert_eq!(image.encoding, "rgb8");
-        assert_eq!(image.data, [1, 2, 3, 4, 5, 6]);
-        assert_eq!(image.header.stamp.sec, 1);
-        assert_eq!(image.header.stamp.nanosec, 500_000_000);
-        fill_depth(&mut image, &frame(), "cam_optical_frame");
-        assert_eq!((image.encoding.as_str(), image.step), ("32FC1", 8));
-        assert_eq!(&image.data[..4], &0.5f32.to_le_bytes());
-        assert_eq!(&image.data[4..], &f32::INFINITY.to_le_bytes());
-    }
-
-    #[test]
-    fn points_come_from_depth_through_k() {
-        let mut cloud = PointCloud2::default();
-        fill_points(&mut cloud, &frame(), "cam_optical_frame");
-        assert_eq!((cloud.width, cloud.height, cloud.point_step), (2, 1, 16));
-        let value = |i: usize| f32::from_le_bytes(cloud.data[4 * i..4 * i + 4].try_into().unwrap());
-        // Pixel (0, 0) at 0.5 m: x = (0 - 0.5) * 0.5 / 10, y = (0 - 0) * 0.5 / 11.
-        assert!((value(0) + 0.025).abs() < 1e-7 && value(1) == 0.0 && value(2) == 0.5);
-        assert_eq!(value(3).to_bits(), 0x010203, "packed rgb");
-        assert!(value(4).is_nan(), "nothing seen: NaN");
-    }
-
-    #[test]
-    fn camera_info_holds_k_and_p() {
-        let mut info = CameraInfo::default();
-        fill_info(&mut info, &frame(), "cam_optical_frame");
-        assert_eq!(info.k, [10.0, 0.0, 0.5, 0.0, 11.0, 0.0, 0.0, 0.0, 1.0]);
-        assert_eq!(info.p[0..4], [10.0, 0.0, 0.5, 0.0]);
-        assert_eq!(info.distortion_model, "plumb_bob");
-        assert_eq!(info.d, [0.0; 5]);
     }
 }

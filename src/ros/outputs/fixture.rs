@@ -48,7 +48,7 @@ pub struct Fixture {
     pub config: Config,
     data: MjData<Arc<MjModel>>,
     exchange: StateExchange,
-    pub counters: PublishCounters,
+    pub counters: std::sync::Arc<PublishCounters>,
     pub stats: SimStats,
 }
 
@@ -88,7 +88,7 @@ impl Fixture {
             config,
             data,
             exchange,
-            counters: PublishCounters::default(),
+            counters: Default::default(),
             stats,
         }
     }
@@ -134,6 +134,7 @@ impl Fixture {
             publishing: &self.counters,
             cameras: None,
             lidars: None,
+            offload: None,
         }
     }
 }

@@ -132,8 +132,10 @@ mod running {
     use super::*;
     use crate::ros::backend;
     use crate::ros::node::Running;
+    use crate::ros::outputs::PublishCounters;
     use crate::ros::outputs::Tick;
     use crate::ros::outputs::asking::Asking;
+    use crate::ros::outputs::offload::Wire;
     use std::time::Instant;
 
     enum Publisher {
@@ -142,10 +144,18 @@ mod running {
     }
 
     pub struct LidarPublishing {
+        index: usize,
+        asking: Asking,
+        wire: Wire<LidarWire>,
+        watched: bool,
+    }
+
+    /// What goes out on the publishing thread: the publisher, the scan and its message.
+    struct LidarWire {
         lidar: Lidar,
         publisher: Publisher,
-        asking: Asking,
         scan: Scan,
+        seen: u64,
     }
 
     impl LidarPublishing {
@@ -157,19 +167,42 @@ mod running {
                 Publisher::Points(node.publisher(name, qos)?, PointCloud2::default())
             };
             Ok(Self {
+                index: lidar.index,
                 asking: Asking::new(lidar.planned.rate),
-                lidar,
-                publisher,
-                scan: Scan::default(),
+                wire: Wire::new(LidarWire {
+                    lidar,
+                    publisher,
+                    scan: Scan::default(),
+                    seen: 0,
+                }),
+                watched: false,
             })
         }
-
     }
 
-    fn subscribers(publisher: &Publisher, node: &backend::Node) -> usize {
-        match publisher {
-            Publisher::Points(p, _) => node.subscribers(p),
-            Publisher::Scan(p, _) => node.subscribers(p),
+    impl LidarWire {
+        fn subscribers(&self, node: &backend::Node) -> usize {
+            match &self.publisher {
+                Publisher::Points(p, _) => node.subscribers(p),
+                Publisher::Scan(p, _) => node.subscribers(p),
+            }
+        }
+
+        /// Publishes the newest scan of `slot`.
+        fn publish(&mut self, slot: &crate::render::Slot<Scan>, counts: &PublishCounters) {
+            slot.read(&mut self.scan, &mut self.seen);
+            let (planned, frame_id) = (&self.lidar.planned, &self.lidar.frame_id);
+            let sent = match &mut self.publisher {
+                Publisher::Points(publisher, cloud) => {
+                    fill_points(cloud, &self.scan, planned, frame_id);
+                    publisher.publish(cloud)
+                }
+                Publisher::Scan(publisher, message) => {
+                    fill_scan(message, &self.scan, planned, frame_id);
+                    publisher.publish(message)
+                }
+            };
+            counts.count(sent.is_ok());
         }
     }
 
@@ -184,23 +217,22 @@ mod running {
             let Some(lidars) = tick.lidars else {
                 return;
             };
-            let index = self.lidar.index;
-            if self.asking.arrived(lidars.slot(index), &mut self.scan, tick.now) {
-                let (planned, frame_id) = (&self.lidar.planned, &self.lidar.frame_id);
-                let sent = match &mut self.publisher {
-                    Publisher::Points(publisher, cloud) => {
-                        fill_points(cloud, &self.scan, planned, frame_id);
-                        publisher.publish(cloud)
-                    }
-                    Publisher::Scan(publisher, message) => {
-                        fill_scan(message, &self.scan, planned, frame_id);
-                        publisher.publish(message)
-                    }
-                };
-                tick.publishing.count(sent.is_ok());
+            // While the last scan is still going out, nothing new is asked or sent.
+            if let Some(wire) = self.wire.idle() {
+                if let Some(wire) = wire.as_ref() {
+                    self.watched = wire.subscribers(node) > 0;
+                }
+            } else {
+                return;
             }
-            let publisher = &self.publisher;
-            if self.asking.ask(tick.now, || subscribers(publisher, node) > 0) {
+            let index = self.index;
+            if self.asking.came(lidars.slot(index), tick.now) {
+                let (lidars, counts) = (lidars.clone(), tick.publishing.clone());
+                self.wire.send(tick.offload, move |wire| {
+                    wire.publish(lidars.slot(index), &counts)
+                });
+            }
+            if self.asking.ask(tick.now, || self.watched) {
                 lidars.request(index);
             }
         }
@@ -212,9 +244,10 @@ mod running {
         }
 
         fn retire(self: Box<Self>, node: &mut backend::Node) {
-            match self.publisher {
-                Publisher::Points(publisher, _) => node.retire(publisher),
-                Publisher::Scan(publisher, _) => node.retire(publisher),
+            match self.wire.take().map(|w| w.publisher) {
+                Some(Publisher::Points(publisher, _)) => node.retire(publisher),
+                Some(Publisher::Scan(publisher, _)) => node.retire(publisher),
+                None => {}
             }
         }
     }

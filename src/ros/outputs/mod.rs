@@ -9,6 +9,7 @@
 mod asking;
 #[cfg(test)]
 mod fixture;
+pub mod offload;
 mod sensors;
 // Planned after every kind: they send the transforms and fixed frames the others planned.
 mod tf;
@@ -84,11 +85,13 @@ pub struct Tick<'a> {
     pub stamp: &'a Time,
     pub now: Instant,
     pub stats: &'a SimStats,
-    pub publishing: &'a PublishCounters,
+    pub publishing: &'a std::sync::Arc<PublishCounters>,
     /// The cameras of the world the outputs were planned in, when cameras render.
-    pub cameras: Option<&'a crate::render::Cameras>,
+    pub cameras: Option<&'a std::sync::Arc<crate::render::Cameras>>,
     /// Its lidars, when lidars cast.
-    pub lidars: Option<&'a crate::render::LidarSources>,
+    pub lidars: Option<&'a std::sync::Arc<crate::render::LidarSources>>,
+    /// The thread that fills and publishes camera and lidar messages (None: the node's own).
+    pub offload: Option<&'a offload::Offload>,
 }
 
 /// A periodic output: a topic and the message it fills from each state.
