@@ -69,6 +69,7 @@ class Bridge:
     console for its step counter."""
 
     def __init__(self, binary, config, extra_args=()):
+        self.config = config
         self.state_port, self.control_port, self.info_port, self.camera_port = free_ports(4)
         self.log = tempfile.TemporaryFile(mode="w+")
         args = [
@@ -341,7 +342,7 @@ class Churn:
 
 
 def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=60.0, extra_args=(),
-        report=print):
+        report=print, max_memory_mb=8000.0):
     """Runs the soak; returns its figures (a dict). `report` takes each printed line."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -381,6 +382,10 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
                        f"{churn.answered} answered, longest /clock gap this minute "
                        f"{clock.mark() * 1e3:6.1f} ms, real-time factor {rtf:.4f}, "
                        f"messages received {churn.received}, legacy {churn.legacy_received}")
+                if memory is not None and memory > max_memory_mb:
+                    report(f"stopped early: the bridge holds more than {max_memory_mb:.0f} MB")
+                    figures["stopped_early"] = True
+                    break
         alive = bridge.alive()
         # The last requests get their answers.
         settle = time.monotonic() + ANSWER_TIMEOUT
@@ -426,6 +431,11 @@ def stats_timestep(bridge, stats, start_stats, wall):
     and the sim clock since the start, which a reset may disturb)."""
     if "timestep" in stats:
         return stats["timestep"]
+    import yaml
+
+    written = (yaml.safe_load(pathlib.Path(bridge.config).read_text()).get("world") or {}).get("timestep")
+    if written:
+        return float(written)
     steps = stats["steps"] - start_stats["steps"]
     time_advanced = stats["time"] - start_stats["time"]
     if steps > 0 and time_advanced > 0:
@@ -468,12 +478,14 @@ def main():
     parser.add_argument("--warmup-minutes", type=float, default=2.0)
     parser.add_argument("--camera-on", type=float, default=60.0, help="seconds cameras are subscribed per phase")
     parser.add_argument("--camera-off", type=float, default=60.0, help="seconds they are not")
+    parser.add_argument("--max-memory-mb", type=float, default=8000.0,
+                        help="stop early when the bridge holds more (a leaking build would take the machine)")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--log", help="write the bridge's log to this file")
     parser.add_argument("bridge_args", nargs="*", help="more arguments for the bridge (after --)")
     args = parser.parse_args()
     figures = run(args.binary, args.config, args.minutes, args.warmup_minutes, args.camera_on, args.camera_off,
-                  args.bridge_args)
+                  args.bridge_args, max_memory_mb=args.max_memory_mb)
     met = summary(figures)
     if args.log:
         pathlib.Path(args.log).write_text(figures["log"])

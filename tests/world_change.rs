@@ -43,7 +43,12 @@ fn joints_of(handle: &SimHandle, state: &StateSnapshot, robot: &str) -> Vec<(Str
 }
 
 fn start() -> (Simulation, SimHandle) {
-    let config = Config::embedded_default(&[]).unwrap();
+    start_with(&[])
+}
+
+/// `start` with config overrides (`requests.file_roots` for files a test writes).
+fn start_with(overrides: &[String]) -> (Simulation, SimHandle) {
+    let config = Config::embedded_default(overrides).unwrap();
     let world = build_world(&config).unwrap();
     let sim = Simulation::start(&world, &paused()).unwrap();
     let handle = sim.handle();
@@ -216,8 +221,12 @@ fn a_spawn_that_fails_leaves_the_world_untouched() {
 
 #[test]
 fn a_robot_spawned_from_a_config_brings_its_sections_and_plays_its_preset() {
-    let (_sim, handle) = start();
     let dir = tempfile::tempdir().unwrap();
+    // A spawn reads only files under the allowed folders: the test's own is one.
+    let (_sim, handle) = start_with(&[format!(
+        "requests.file_roots=[\"{}\"]",
+        dir.path().display()
+    )]);
     let config = dir.path().join("waver.yaml");
     std::fs::write(
         &config,

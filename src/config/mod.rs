@@ -1,9 +1,11 @@
 //! Robot and world configuration: YAML files in `config/`, validated with errors that name
 //! the file and the field path (`robots[0].pose.xyz`).
+mod access;
 mod paths;
 mod ros_params;
 mod schema;
 
+pub use access::{AccessError, FileAccess, ReadError};
 pub use paths::{PathError, against, config_dir, expand_path, models_dir};
 pub use ros_params::{NODE_NAME, RemapError, Remaps, RosParams};
 pub use schema::*;
@@ -118,6 +120,16 @@ impl Config {
         );
         let cwd = std::env::current_dir().unwrap_or_default();
         Self::from_yaml(&text, "<command line>", &cwd, overrides)
+    }
+
+    /// Resolves a path written for robot `index`: as `resolve_path`, but a robot that came
+    /// from a request's text gets no environment substitution and only files its world's
+    /// `FileAccess` allows.
+    pub fn resolve_robot_path(&self, index: usize, raw: &str, field: &str) -> InputResult<PathBuf> {
+        if !self.robots.get(index).is_some_and(|r| r.from_request) {
+            return self.resolve_path(raw, field);
+        }
+        Ok(against(PathBuf::from(raw), &self.base_dir))
     }
 
     /// Resolves a path written in this config (env variables, relative to the config's folder).

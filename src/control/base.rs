@@ -163,7 +163,11 @@ impl BaseController {
                     let value = match (info.kind, info.joint) {
                         (ActuatorKind::Force, Some((_, _, dof))) => {
                             let g = &gains[index];
-                            (g.kv * (speed - qvel[dof])).clamp(-g.torque_limit, g.torque_limit)
+                            super::bounded(
+                                g.kv * (speed - qvel[dof]),
+                                -g.torque_limit,
+                                g.torque_limit,
+                            )
                         }
                         _ => speed,
                     };

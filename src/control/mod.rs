@@ -15,6 +15,13 @@ pub use presets::{Preset, PresetError, PresetPose, STAY_BLEND, builtin_presets};
 pub use sequencer::{START_DELAY, Sequencer};
 pub use trajectory::{Trajectory, TrajectoryError};
 
+/// `value` within `lo..=hi`. Unlike `f64::clamp`, it never panics: the bounds come from a
+/// model or a config, and the physics thread must not stop on a NaN or swapped pair.
+#[inline]
+pub fn bounded(value: f64, lo: f64, hi: f64) -> f64 {
+    value.max(lo).min(hi)
+}
+
 use crate::config::{ControlConfig, ControlMode, ControlSource};
 use crate::error::{InputError, InputResult};
 use crate::model::RobotMap;
@@ -90,7 +97,7 @@ impl ActuatorInfo {
 
     fn clamp_ctrl(&self, value: f64) -> f64 {
         match self.ctrlrange {
-            Some([lo, hi]) => value.clamp(lo, hi),
+            Some([lo, hi]) => bounded(value, lo, hi),
             None => value,
         }
     }

@@ -31,10 +31,14 @@ impl Default for PdGains {
 
 pub fn pd_output(target: f64, range: Option<[f64; 2]>, q: f64, qdot: f64, gains: &PdGains) -> f64 {
     let target = match range {
-        Some([lo, hi]) => target.clamp(lo, hi),
+        Some([lo, hi]) => super::bounded(target, lo, hi),
         None => target,
     };
-    (gains.kp * (target - q) - gains.kv * qdot).clamp(-gains.torque_limit, gains.torque_limit)
+    super::bounded(
+        gains.kp * (target - q) - gains.kv * qdot,
+        -gains.torque_limit,
+        gains.torque_limit,
+    )
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 mod cameras;
 mod names;
 pub mod pose;
+mod request_files;
 mod robot_spec;
 mod summary;
 pub mod urdf;
@@ -112,6 +113,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     // Each robot as loaded (its spec attached to the world): origin, URDF text and load notes
     // go to its name map after compiling.
     let mut robots_loaded = Vec::new();
+    // The largest arena (`<size memory>`, bytes) a robot's model asks for: a floor, never a
+    // ceiling (see below).
+    let mut asked_memory = -1;
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
         cameras::mount(
@@ -125,7 +129,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             *world.option_mut() = loaded.spec.option().clone();
             *world.visual_mut() = loaded.spec.visual().clone();
         }
-        world.set_memory(world.memory().max(loaded.spec.memory()));
+        asked_memory = asked_memory.max(loaded.spec.memory());
         let name = &config.robots[index].name;
         let frame = world
             .frame_mut(&format!("{name}_placement"))
@@ -163,7 +167,18 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         Ok(model) => model,
         Err(message) => return Err(attribute_compile_error(config, &robots_loaded, message)),
     };
+    // The compiler sized the arena for the whole world; a robot's `<size memory>` may only
+    // raise it. Taken as the world's size, one small request (`memory="8K"`) would starve
+    // every other robot, and MuJoCo ends the process when its stack runs out.
+    if asked_memory > model.ffi().narena {
+        world.set_memory(asked_memory);
+        model = match compile(&mut world) {
+            Ok(model) => model,
+            Err(message) => return Err(attribute_compile_error(config, &robots_loaded, message)),
+        };
+    }
     log_geometry_masses(config, &model, &robots_loaded);
+    check_ranges(config, &model)?;
     if add_config_keyframes(config, &mut world, &model)? {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
@@ -190,6 +205,70 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         config: config.clone(),
         warnings,
     })
+}
+
+/// Refuses ranges MuJoCo compiles with a warning but no number can be kept within: NaN
+/// bounds, or a lower bound above the upper (control clamps them every step).
+fn check_ranges(config: &Config, model: &MjModel) -> InputResult<()> {
+    let bad =
+        |[lo, hi]: [f64; 2], limited: bool| lo.is_nan() || hi.is_nan() || (limited && lo > hi);
+    // (attribute, element kind, ranges, whether each is limited)
+    type Ranges<'a> = (&'a str, MjtObjBase, &'a [[f64; 2]], &'a [bool]);
+    let ranges: [Ranges; 5] = [
+        (
+            "ctrlrange",
+            MjtObjBase::mjOBJ_ACTUATOR,
+            model.actuator_ctrlrange(),
+            model.actuator_ctrllimited(),
+        ),
+        (
+            "forcerange",
+            MjtObjBase::mjOBJ_ACTUATOR,
+            model.actuator_forcerange(),
+            model.actuator_forcelimited(),
+        ),
+        (
+            "actrange",
+            MjtObjBase::mjOBJ_ACTUATOR,
+            model.actuator_actrange(),
+            model.actuator_actlimited(),
+        ),
+        (
+            "range",
+            MjtObjBase::mjOBJ_JOINT,
+            model.jnt_range(),
+            model.jnt_limited(),
+        ),
+        (
+            "range",
+            MjtObjBase::mjOBJ_TENDON,
+            model.tendon_range(),
+            model.tendon_limited(),
+        ),
+    ];
+    for (attribute, kind, values, limited) in ranges {
+        for (id, range) in values.iter().enumerate() {
+            // NaN is refused even where the range is not in use: a config's actuator group
+            // may turn the limit on.
+            if bad(*range, limited.get(id) == Some(&true)) {
+                let name = model.id_to_name(kind, id).unwrap_or("(unnamed)");
+                return Err(InputError::new(
+                    &config.origin,
+                    format!(
+                        "{} '{name}': {attribute} [{}, {}] is not a range (NaN, or lower above upper)",
+                        match kind {
+                            MjtObjBase::mjOBJ_ACTUATOR => "actuator",
+                            MjtObjBase::mjOBJ_JOINT => "joint",
+                            _ => "tendon",
+                        },
+                        range[0],
+                        range[1]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The repair that gave massless moving links the mass of their collision geometry says

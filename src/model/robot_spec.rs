@@ -1,7 +1,7 @@
 //! Loads one robot of the config into an `MjSpec`: MJCF (file or text) as MuJoCo parses it,
 //! URDF through the converter; then applies the config's actuators.
 use crate::config::{
-    ActuatorGroup, ActuatorKind, Config, RobotConfig, full_match_regex, read_text,
+    ActuatorGroup, ActuatorKind, Config, FileAccess, RobotConfig, full_match_regex, read_text,
 };
 use crate::error::{InputError, InputResult};
 use crate::model::urdf::{self, PackageResolver, UrdfOptions};
@@ -71,12 +71,23 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
     let patterns = compiled_patterns(config, index)?;
     let config_actuated = |joint: &str| patterns.iter().flatten().any(|p| p.is_match(joint));
     let base_dir = match &robot.base_dir {
-        Some(dir) => config.resolve_path(dir, &field("base_dir"))?,
+        Some(dir) => config.resolve_robot_path(index, dir, &field("base_dir"))?,
         None => config.base_dir.clone(),
+    };
+    // What a robot from a request's text may read: checked before each file is opened.
+    let access = robot.from_request.then(|| FileAccess::of(config));
+    let allowed = |path: &Path, at: &str| -> InputResult<()> {
+        match &access {
+            Some(access) => access
+                .file(path)
+                .map(drop)
+                .map_err(|e| InputError::new(&config.origin, e.to_string()).at(field(at))),
+            None => Ok(()),
+        }
     };
 
     let mut loaded = if let Some(path) = &robot.mjcf {
-        let path = config.resolve_path(path, &field("mjcf"))?;
+        let path = config.resolve_robot_path(index, path, &field("mjcf"))?;
         let origin = path.display().to_string();
         if !path.is_file() {
             return Err(InputError::new(
@@ -85,6 +96,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             )
             .at(field("mjcf")));
         }
+        allowed(&path, "mjcf")?;
         let text =
             read_text(&path).map_err(|e| InputError::new(&origin, format!("cannot read: {e}")))?;
         check_well_formed(&origin, &text)?;
@@ -101,6 +113,10 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
     } else if let Some(text) = &robot.mjcf_string {
         let origin = format!("{} ({})", config.origin, field("mjcf_string"));
         check_well_formed(&origin, text)?;
+        if let Some(access) = &access {
+            super::request_files::check_mjcf(text, &base_dir, access)
+                .map_err(|e| InputError::new(&origin, e))?;
+        }
         let mut spec = MjSpec::from_xml_string(text).map_err(|e| parse_error(&origin, e))?;
         // Relative asset paths resolve against the model file's folder; a string has none.
         spec.set_modelfiledir(&format!("{}/", base_dir.display()));
@@ -116,8 +132,11 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
     } else {
         let resolver = package_resolver(config, index)?;
         let (text, origin, urdf_dir) = if let Some(path) = &robot.urdf {
-            let path = config.resolve_path(path, &field("urdf"))?;
+            let path = config.resolve_robot_path(index, path, &field("urdf"))?;
             let origin = path.display().to_string();
+            if path.exists() {
+                allowed(&path, "urdf")?;
+            }
             let text = if xacro::is_xacro(&path) {
                 if !path.is_file() {
                     return Err(InputError::new(
@@ -155,6 +174,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 generate_actuators: robot.urdf_actuators,
                 gains: &robot.urdf_gains,
                 config_actuated: &config_actuated,
+                access: access.as_ref(),
             },
         )?;
         let mut spec = MjSpec::from_xml_string(&converted.mjcf).map_err(|e| {
@@ -225,13 +245,16 @@ fn package_resolver(config: &Config, index: usize) -> InputResult<PackageResolve
     let robot: &RobotConfig = &config.robots[index];
     let mut resolver = PackageResolver::default();
     for (name, dir) in &robot.packages {
-        let path = config.resolve_path(dir, &format!("robots[{index}].packages.{name}"))?;
+        let path =
+            config.resolve_robot_path(index, dir, &format!("robots[{index}].packages.{name}"))?;
         resolver.explicit.insert(name.clone(), path);
     }
     for (k, dir) in robot.package_search_paths.iter().enumerate() {
-        resolver
-            .search_paths
-            .push(config.resolve_path(dir, &format!("robots[{index}].package_search_paths[{k}]"))?);
+        resolver.search_paths.push(config.resolve_robot_path(
+            index,
+            dir,
+            &format!("robots[{index}].package_search_paths[{k}]"),
+        )?);
     }
     Ok(resolver)
 }

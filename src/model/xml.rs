@@ -58,7 +58,15 @@ pub enum XmlError {
     Unclosed { line: usize, element: String },
     #[error("the document has no root element")]
     NoRoot,
+    #[error("line {line}: elements nested deeper than {limit}")]
+    TooDeep { line: usize, limit: usize },
+    #[error("line {line}: entity declarations are not accepted")]
+    Entity { line: usize },
 }
+
+/// How deep elements may nest in any document read (the tree is built and dropped
+/// recursively); requests get the tighter `limits.xml_depth`.
+pub const MAX_DEPTH: usize = 1000;
 
 fn line_of(source: &str, offset: usize) -> usize {
     source.as_bytes()[..offset.min(source.len())]
@@ -69,15 +77,15 @@ fn line_of(source: &str, offset: usize) -> usize {
 }
 
 fn start_element(
-    source: &str,
     tag: &BytesStart,
+    line: usize,
     start: usize,
     end: usize,
 ) -> Result<Element, XmlError> {
     let name = tag.name().as_ref().to_string();
     let mut attributes = Vec::new();
     let malformed = |reason: String| XmlError::Attribute {
-        line: line_of(source, start),
+        line,
         element: name.clone(),
         reason,
     };
@@ -95,7 +103,7 @@ fn start_element(
         attributes,
         children: Vec::new(),
         text: String::new(),
-        line: line_of(source, start),
+        line,
         span: start..end,
         inner: end..end,
     })
@@ -116,8 +124,36 @@ fn place(
     Ok(())
 }
 
+/// Line numbers of offsets that only grow (as the reader moves through the text): each is
+/// counted from the last, not from the start, so a long text costs one pass.
+struct Lines<'a> {
+    source: &'a str,
+    offset: usize,
+    line: usize,
+}
+
+impl Lines<'_> {
+    fn at(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.source.len());
+        if offset < self.offset {
+            return line_of(self.source, offset);
+        }
+        self.line += self.source.as_bytes()[self.offset..offset]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        self.offset = offset;
+        self.line
+    }
+}
+
 /// Parses a whole document and returns its root element. Errors name the line.
 pub fn parse(source: &str) -> Result<Element, XmlError> {
+    parse_limited(source, MAX_DEPTH)
+}
+
+/// `parse`, refusing elements nested deeper than `max_depth`.
+pub fn parse_limited(source: &str, max_depth: usize) -> Result<Element, XmlError> {
     // XML allows no NUL character, and MuJoCo takes model text as a C string.
     if let Some(at) = source.find('\0') {
         return Err(XmlError::Nul {
@@ -128,6 +164,11 @@ pub fn parse(source: &str) -> Result<Element, XmlError> {
     reader.config_mut().trim_text(false);
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
+    let mut lines = Lines {
+        source,
+        offset: 0,
+        line: 1,
+    };
     loop {
         let start = reader.buffer_position() as usize;
         let event = reader.read_event().map_err(|e| XmlError::Malformed {
@@ -136,19 +177,33 @@ pub fn parse(source: &str) -> Result<Element, XmlError> {
         })?;
         let end = reader.buffer_position() as usize;
         match event {
-            Event::Start(tag) => stack.push(start_element(source, &tag, start, end)?),
+            Event::Start(tag) => {
+                let line = lines.at(start);
+                if stack.len() >= max_depth {
+                    return Err(XmlError::TooDeep {
+                        line,
+                        limit: max_depth,
+                    });
+                }
+                stack.push(start_element(&tag, line, start, end)?)
+            }
             Event::Empty(tag) => {
-                let element = start_element(source, &tag, start, end)?;
-                place(&mut stack, &mut root, element, line_of(source, start))?;
+                let line = lines.at(start);
+                let element = start_element(&tag, line, start, end)?;
+                place(&mut stack, &mut root, element, line)?;
             }
             Event::End(_) => {
-                let mut element = stack.pop().ok_or_else(|| XmlError::UnexpectedEnd {
-                    line: line_of(source, start),
-                })?;
+                let line = lines.at(start);
+                let mut element = stack.pop().ok_or(XmlError::UnexpectedEnd { line })?;
                 element.inner = element.span.end..start;
                 element.span.end = end;
                 element.text = element.text.trim().to_string();
-                place(&mut stack, &mut root, element, line_of(source, start))?;
+                place(&mut stack, &mut root, element, line)?;
+            }
+            Event::DocType(doctype) if doctype.as_ref().contains("<!ENTITY") => {
+                return Err(XmlError::Entity {
+                    line: lines.at(start),
+                });
             }
             Event::Text(text) => {
                 if let Some(current) = stack.last_mut() {
@@ -205,6 +260,28 @@ mod tests {
         assert_eq!(root.children[0].line, 2);
         let mujoco = root.child("mujoco").unwrap();
         assert_eq!(&src[mujoco.inner.clone()], "<option timestep=\"0.001\"/>");
+    }
+
+    #[test]
+    fn deep_nesting_and_entities_are_refused_and_long_texts_parse_in_one_pass() {
+        let deep = "<a>".repeat(60_000) + &"</a>".repeat(60_000);
+        assert_eq!(
+            parse_limited(&deep, 256).unwrap_err(),
+            XmlError::TooDeep {
+                line: 1,
+                limit: 256
+            }
+        );
+        assert!(matches!(parse(&deep), Err(XmlError::TooDeep { .. })));
+        let bomb = "<!DOCTYPE r [<!ENTITY a \"aaaa\">]>\n<r>&a;</r>";
+        assert_eq!(parse(bomb).unwrap_err(), XmlError::Entity { line: 1 });
+        // 200 000 elements on as many lines: counted once, not from the start each time.
+        let long = format!("<r>\n{}</r>", "<link name='x'/>\n".repeat(200_000));
+        let started = std::time::Instant::now();
+        let root = parse(&long).unwrap();
+        assert_eq!(root.children.len(), 200_000);
+        assert_eq!(root.children[199_999].line, 200_001);
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     }
 
     #[test]

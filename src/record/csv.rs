@@ -175,10 +175,34 @@ pub enum CsvError {
     NoRows,
 }
 
+impl CsvError {
+    /// The line an error is on, when it is on one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Self::FieldCount { line, .. }
+            | Self::NotANumber { line, .. }
+            | Self::NotFinite { line, .. }
+            | Self::TimeNotIncreasing { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+}
+
 /// Parses a CSV trajectory for `model`: columns name joints with or without their robot's
 /// prefix. Unknown or ambiguous columns, bad numbers and non-increasing times are errors
-/// naming the column or line.
+/// naming the column or line. A last line without its line end that does not parse is a
+/// row cut short (a recording whose process was killed while writing): it is left out.
 pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playback, CsvError> {
+    match parse_all(text, model, robots) {
+        Err(e) if !text.ends_with('\n') && e.line() == Some(text.lines().count()) => {
+            let cut = text.rfind('\n').map_or("", |end| &text[..=end]);
+            parse_all(cut, model, robots)
+        }
+        parsed => parsed,
+    }
+}
+
+fn parse_all(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playback, CsvError> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -281,4 +305,37 @@ pub fn parse(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
         return Err(CsvError::NoRows);
     }
     Ok(playback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> MjModel {
+        MjModel::from_xml_string(
+            "<mujoco><worldbody><body><joint name='a'/><geom size='.1'/></body></worldbody>\
+             </mujoco>",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_last_row_cut_short_is_left_out_and_a_finished_file_is_taken_whole() {
+        let model = model();
+        let finished = "time,a\n0.0,0.5\n0.1,0.6\n";
+        assert_eq!(parse(finished, &model, &[]).unwrap().times, [0.0, 0.1]);
+        // Killed while writing the third row: a field, or a number, is missing.
+        for torn in [
+            "time,a\n0.0,0.5\n0.1,0.6\n0.2",
+            "time,a\n0.0,0.5\n0.1,0.6\n0.2,",
+        ] {
+            let playback = parse(torn, &model, &[]).unwrap();
+            assert_eq!(playback.times, [0.0, 0.1], "{torn:?}");
+        }
+        // A bad line that the file goes on after is an error, as before.
+        assert!(matches!(
+            parse("time,a\n0.0,x\n0.1,0.6\n", &model, &[]),
+            Err(CsvError::NotANumber { line: 2, .. })
+        ));
+    }
 }

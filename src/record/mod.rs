@@ -13,6 +13,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
+/// How often the recorder hands what it has written to the system: a process killed at any
+/// moment leaves every row up to its last flush in the file.
+pub const FLUSH_PERIOD: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Rows the ring holds before the recorder thread must have written them (8 s at 1 kHz).
 pub const RING_ROWS: usize = 8192;
 
@@ -39,6 +43,7 @@ impl Recording {
     pub fn start(path: &Path, columns: Vec<String>) -> std::io::Result<Self> {
         let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
         writeln!(file, "{}", header(&columns))?;
+        file.flush()?;
         let ring = Arc::new(RecordRing::new(1 + columns.len(), RING_ROWS));
         let stop = Arc::new(AtomicBool::new(false));
         let (reader, stopping) = (ring.clone(), stop.clone());
@@ -48,6 +53,7 @@ impl Recording {
                 let mut row = vec![0.0; reader.row_len()];
                 let mut text = String::new();
                 let mut rows = 0;
+                let mut flushed = std::time::Instant::now();
                 loop {
                     let finishing = stopping.load(Ordering::Acquire);
                     while reader.pop(&mut row) {
@@ -57,6 +63,13 @@ impl Recording {
                             file.write_all(text.as_bytes())?;
                             text.clear();
                         }
+                    }
+                    // What a killed process leaves: every row up to the last flush.
+                    if flushed.elapsed() >= FLUSH_PERIOD {
+                        file.write_all(text.as_bytes())?;
+                        text.clear();
+                        file.flush()?;
+                        flushed = std::time::Instant::now();
                     }
                     if finishing {
                         break;

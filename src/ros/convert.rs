@@ -102,18 +102,24 @@ pub fn trajectory_arrays(
 ) -> Result<TrajectoryArrays, PointSizeError> {
     let n = trajectory.joint_names.len();
     let points = &trajectory.points;
+    // Every size is checked before anything is allocated: the buffers below then hold no
+    // more than the message itself did.
+    if let Some((k, point)) = points
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.positions.len() != n)
+    {
+        return Err(PointSizeError {
+            point: k,
+            positions: point.positions.len(),
+            joints: n,
+        });
+    }
     let with_velocities = points.iter().all(|p| p.velocities.len() == n);
     let mut times = Vec::with_capacity(points.len());
     let mut positions = Vec::with_capacity(n * points.len());
     let mut velocities = Vec::new();
-    for (k, point) in points.iter().enumerate() {
-        if point.positions.len() != n {
-            return Err(PointSizeError {
-                point: k,
-                positions: point.positions.len(),
-                joints: n,
-            });
-        }
+    for point in points {
         times.push(seconds(&point.time_from_start));
         positions.extend_from_slice(&point.positions);
         if with_velocities {
@@ -159,5 +165,30 @@ pub fn transform_stamped(
         },
         child_frame_id: child,
         transform: at.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ros::interfaces::trajectory_msgs::msg::{JointTrajectory, JointTrajectoryPoint};
+
+    #[test]
+    fn a_huge_trajectory_of_empty_points_is_refused_before_anything_is_allocated() {
+        // 200 000 names and as many points without positions: what a ~6 MB message holds;
+        // sizing the buffers from it first would ask for 320 GB.
+        let trajectory = JointTrajectory {
+            joint_names: vec![String::new(); 200_000],
+            points: vec![JointTrajectoryPoint::default(); 200_000],
+            ..Default::default()
+        };
+        assert_eq!(
+            trajectory_arrays(&trajectory).err(),
+            Some(PointSizeError {
+                point: 0,
+                positions: 0,
+                joints: 200_000
+            })
+        );
     }
 }

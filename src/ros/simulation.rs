@@ -392,7 +392,10 @@ pub fn start(
                 )
             } else {
                 let mut result = ok();
-                if scope & ResetSimulation::Request::SCOPE_SPAWNED != 0 {
+                let spawned = scope & ResetSimulation::Request::SCOPE_SPAWNED != 0;
+                if spawned && let Some(why) = super::world::changes_refused(&h) {
+                    result = failed(why);
+                } else if spawned {
                     // De-spawning builds a world: off the executor, like a spawn.
                     let worker = h.clone();
                     let removed = super::node::off_the_node("ros-reset", move || {

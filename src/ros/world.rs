@@ -33,6 +33,14 @@ fn spawn_code(error: &SpawnError) -> u8 {
     }
 }
 
+/// Why a world change asked for over the network is not carried out, when the config turns
+/// them off (`requests.world_changes: false`).
+pub(super) fn changes_refused(handle: &SimHandle) -> Option<String> {
+    (!handle.world().config.requests.world_changes).then(|| {
+        "world changes are turned off on this node (requests.world_changes: false)".to_string()
+    })
+}
+
 fn spawn_result(result: Result<String, SpawnError>) -> SpawnResult {
     match result {
         Ok(entity_name) => SpawnResult {
@@ -109,12 +117,15 @@ pub fn start(
                 &m.initial_pose,
             );
             let worker = h.clone();
-            let done = off_the_node("ros-spawn", move || {
-                crate::world::spawn(&worker, &spawn).map(|(name, _)| name)
-            })
-            .await
-            .ok()
-            .unwrap_or_else(|| Err(SpawnError::Failed("the spawn was lost".into())));
+            let done = match changes_refused(&h) {
+                Some(why) => Err(SpawnError::Failed(why)),
+                None => off_the_node("ros-spawn", move || {
+                    crate::world::spawn(&worker, &spawn).map(|(name, _)| name)
+                })
+                .await
+                .ok()
+                .unwrap_or_else(|| Err(SpawnError::Failed("the spawn was lost".into()))),
+            };
             let result = spawn_result(done);
             let _ = request.respond(SpawnEntity::Response {
                 result: result.result,
@@ -143,16 +154,22 @@ pub fn start(
                 .collect();
             let count = spawns.len();
             let worker = h.clone();
-            let done = off_the_node("ros-spawn", move || {
-                crate::world::spawn_all(&worker, &spawns)
-            })
-            .await
-            .ok()
-            .unwrap_or_else(|| {
-                (0..count)
-                    .map(|_| Err(SpawnError::Failed("the spawn was lost".into())))
-                    .collect()
-            });
+            let refused = changes_refused(&h);
+            let done = match refused {
+                Some(why) => (0..count)
+                    .map(|_| Err(SpawnError::Failed(why.clone())))
+                    .collect(),
+                None => off_the_node("ros-spawn", move || {
+                    crate::world::spawn_all(&worker, &spawns)
+                })
+                .await
+                .ok()
+                .unwrap_or_else(|| {
+                    (0..count)
+                        .map(|_| Err(SpawnError::Failed("the spawn was lost".into())))
+                        .collect()
+                }),
+            };
             let results: Vec<SpawnResult> = done.into_iter().map(spawn_result).collect();
             let failed = results
                 .iter()
@@ -174,6 +191,11 @@ pub fn start(
         while let Some(request) = requests.next().await {
             let name = request.message.entity.clone();
             let worker = h.clone();
+            if let Some(why) = changes_refused(&h) {
+                let result = outcome(SimResult::RESULT_OPERATION_FAILED, why);
+                let _ = request.respond(DeleteEntity::Response { result });
+                continue;
+            }
             let done = off_the_node("ros-delete", move || {
                 crate::world::delete(&worker, &name).map(drop)
             })
@@ -199,18 +221,24 @@ pub fn start(
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let world = h.world();
-            let spawnables = crate::world::spawnables(&world.config, &request.message.sources)
-                .into_iter()
-                .map(|s| Spawnable {
-                    uri: s.path.display().to_string(),
-                    description: s.description,
-                    spawn_bounds: Default::default(),
-                })
-                .collect();
-            let _ = request.respond(GetSpawnables::Response {
-                result: ok(),
-                spawnables,
-            });
+            let response = match crate::world::spawnables(&world.config, &request.message.sources) {
+                Ok(found) => GetSpawnables::Response {
+                    result: ok(),
+                    spawnables: found
+                        .into_iter()
+                        .map(|s| Spawnable {
+                            uri: s.path.display().to_string(),
+                            description: s.description,
+                            spawn_bounds: Default::default(),
+                        })
+                        .collect(),
+                },
+                Err(e) => GetSpawnables::Response {
+                    result: outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string()),
+                    spawnables: Vec::new(),
+                },
+            };
+            let _ = request.respond(response);
         }
     })?;
 
@@ -220,22 +248,28 @@ pub fn start(
         while let Some(request) = requests.next().await {
             let world = h.world();
             let sources = &request.message.additional_sources;
-            let worlds = crate::world::available_worlds(&world.config, sources)
-                .into_iter()
-                .map(|w| WorldResource {
-                    name: w.name,
-                    world_resource: Resource {
-                        uri: w.path.display().to_string(),
-                        resource_string: String::new(),
-                    },
-                    description: w.description,
-                    tags: Vec::new(),
-                })
-                .collect();
-            let _ = request.respond(GetAvailableWorlds::Response {
-                result: ok(),
-                worlds,
-            });
+            let response = match crate::world::available_worlds(&world.config, sources) {
+                Ok(found) => GetAvailableWorlds::Response {
+                    result: ok(),
+                    worlds: found
+                        .into_iter()
+                        .map(|w| WorldResource {
+                            name: w.name,
+                            world_resource: Resource {
+                                uri: w.path.display().to_string(),
+                                resource_string: String::new(),
+                            },
+                            description: w.description,
+                            tags: Vec::new(),
+                        })
+                        .collect(),
+                },
+                Err(e) => GetAvailableWorlds::Response {
+                    result: outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string()),
+                    worlds: Vec::new(),
+                },
+            };
+            let _ = request.respond(response);
         }
     })?;
 
@@ -271,19 +305,24 @@ pub fn start(
                 request.message.resource_string.clone(),
             );
             let worker = h.clone();
-            let done = off_the_node("ros-load-world", move || {
-                crate::world::load_world(&worker, &uri, &text).map(drop)
-            })
-            .await
-            .ok();
+            let done = match changes_refused(&h) {
+                Some(why) => Some(Err(LoadError::TurnedOff(why))),
+                None => off_the_node("ros-load-world", move || {
+                    crate::world::load_world(&worker, &uri, &text).map(drop)
+                })
+                .await
+                .ok(),
+            };
             let result = match done {
                 Some(Ok(())) => ok(),
                 Some(Err(e)) => {
                     let code = match &e {
-                        LoadError::NoResource => LoadWorld::Response::NO_RESOURCE,
+                        LoadError::NoResource | LoadError::Access(_) => {
+                            LoadWorld::Response::NO_RESOURCE
+                        }
                         LoadError::UnsupportedFormat(_) => LoadWorld::Response::UNSUPPORTED_FORMAT,
                         LoadError::Parse(_) => LoadWorld::Response::RESOURCE_PARSE_ERROR,
-                        LoadError::Change(_) | LoadError::NoWorld => {
+                        LoadError::Change(_) | LoadError::NoWorld | LoadError::TurnedOff(_) => {
                             SimResult::RESULT_OPERATION_FAILED
                         }
                     };
@@ -312,6 +351,11 @@ pub fn start(
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let worker = h.clone();
+            if let Some(why) = changes_refused(&h) {
+                let result = outcome(SimResult::RESULT_OPERATION_FAILED, why);
+                let _ = request.respond(UnloadWorld::Response { result });
+                continue;
+            }
             let done = off_the_node("ros-unload-world", move || {
                 crate::world::unload_world(&worker).map(drop)
             })

@@ -308,7 +308,7 @@ impl Physics {
                     let model = self.data.model();
                     let value = if model.actuator_ctrllimited()[id] {
                         let [lo, hi] = model.actuator_ctrlrange()[id];
-                        value.clamp(lo, hi)
+                        crate::control::bounded(value, lo, hi)
                     } else {
                         value
                     };
@@ -330,7 +330,7 @@ impl Physics {
                     value
                 } else {
                     match info.ctrlrange {
-                        Some([lo, hi]) => value.clamp(lo, hi),
+                        Some([lo, hi]) => crate::control::bounded(value, lo, hi),
                         None => value,
                     }
                 };

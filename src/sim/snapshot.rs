@@ -179,18 +179,17 @@ impl Snapshot {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
-        let temp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-        let result = (|| {
-            let mut file = std::fs::File::create(&temp)?;
-            file.write_all(&self.encode())?;
-            file.sync_all()?;
-            std::fs::rename(&temp, path)?;
-            std::fs::File::open(dir)?.sync_all()
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        result
+        // A fresh file of an unguessable name, made only if it does not exist (no one can
+        // plant a link there), in the same folder so that the rename is atomic; a save that
+        // fails leaves nothing behind.
+        let mut temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        temp.write_all(&self.encode())?;
+        temp.as_file().sync_all()?;
+        temp.persist(path).map_err(|e| e.error)?;
+        std::fs::File::open(dir)?.sync_all()
     }
 
     pub fn load(path: &Path) -> Result<Self, SnapshotError> {

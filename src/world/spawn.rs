@@ -129,8 +129,22 @@ fn valid_namespace(namespace: &str) -> bool {
     })
 }
 
+/// A model text a request brings, within the size and nesting limits of `world`.
+fn checked_text(text: &str, world: &Config, what: &str) -> Result<(), SpawnError> {
+    let limit = world.limits.resource_bytes;
+    if text.len() as u64 > limit {
+        return Err(SpawnError::ParseError(format!(
+            "{what} holds {} bytes, more than limits.resource_bytes ({limit})",
+            text.len()
+        )));
+    }
+    crate::model::xml::parse_limited(text, world.limits.xml_depth)
+        .map(drop)
+        .map_err(|e| SpawnError::ParseError(format!("{what}: {e}")))
+}
+
 /// The path a URI names: `file://`, `package://` (found as ROS tools find packages) or a
-/// plain path.
+/// plain path, taken as written (no environment substitution).
 fn resolve_uri(uri: &str) -> Result<PathBuf, SpawnError> {
     if uri.starts_with("package://") || uri.starts_with("file://") {
         let cwd = std::env::current_dir().unwrap_or_default();
@@ -247,17 +261,19 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
                     path.display()
                 )));
             }
-            let absolute = std::path::absolute(&path).unwrap_or(path);
+            let access = crate::config::FileAccess::of(world);
+            let absolute = access
+                .file(&path)
+                .map_err(|e| SpawnError::NoResource(format!("uri '{uri}': {e}")))?;
             let shown = absolute.display().to_string();
             let text = match format {
-                ModelFormat::Mjcf | ModelFormat::Urdf => std::fs::read_to_string(&absolute)
-                    .map_err(|e| SpawnError::NoResource(format!("{shown}: {e}")))?,
+                ModelFormat::Mjcf | ModelFormat::Urdf => access
+                    .read_text(&absolute)
+                    .map_err(|e| SpawnError::NoResource(e.to_string()))?,
                 _ => String::new(),
             };
-            if matches!(format, ModelFormat::Mjcf | ModelFormat::Urdf)
-                && let Err(e) = crate::model::xml::parse(&text)
-            {
-                return Err(SpawnError::ParseError(format!("{shown}: {e}")));
+            if matches!(format, ModelFormat::Mjcf | ModelFormat::Urdf) {
+                checked_text(&text, world, &shown)?;
             }
             let robot = match format {
                 ModelFormat::Mjcf => bare_robot("", "mjcf", &shown)?,
@@ -268,9 +284,7 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
             (format, robot, Some((text, stem)))
         }
         SpawnSource::Text(text) if !text.trim().is_empty() => {
-            if let Err(e) = crate::model::xml::parse(text) {
-                return Err(SpawnError::ParseError(format!("resource_string: {e}")));
-            }
+            checked_text(text, world, "resource_string")?;
             let format = ModelFormat::of_text(text).ok_or_else(|| {
                 SpawnError::UnsupportedFormat(
                     "resource_string: not MJCF (<mujoco>) nor URDF (<robot>)".into(),
@@ -287,11 +301,10 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
                     ));
                 }
             };
-            (
-                format,
-                bare_robot("", key, text)?,
-                Some((text.clone(), String::new())),
-            )
+            let mut robot = bare_robot("", key, text)?;
+            // Its paths are taken as written and its files checked before they are read.
+            robot.from_request = true;
+            (format, robot, Some((text.clone(), String::new())))
         }
         _ => {
             return Err(SpawnError::NoResource(
@@ -329,6 +342,12 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
             "name '{wanted}' must start with a letter and hold only letters, digits and '_'"
         )));
     }
+    if world.robots.len() >= world.limits.robots {
+        return Err(SpawnError::Failed(format!(
+            "the world holds {} robots and objects, limits.robots",
+            world.robots.len()
+        )));
+    }
     let taken = |name: &str| world.robots.iter().any(|r| r.name == name);
     let name = if !taken(&wanted) {
         wanted
@@ -347,12 +366,12 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
         robot.ros.namespace = Some(request.namespace.trim_matches('/').to_string());
     }
     robot.name = name;
-    robot.pose = pose(request)?;
+    robot.pose = pose(request, world.limits.world_bound)?;
     Ok(robot)
 }
 
 /// The request's pose as a placement, checked.
-fn pose(request: &SpawnRequest) -> Result<crate::config::PoseConfig, SpawnError> {
+fn pose(request: &SpawnRequest, world_bound: f64) -> Result<crate::config::PoseConfig, SpawnError> {
     if !(request.frame.is_empty() || request.frame == "world") {
         return Err(SpawnError::InvalidPose(format!(
             "initial_pose: frame '{}' is not known; poses are in 'world'",
@@ -365,6 +384,14 @@ fn pose(request: &SpawnRequest) -> Result<crate::config::PoseConfig, SpawnError>
         return Err(SpawnError::InvalidPose(
             "initial_pose: NaN or infinite value".into(),
         ));
+    }
+    let [px, py, pz] = request.position;
+    let distance = (px * px + py * py + pz * pz).sqrt();
+    if distance > world_bound {
+        return Err(SpawnError::InvalidPose(format!(
+            "initial_pose: {distance:.6e} m from the origin, beyond limits.world_bound \
+             ({world_bound} m)"
+        )));
     }
     let norm = (x * x + y * y + z * z + w * w).sqrt();
     // An all-zero quaternion is what a message left unset carries: the identity.

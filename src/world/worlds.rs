@@ -1,7 +1,7 @@
 //! Worlds: the configs a user can load (the package's `config/` folder and the configured
 //! search paths), loading one in place of the running world, and what can be spawned.
 use super::spawn::ModelFormat;
-use crate::config::{Config, ModelKind};
+use crate::config::{AccessError, Config, FileAccess, ModelKind};
 use crate::error::InputError;
 use crate::sim::{ChangeError, Changed, SimHandle};
 use std::path::{Path, PathBuf};
@@ -16,15 +16,22 @@ pub struct Listed {
 }
 
 /// The folders searched: the package's configs, then `world.search_paths` of `config`, then
-/// `extra` (a request's own sources).
-fn folders(config: &Config, extra: &[String]) -> Vec<PathBuf> {
+/// `extra` (a request's own sources: taken as written, and only folders requests may read).
+fn folders(config: &Config, extra: &[String]) -> Result<Vec<PathBuf>, AccessError> {
     let mut folders = vec![crate::config::config_dir()];
-    for raw in config.world.search_paths.iter().chain(extra) {
+    for raw in &config.world.search_paths {
         if let Ok(path) = crate::config::expand_path(raw, &config.base_dir) {
             folders.push(path);
         }
     }
-    folders
+    if !extra.is_empty() {
+        let access = FileAccess::of(config);
+        for raw in extra {
+            let path = crate::config::against(PathBuf::from(raw), &config.base_dir);
+            folders.push(access.folder(&path)?);
+        }
+    }
+    Ok(folders)
 }
 
 /// The first `#` comment line of a config, without the mark.
@@ -59,9 +66,9 @@ fn is_world_config(path: &Path) -> bool {
 }
 
 /// The world configs found, each once, in folder order.
-pub fn available_worlds(config: &Config, extra: &[String]) -> Vec<Listed> {
+pub fn available_worlds(config: &Config, extra: &[String]) -> Result<Vec<Listed>, AccessError> {
     let mut worlds: Vec<Listed> = Vec::new();
-    for folder in folders(config, extra) {
+    for folder in folders(config, extra)? {
         for path in sorted_files(&folder) {
             if is_world_config(&path) && !worlds.iter().any(|w| w.path == path) {
                 worlds.push(Listed {
@@ -72,14 +79,14 @@ pub fn available_worlds(config: &Config, extra: &[String]) -> Vec<Listed> {
             }
         }
     }
-    worlds
+    Ok(worlds)
 }
 
 /// What can be spawned: the robots of the world configs (spawned with their config
 /// sections), and the MJCF, URDF and xacro files of the search paths.
-pub fn spawnables(config: &Config, extra: &[String]) -> Vec<Listed> {
-    let mut found = available_worlds(config, extra);
-    for folder in folders(config, extra).into_iter().skip(1) {
+pub fn spawnables(config: &Config, extra: &[String]) -> Result<Vec<Listed>, AccessError> {
+    let mut found = available_worlds(config, extra)?;
+    for folder in folders(config, extra)?.into_iter().skip(1) {
         for path in sorted_files(&folder) {
             if let Some(format) = ModelFormat::of_path(&path)
                 && format != ModelFormat::Config
@@ -92,7 +99,7 @@ pub fn spawnables(config: &Config, extra: &[String]) -> Vec<Listed> {
             }
         }
     }
-    found
+    Ok(found)
 }
 
 /// Why a world did not load.
@@ -108,38 +115,69 @@ pub enum LoadError {
     Change(ChangeError),
     #[error("no world is loaded")]
     NoWorld,
+    /// The file named is not one requests may read.
+    #[error("{0}")]
+    Access(String),
+    /// World changes over the network are turned off.
+    #[error("{0}")]
+    TurnedOff(String),
 }
 
 /// A world from a file (a config, or a model as `--mjcf` / `--urdf` would load it) or a
-/// config's YAML text.
-fn world_config(uri: &str, text: &str) -> Result<Config, LoadError> {
-    if uri.is_empty() {
+/// config's YAML text, as a request names it in the world `running`: the file must be one
+/// requests may read; a text's robots are taken as a request's (paths as written, files
+/// checked). The node's request settings (`limits`, `requests`, `world.search_paths`) stay
+/// those of the running world.
+fn world_config(uri: &str, text: &str, running: &Config) -> Result<Config, LoadError> {
+    let mut config = if uri.is_empty() {
         if text.trim().is_empty() {
             return Err(LoadError::NoResource);
         }
-        let cwd = std::env::current_dir().unwrap_or_default();
-        return Config::from_yaml(text, "<resource_string>", &cwd, &[]).map_err(LoadError::Parse);
-    }
-    let path = PathBuf::from(uri.strip_prefix("file://").unwrap_or(uri));
-    match ModelFormat::of_path(&path) {
-        Some(ModelFormat::Config) => Config::load(&path, &[]),
-        Some(ModelFormat::Mjcf) => Config::single_model(ModelKind::Mjcf, &path, &[]),
-        Some(ModelFormat::Urdf | ModelFormat::Xacro) => {
-            Config::single_model(ModelKind::Urdf, &path, &[])
-        }
-        None => {
-            return Err(LoadError::UnsupportedFormat(format!(
-                "'{uri}': a world is a config (.yaml) or a model (.xml, .urdf, .xacro)"
+        let limit = running.limits.resource_bytes;
+        if text.len() as u64 > limit {
+            return Err(LoadError::Parse(InputError::new(
+                "<resource_string>",
+                format!(
+                    "{} bytes, more than limits.resource_bytes ({limit})",
+                    text.len()
+                ),
             )));
         }
-    }
-    .map_err(LoadError::Parse)
+        let mut config = Config::from_yaml(text, "<resource_string>", &running.base_dir, &[])
+            .map_err(LoadError::Parse)?;
+        for robot in &mut config.robots {
+            robot.from_request = true;
+        }
+        config
+    } else {
+        let path = PathBuf::from(uri.strip_prefix("file://").unwrap_or(uri));
+        let format = ModelFormat::of_path(&path).ok_or_else(|| {
+            LoadError::UnsupportedFormat(format!(
+                "'{uri}': a world is a config (.yaml) or a model (.xml, .urdf, .xacro)"
+            ))
+        })?;
+        let path = FileAccess::of(running)
+            .file(&crate::config::against(path, &running.base_dir))
+            .map_err(|e| LoadError::Access(format!("uri '{uri}': {e}")))?;
+        match format {
+            ModelFormat::Config => Config::load(&path, &[]),
+            ModelFormat::Mjcf => Config::single_model(ModelKind::Mjcf, &path, &[]),
+            ModelFormat::Urdf | ModelFormat::Xacro => {
+                Config::single_model(ModelKind::Urdf, &path, &[])
+            }
+        }
+        .map_err(LoadError::Parse)?
+    };
+    config.limits = running.limits.clone();
+    config.requests = running.requests.clone();
+    config.world.search_paths = running.world.search_paths.clone();
+    Ok(config)
 }
 
 /// Replaces the running world with another and leaves the simulation paused, as the
 /// standard asks. Nothing of the old world carries over but the node's settings.
 pub fn load_world(handle: &SimHandle, uri: &str, text: &str) -> Result<Changed, LoadError> {
-    let config = world_config(uri, text)?;
+    let config = world_config(uri, text, &handle.world().config)?;
     handle
         .pause()
         .map_err(|e| LoadError::Change(ChangeError::Refused(e)))?;
@@ -188,6 +226,7 @@ mod tests {
     fn the_shipped_configs_are_worlds_and_parameter_files_are_not() {
         let config = Config::embedded_default(&[]).unwrap();
         let names: Vec<String> = available_worlds(&config, &[])
+            .unwrap()
             .into_iter()
             .map(|w| w.name)
             .collect();
@@ -199,17 +238,30 @@ mod tests {
 
     #[test]
     fn a_world_comes_from_a_config_or_a_model() {
-        assert!(matches!(world_config("", " "), Err(LoadError::NoResource)));
+        let running = Config::embedded_default(&[]).unwrap();
         assert!(matches!(
-            world_config("/tmp/world.sdf", ""),
+            world_config("", " ", &running),
+            Err(LoadError::NoResource)
+        ));
+        assert!(matches!(
+            world_config("/tmp/world.sdf", "", &running),
             Err(LoadError::UnsupportedFormat(_))
         ));
+        // Files outside the roots, and environment variables, are not a request's.
+        assert!(matches!(
+            world_config("/etc/passwd.yaml", "", &running),
+            Err(LoadError::Access(_))
+        ));
+        let named = world_config("${HOME}/world.yaml", "", &running).unwrap_err();
+        assert!(named.to_string().contains("${HOME}"), "{named}");
         let config = world_config(
             "",
             "robots:\n  - name: ball\n    mjcf_string: \"<mujoco><worldbody><body>\
              <freejoint/><geom size='.1'/></body></worldbody></mujoco>\"\n",
+            &running,
         )
         .unwrap();
         assert_eq!(config.robots[0].name, "ball");
+        assert!(config.robots[0].from_request);
     }
 }

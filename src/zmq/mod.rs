@@ -33,7 +33,14 @@ pub fn start_servers(
     groups
         .into_iter()
         .map(|(endpoints, robots)| {
-            LegacyServer::start(handle.clone(), robots, endpoints, &config.zmq, cameras)
+            LegacyServer::start(
+                handle.clone(),
+                robots,
+                endpoints,
+                &config.zmq,
+                config.limits.zmq_message_bytes,
+                cameras,
+            )
         })
         .collect()
 }

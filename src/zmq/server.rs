@@ -7,7 +7,9 @@ use super::rows::{ArticulationRows, TapOffsets};
 use crate::config::{ControlSource, SimMode, ZmqConfig, ZmqEndpoints};
 use crate::rate_limit::RateLimiter;
 use crate::record::RecordRing;
-use crate::sim::{Command, GainsUpdate, Operation, OperationError, SimHandle, TapLayout};
+use crate::sim::{
+    Command, GainsUpdate, Operation, OperationError, SimHandle, StateSnapshot, TapLayout,
+};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -104,6 +106,7 @@ impl LegacyServer {
         robots: Vec<usize>,
         endpoints: ZmqEndpoints,
         options: &ZmqConfig,
+        max_message_bytes: u64,
         cameras: &Arc<super::CameraList>,
     ) -> Result<Self, ServerError> {
         let (cameras_seen, camera_list) = cameras.get();
@@ -111,6 +114,13 @@ impl LegacyServer {
         let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
         let info = bind(&context, zmq::PUB, &endpoints.info, "info")?;
         let control = bind(&context, zmq::SUB, &endpoints.control, "control")?;
+        // A peer that sends more is disconnected by ZMQ before the message is buffered.
+        control
+            .set_maxmsgsize(max_message_bytes.min(i64::MAX as u64) as i64)
+            .map_err(|error| ServerError::Socket {
+                role: "control",
+                error,
+            })?;
         let world = handle.world();
         let model = world.model.clone();
         let plans: Vec<ArticulationRows> = robots
@@ -261,7 +271,7 @@ impl Worker {
             } else if self.publish_while_paused
                 && self.handle.mode() == SimMode::Paused
                 && Instant::now() >= next_paused_tick
-                && self.handle.latest_state(&mut snapshot)
+                && self.paused_state(&mut snapshot)
             {
                 // Paused: the latest state again, at the step rate, as URLab does.
                 self.row[0] = snapshot.step as f64;
@@ -288,6 +298,17 @@ impl Worker {
         // Rows of the last steps are still in the ring: publish them before leaving.
         let _ = self.handle.request(Operation::Untap(self.ring.clone()));
         self.drain_ring();
+    }
+
+    /// The latest state of the world the rows are planned for (not of a world a change
+    /// swapped in meanwhile: its arrays would not fit the row); false when there is none or
+    /// the world has changed.
+    fn paused_state(&self, snapshot: &mut StateSnapshot) -> bool {
+        let world = self.handle.world();
+        let layout = world.layout();
+        world.number == self.generation
+            && 2 + layout.nq + layout.nv + layout.nv + layout.nsensordata <= self.row.len()
+            && world.latest_state(snapshot)
     }
 
     /// Re-plans the rows for the world the physics thread now steps: the robots of this

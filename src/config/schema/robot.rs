@@ -97,6 +97,11 @@ pub struct RobotConfig {
     /// rangefinder site of the model is mapped automatically.
     #[serde(default)]
     pub ros: RobotRosConfig,
+    /// The robot came from a request's text (a spawn's resource_string, a loaded world's
+    /// text): its paths are taken as written (no environment substitution) and every file
+    /// it names must pass the world's `FileAccess`.
+    #[serde(skip)]
+    pub from_request: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]

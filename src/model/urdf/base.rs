@@ -154,9 +154,12 @@ mod tests {
     use crate::model::xml;
 
     fn robot(text: &str) -> Robot {
-        read_robot(&xml::parse(text).unwrap(), &mut Repairs::default(), &|_| {
-            None
-        })
+        read_robot(
+            &xml::parse(text).unwrap(),
+            &mut Repairs::default(),
+            &|_| None,
+            true,
+        )
         .unwrap()
     }
 

@@ -42,6 +42,9 @@ pub struct UrdfOptions<'a> {
     pub gains: &'a UrdfGains,
     /// Joints whose actuators the robot config defines instead.
     pub config_actuated: &'a dyn Fn(&str) -> bool,
+    /// The URDF came from a request: no environment substitution, and every mesh it names
+    /// must pass this before it is read.
+    pub access: Option<&'a crate::config::FileAccess>,
 }
 
 #[derive(Debug, Clone)]
@@ -197,6 +200,11 @@ impl<'a> Converter<'a> {
                     path.display()
                 ),
             ));
+        }
+        if let Some(access) = self.opts.access {
+            access
+                .file(&path)
+                .map_err(|e| self.error(location, format!("mesh '{filename}': {e}")))?;
         }
         let key = (path.clone(), fmt3(scale));
         if let Some(index) = self.meshes.get(&key) {
@@ -833,7 +841,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
             .ok()
             .map(|p| p.display().to_string())
     };
-    let robot = reader::read_robot(&doc, &mut repairs, &find)
+    let robot = reader::read_robot(&doc, &mut repairs, &find, opts.access.is_none())
         .map_err(|m| InputError::new(opts.origin, m))?;
     let tree = build_tree(&robot, opts.origin)?;
     let ext = read_extension(&doc, text, &tree, opts.base_dir);

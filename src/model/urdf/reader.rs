@@ -174,6 +174,8 @@ pub enum Problem {
 struct Reader<'a> {
     repairs: &'a mut Repairs,
     find: FindPackage<'a>,
+    /// `$(env)` and `$(optenv)` are evaluated (not in text that came from a request).
+    environment: bool,
 }
 
 /// Where an element is, for messages: `link 'base' (line 12)`, or `link (line 12)`.
@@ -220,8 +222,9 @@ impl Reader<'_> {
         Some(value)
     }
 
-    /// Evaluates `$(env VAR)`, `$(optenv VAR default...)` and `$(find pkg)`; anything else is
-    /// left as written (and fails later where a number or a path is needed).
+    /// Evaluates `$(env VAR)`, `$(optenv VAR default...)` (not for a request's text: the
+    /// server's environment is no peer's business) and `$(find pkg)`; anything else is left
+    /// as written (and fails later where a number or a path is needed).
     fn substitute(&self, raw: &str) -> String {
         let mut out = String::new();
         let mut rest = raw;
@@ -235,8 +238,8 @@ impl Reader<'_> {
             let verb = words.next().unwrap_or("");
             let args: Vec<&str> = words.collect();
             let value = match (verb, args.as_slice()) {
-                ("env", [var]) => std::env::var(var).ok(),
-                ("optenv", [var, default @ ..]) => {
+                ("env", [var]) if self.environment => std::env::var(var).ok(),
+                ("optenv", [var, default @ ..]) if self.environment => {
                     Some(std::env::var(var).unwrap_or_else(|_| default.join(" ")))
                 }
                 ("find", [package]) => (self.find)(package),
@@ -685,8 +688,13 @@ pub fn read_robot(
     doc: &Element,
     repairs: &mut Repairs,
     find: FindPackage,
+    environment: bool,
 ) -> Result<Robot, ReadError> {
-    let mut reader = Reader { repairs, find };
+    let mut reader = Reader {
+        repairs,
+        find,
+        environment,
+    };
     let mut materials = HashMap::new();
     for m in doc.children_named("material") {
         if let (Some(name), Some(color)) = (m.attr("name"), m.child("color")) {
@@ -764,7 +772,7 @@ mod tests {
         let mut repairs = Repairs::default();
         let doc = xml::parse(text).unwrap();
         let find = |p: &str| (p == "pkg").then(|| "/opt/pkg".to_string());
-        (read_robot(&doc, &mut repairs, &find), repairs)
+        (read_robot(&doc, &mut repairs, &find, true), repairs)
     }
 
     #[test]
