@@ -9,7 +9,7 @@
 //! happened within the goal time tolerance. A cancel holds the joints where they are; a new
 //! goal on the same controller preempts the running one (which is aborted).
 use super::Ticks;
-use super::goals::{self, End, Owner};
+use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlMode, TrajectoryController, full_match_regex};
 use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
@@ -23,12 +23,14 @@ use std::rc::Rc;
 type Action = FollowJointTrajectory::Action;
 type GoalResult = FollowJointTrajectory::Result;
 
-/// One joint of a group: its name and where the state holds it.
+/// One joint of a group: its name, where the state holds it and the positions it may take.
 #[derive(Clone)]
 struct Joint {
     name: String,
     qpos: usize,
     dof: usize,
+    /// Its limits, when it has them.
+    range: Option<[f64; 2]>,
 }
 
 /// A configured (or the default) joint group of one robot.
@@ -38,6 +40,9 @@ struct Group {
     joints: Vec<Joint>,
     goal_tolerance: f64,
     goal_time: f64,
+    /// No position or time of a goal lies beyond it (`limits.world_bound`, metres or
+    /// radians and seconds).
+    bound: f64,
 }
 
 /// The groups of robot `robot`: from its config, or one over every position-held joint.
@@ -65,6 +70,7 @@ fn groups(
                 name: map.joints.iter().find(|j| j.id == joint)?.name.clone(),
                 qpos,
                 dof,
+                range: model.jnt_limited()[joint].then(|| model.jnt_range()[joint]),
             })
         })
         .collect();
@@ -78,6 +84,7 @@ fn groups(
             joints: held,
             goal_tolerance: 0.02,
             goal_time: 1.0,
+            bound: world.config.limits.world_bound,
         };
         return Ok(vec![("joint_trajectory_controller".into(), group)]);
     }
@@ -113,6 +120,7 @@ fn groups(
                 joints,
                 goal_tolerance: controller.goal_tolerance,
                 goal_time: controller.goal_time,
+                bound: world.config.limits.world_bound,
             },
         ));
     }
@@ -149,37 +157,80 @@ struct Plan {
     goal_time: f64,
 }
 
-fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalResult> {
+/// Checks a goal as joint_trajectory_controller does when one arrives (and what it leaves to
+/// later: joint limits), so that nothing it cannot follow is accepted.
+fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refusal> {
     let trajectory = &goal.trajectory;
     let names = &trajectory.joint_names;
-    let mut joints = Vec::with_capacity(names.len());
+    let invalid_joints = |reason: String| Refusal::new("INVALID_JOINTS (-2)", reason);
+    let invalid_goal = |reason: String| Refusal::new("INVALID_GOAL (-1)", reason);
+    let mut joints = Vec::with_capacity(names.len().min(group.joints.len()));
     for name in names {
         match group.joints.iter().find(|j| &j.name == name) {
             Some(j) if !joints.iter().any(|k: &Joint| &k.name == name) => joints.push(j.clone()),
-            Some(_) => {
-                return Err(outcome(
-                    GoalResult::INVALID_JOINTS,
-                    format!("joint '{name}' is listed twice"),
-                ));
-            }
+            Some(_) => return Err(invalid_joints(format!("joint '{name}' is listed twice"))),
             None => {
                 let known: Vec<&str> = group.joints.iter().map(|j| j.name.as_str()).collect();
-                return Err(outcome(
-                    GoalResult::INVALID_JOINTS,
-                    format!("joint '{name}' is not in this controller; it has {known:?}"),
-                ));
+                return Err(invalid_joints(format!(
+                    "joint '{name}' is not in this controller; it has {known:?}"
+                )));
             }
         }
     }
     if joints.is_empty() {
-        return Err(outcome(
-            GoalResult::INVALID_JOINTS,
-            "the trajectory names no joint",
-        ));
+        return Err(invalid_joints("the trajectory names no joint".into()));
     }
     let n = joints.len();
-    let arrays = super::convert::trajectory_arrays(trajectory)
-        .map_err(|e| outcome(GoalResult::INVALID_GOAL, e.to_string()))?;
+    for (k, point) in trajectory.points.iter().enumerate() {
+        for (what, values) in [
+            ("velocities", &point.velocities),
+            ("accelerations", &point.accelerations),
+            ("effort", &point.effort),
+        ] {
+            if !values.is_empty() && values.len() != n {
+                return Err(invalid_goal(format!(
+                    "point {k} has {} {what} for {n} joints",
+                    values.len()
+                )));
+            }
+        }
+    }
+    let arrays =
+        super::convert::trajectory_arrays(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
+    let values = trajectory.points.iter().flat_map(|p| {
+        p.positions
+            .iter()
+            .chain(&p.velocities)
+            .chain(&p.accelerations)
+            .chain(&p.effort)
+    });
+    if let Some(v) = values.clone().find(|v| !v.is_finite()) {
+        return Err(invalid_goal(format!("a point holds {v}")));
+    }
+    if let Some(t) = arrays.times.iter().find(|t| t.abs() > group.bound) {
+        return Err(invalid_goal(format!(
+            "time_from_start {t} s is beyond limits.world_bound ({})",
+            group.bound
+        )));
+    }
+    for (k, joint) in joints.iter().enumerate() {
+        for (p, position) in arrays.positions.iter().skip(k).step_by(n).enumerate() {
+            let outside = match joint.range {
+                Some([lo, hi]) => *position < lo - RANGE_SLACK || *position > hi + RANGE_SLACK,
+                None => position.abs() > group.bound,
+            };
+            if outside {
+                return Err(invalid_goal(format!(
+                    "point {p}: joint '{}' at {position} is outside its range {}",
+                    joint.name,
+                    match joint.range {
+                        Some([lo, hi]) => format!("[{lo}, {hi}]"),
+                        None => format!("(limits.world_bound {})", group.bound),
+                    }
+                )));
+            }
+        }
+    }
     let trajectory = Trajectory {
         actuators: (0..n).collect(),
         times: arrays.times,
@@ -188,9 +239,9 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
     };
     trajectory
         .validate()
-        .map_err(|e| outcome(GoalResult::INVALID_GOAL, e.to_string()))?;
+        .map_err(|e| invalid_goal(e.to_string()))?;
     let goal_time = super::convert::seconds(&goal.goal_time_tolerance);
-    let goal_time = if goal_time > 0.0 {
+    let goal_time = if goal_time.is_finite() && goal_time > 0.0 {
         goal_time
     } else {
         group.goal_time
@@ -203,6 +254,10 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalR
         goal_time,
     })
 }
+
+/// How far past a joint limit a goal's position may lie (rounding of the numbers a planner
+/// writes).
+const RANGE_SLACK: f64 = 1e-6;
 
 fn point(positions: Vec<f64>, velocities: Vec<f64>) -> JointTrajectoryPoint {
     JointTrajectoryPoint {
@@ -348,7 +403,7 @@ impl goals::Controller for Server {
     type Action = Action;
     type Plan = Plan;
 
-    fn plan(&self, goal: &FollowJointTrajectory::Goal) -> Result<Plan, GoalResult> {
+    fn plan(&self, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refusal> {
         plan(&self.group, goal)
     }
 

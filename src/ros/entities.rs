@@ -179,14 +179,12 @@ impl super::goals::Controller for Stepper {
     type Action = SimulateSteps::Action;
     type Plan = u64;
 
-    fn plan(&self, goal: &SimulateSteps::Goal) -> Result<u64, SimulateSteps::Result> {
+    fn plan(&self, goal: &SimulateSteps::Goal) -> Result<u64, super::goals::Refusal> {
         if self.handle.mode() != SimMode::Paused {
-            return Err(SimulateSteps::Result {
-                result: outcome(
-                    SimResult::RESULT_OPERATION_FAILED,
-                    "simulate_steps works while paused",
-                ),
-            });
+            return Err(super::goals::Refusal::new(
+                "RESULT_OPERATION_FAILED",
+                "simulate_steps works while paused",
+            ));
         }
         Ok(goal.steps)
     }

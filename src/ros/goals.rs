@@ -1,13 +1,15 @@
 //! How the node serves an action's goals, shared by the trajectory and gripper controllers
-//! and as ros2_controllers does it: one goal at a time per controller; a newer goal preempts
-//! the running one, which ends aborted; a cancel is accepted, the controller holds still,
-//! and the goal ends canceled.
+//! and as ros2_controllers does it: a goal is checked when it arrives and rejected when it
+//! is not one the controller can follow (the reason, with control_msgs' error code, goes to
+//! the log); one goal at a time per controller; a newer goal preempts the running one, which
+//! ends aborted; a cancel is accepted, the controller holds still, and the goal ends
+//! canceled.
 use super::backend::{ActionType, Goal, GoalRequest};
 use super::interfaces::Action;
 use super::spawn;
 use futures::executor::LocalSpawner;
 use futures::future::{Either, select};
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
@@ -34,12 +36,29 @@ impl Owner {
     }
 }
 
+/// Why a goal was rejected when it arrived: control_msgs' error code (by name) and what is
+/// wrong with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub reason: String,
+}
+
+impl Refusal {
+    pub fn new(code: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason: reason.into(),
+        }
+    }
+}
+
 /// What a controller does with its goals.
 pub trait Controller: 'static {
     type Action: ActionType;
     type Plan: 'static;
-    /// Checks a goal; an error ends it aborted with that result.
-    fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, ResultOf<Self>>;
+    /// Checks a goal when it arrives; a refusal rejects it.
+    fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, Refusal>;
     /// Runs an accepted goal to its end.
     fn execute(
         self: Rc<Self>,
@@ -74,13 +93,10 @@ where
     type Action = C::Action;
     type Plan = (Rc<C>, C::Plan);
 
-    fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, ResultOf<Self>> {
-        // Its robot was deleted: the goal ends aborted with the default result.
-        let controller = self
-            .current
-            .borrow()
-            .upgrade()
-            .ok_or_else(Default::default)?;
+    fn plan(&self, goal: &GoalOf<Self>) -> Result<Self::Plan, Refusal> {
+        let controller = self.current.borrow().upgrade().ok_or_else(|| {
+            Refusal::new("INVALID_GOAL", "the robot of this controller was deleted")
+        })?;
         let plan = controller.plan(goal)?;
         Ok((controller, plan))
     }
@@ -131,31 +147,38 @@ where
                 action: name.to_string(),
                 error,
             })?;
-    super::node::outside_robot(|| serve_requests(spawner, requests, switch.clone()))
-        .map_err(super::ServeError::Executor)?;
+    super::node::outside_robot(|| {
+        serve_requests(name.to_string(), spawner, requests, switch.clone())
+    })
+    .map_err(super::ServeError::Executor)?;
     SERVED.with(|s| s.borrow_mut().insert(name.to_string(), switch));
     Ok(())
 }
 
 fn serve_requests<C: Controller>(
+    name: String,
     spawner: &LocalSpawner,
     mut requests: impl Stream<Item = GoalRequest<C::Action>> + Unpin + 'static,
     controller: Rc<C>,
 ) -> Result<(), super::Error> {
     let inner = spawner.clone();
     let generation = Rc::new(Cell::new(0u64));
+    let refusals = crate::rate_limit::RateLimiter::default();
     spawn(spawner, async move {
         while let Some(request) = requests.next().await {
-            let planned = controller.plan(&request.goal);
-            let Ok((mut goal, mut cancels)) = request.accept() else {
-                continue;
-            };
-            let plan = match planned {
+            let plan = match controller.plan(&request.goal) {
                 Ok(plan) => plan,
-                Err(result) => {
-                    let _ = goal.abort(result);
+                Err(refusal) => {
+                    refusals.warn(
+                        "goal",
+                        &format!("{name}: goal rejected: {} {}", refusal.code, refusal.reason),
+                    );
+                    let _ = request.reject();
                     continue;
                 }
+            };
+            let Ok((mut goal, mut cancels)) = request.accept() else {
+                continue;
             };
             generation.set(generation.get() + 1);
             let owner = Owner {
@@ -169,18 +192,29 @@ fn serve_requests<C: Controller>(
                         .clone()
                         .execute(goal.clone(), plan, owner.clone()),
                 );
-                match select(run, cancels.next()).await {
-                    Either::Left((End::Done(result), _)) => {
-                        let _ = goal.succeed(result);
-                    }
-                    Either::Left((End::Failed(result), _)) => {
-                        let _ = goal.abort(result);
-                    }
-                    Either::Right((Some(cancel), _)) => {
+                // A cancel that came is taken before the goal's own end: the middleware
+                // answers every cancel it queued (r2r logs an ERROR for one left unanswered).
+                let ended = match select(cancels.next(), run).await {
+                    Either::Left((Some(cancel), _)) => {
                         cancel.accept();
                         let _ = goal.cancel(controller.cancel(&owner));
+                        None
                     }
-                    Either::Right((None, _)) => {}
+                    Either::Left((None, run)) => Some(run.await),
+                    Either::Right((end, _)) => Some(end),
+                };
+                match ended {
+                    Some(End::Done(result)) => {
+                        let _ = goal.succeed(result);
+                    }
+                    Some(End::Failed(result)) => {
+                        let _ = goal.abort(result);
+                    }
+                    None => {}
+                }
+                // Cancels that came as it ended: the goal is terminal, they are refused.
+                while let Some(Some(cancel)) = cancels.next().now_or_never() {
+                    cancel.reject();
                 }
             });
         }

@@ -5,7 +5,7 @@
 //! `stalled` when the joint stops short (it holds something) and stalling is allowed. A
 //! cancel holds the joint where it is; a new goal preempts the running one.
 use super::Ticks;
-use super::goals::{self, End, Owner};
+use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
@@ -235,7 +235,22 @@ impl goals::Controller for Server {
     type Action = Action;
     type Plan = ();
 
-    fn plan(&self, _: &GripperCommand::Goal) -> Result<(), GripperCommand::Result> {
+    /// The position must be a number within the joint's reach, the effort a number.
+    fn plan(&self, goal: &GripperCommand::Goal) -> Result<(), Refusal> {
+        let (target, effort) = (goal.command.position, goal.command.max_effort);
+        let [lo, hi] = self.gripper.range;
+        if !target.is_finite() || target < lo - 1e-9 || target > hi + 1e-9 {
+            return Err(Refusal::new(
+                "INVALID_GOAL",
+                format!("position {target} is outside the gripper's range [{lo}, {hi}]"),
+            ));
+        }
+        if !effort.is_finite() {
+            return Err(Refusal::new(
+                "INVALID_GOAL",
+                format!("max_effort {effort} is not a number"),
+            ));
+        }
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 //! mistakes into errors that name what was wrong (counted, and logged at a limited rate).
 use super::SimHandle;
 use super::commands::{
-    Command, Operation, OperationDone, OperationError, OperationResult, TapLayout,
+    Bounded, Command, Operation, OperationDone, OperationError, OperationResult, TapLayout,
 };
 use super::snapshot::Snapshot;
 use super::world::WorldGeneration;
@@ -218,6 +218,18 @@ impl SimHandle {
         {
             return Err(self.bad_command("nan", "NaN or infinite value in a twist".into()));
         }
+        let fastest = [linear_x, linear_y, angular_z]
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        let bound = Bounded::Speed.of(&world.config.limits);
+        if fastest > bound {
+            let refusal = OperationError::Beyond {
+                what: Bounded::Speed,
+                value: fastest,
+                bound,
+            };
+            return Err(self.bad_command("twist bound", format!("twist: {refusal}")));
+        }
         self.send_in(
             world.number,
             0,
@@ -330,6 +342,8 @@ impl SimHandle {
         let wrench = [
             force[0], force[1], force[2], torque[0], torque[1], torque[2],
         ];
+        let limits = &self.world().config.limits;
+        within(Bounded::Force, norm(&force).max(norm(&torque)), limits)?;
         self.request_in(
             generation,
             Operation::ApplyWrench {
@@ -360,6 +374,14 @@ impl SimHandle {
         quaternion_wxyz: [f64; 4],
         velocity_world: [f64; 6],
     ) -> OperationResult {
+        let limits = &self.world().config.limits;
+        within(Bounded::Position, norm(&position), limits)?;
+        let [vx, vy, vz, wx, wy, wz] = velocity_world;
+        within(
+            Bounded::Speed,
+            norm(&[vx, vy, vz]).max(norm(&[wx, wy, wz])),
+            limits,
+        )?;
         self.request(Operation::SetBodyPose {
             body,
             position,
@@ -677,4 +699,23 @@ impl std::ops::Deref for Robots {
     fn deref(&self) -> &[RobotMap] {
         &self.0.robots
     }
+}
+
+/// The length of a vector (NaN stays NaN: the physics thread refuses it by name).
+fn norm(v: &[f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// Refuses a value beyond the bound `limits` sets for `what` (a NaN passes here and is
+/// refused as not finite by the operation).
+fn within(
+    what: Bounded,
+    value: f64,
+    limits: &crate::config::LimitsConfig,
+) -> Result<(), OperationError> {
+    let bound = what.of(limits);
+    if value > bound {
+        return Err(OperationError::Beyond { what, value, bound });
+    }
+    Ok(())
 }

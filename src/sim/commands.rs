@@ -161,6 +161,44 @@ impl Operation {
 /// Why an operation was not carried out. What the physics thread refuses carries ids and
 /// numbers only (it formats and allocates nothing); the text is made where it is shown.
 /// The handle's own refusals of names, files and values come as `Invalid` with their text.
+/// What a request's value is bounded as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bounded {
+    /// A position's distance from the origin (m).
+    Position,
+    /// A linear or angular speed (m/s, rad/s).
+    Speed,
+    /// A force or torque (N, N m).
+    Force,
+}
+
+impl Bounded {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Position => "a position's distance from the origin",
+            Self::Speed => "a speed",
+            Self::Force => "a force or torque",
+        }
+    }
+
+    pub fn field(self) -> &'static str {
+        match self {
+            Self::Position => "world_bound",
+            Self::Speed => "speed_bound",
+            Self::Force => "force_bound",
+        }
+    }
+
+    /// The bound `limits` sets.
+    pub fn of(self, limits: &crate::config::LimitsConfig) -> f64 {
+        match self {
+            Self::Position => limits.world_bound,
+            Self::Speed => limits.speed_bound,
+            Self::Force => limits.force_bound,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OperationError {
     #[error("no robot with index {0}")]
@@ -195,6 +233,13 @@ pub enum OperationError {
     WrenchesFull(usize),
     #[error("the pose and velocity must be finite, the quaternion non-zero")]
     BadPose,
+    /// A value beyond the bound `limits.<what>` sets.
+    #[error("{what} {value:.6e} is beyond limits.{field} ({bound})", what = what.name(), field = what.field())]
+    Beyond {
+        what: Bounded,
+        value: f64,
+        bound: f64,
+    },
     #[error("{given} gains for {actuators} actuators")]
     GainCount { given: usize, actuators: usize },
     #[error("gains must be finite and >= 0")]

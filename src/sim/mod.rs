@@ -14,7 +14,7 @@ mod world;
 pub use api::GainsUpdate;
 pub use clock::{give_way, now_ns};
 pub use commands::{
-    Command, Operation, OperationDone, OperationError, OperationResult, Stamped, TapLayout,
+    Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped, TapLayout,
 };
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};

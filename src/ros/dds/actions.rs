@@ -147,14 +147,16 @@ impl<A: Action> Server<A> {
                 stamp: entry.accepted,
             });
         }
-        let return_code = if !goals_canceling.is_empty() {
+        // As rcl_action answers: a request for one goal (its id, no stamp) that cancels
+        // nothing says why; every other request answers none, with the goals it cancels
+        // (possibly none).
+        let one_goal = info.goal_id != GoalId::ZERO && stamp == 0;
+        let return_code = if !one_goal || !goals_canceling.is_empty() {
             CancelGoalResponseEnum::None
-        } else if info.goal_id != GoalId::ZERO && !self.goals.contains_key(&info.goal_id) {
-            CancelGoalResponseEnum::UnknownGoal
-        } else if info.goal_id != GoalId::ZERO {
+        } else if self.goals.contains_key(&info.goal_id) {
             CancelGoalResponseEnum::GoalTerminated
         } else {
-            CancelGoalResponseEnum::Rejected
+            CancelGoalResponseEnum::UnknownGoal
         };
         if !goals_canceling.is_empty() {
             self.publish_statuses();
@@ -287,6 +289,19 @@ impl<A: Action> GoalRequest<A> {
         };
         Ok((goal, cancel_requests))
     }
+
+    /// Answers that the goal is not accepted.
+    pub fn reject(self) -> Result<(), Error> {
+        let server = self.server.borrow();
+        let response = SendGoalResponse {
+            accepted: false,
+            stamp: Time::now(),
+        };
+        server
+            .endpoints
+            .send_goal_response(self.request, response)
+            .map_err(|e| error(&server.name, e))
+    }
 }
 
 /// An accepted goal: feedback while it runs, then one of succeed, abort or cancel.
@@ -340,4 +355,7 @@ pub struct CancelRequest;
 
 impl CancelRequest {
     pub fn accept(self) {}
+
+    /// The server answered already (it cancels only running goals).
+    pub fn reject(self) {}
 }

@@ -163,10 +163,15 @@ impl Node {
         let requests = self.node.create_action_server::<A::Native>(name)?;
         let name = name.to_string();
         Ok(requests.filter_map(move |request| {
-            let request = from_native(&request.goal)
-                .map(|goal| GoalRequest { goal, request })
-                .map_err(|e| log::warn!("{name}: dropped a goal: {e}"))
-                .ok();
+            let request = match from_native(&request.goal) {
+                Ok(goal) => Some(GoalRequest { goal, request }),
+                Err(e) => {
+                    // Answered all the same: a goal left without one hangs its client.
+                    log::warn!("{name}: rejected a goal that does not convert: {e}");
+                    let _ = request.reject();
+                    None
+                }
+            };
             std::future::ready(request)
         }))
     }
@@ -259,6 +264,11 @@ impl<A: ActionType> GoalRequest<A> {
             cancels.map(|request| CancelRequest { request }),
         ))
     }
+
+    /// Answers that the goal is not accepted.
+    pub fn reject(self) -> Result<(), Error> {
+        Ok(self.request.reject()?)
+    }
 }
 
 /// An accepted goal: feedback while it runs, then one of succeed, abort or cancel.
@@ -307,5 +317,10 @@ pub struct CancelRequest {
 impl CancelRequest {
     pub fn accept(self) {
         self.request.accept();
+    }
+
+    /// Answers that the goal cannot be canceled (it has ended).
+    pub fn reject(self) {
+        self.request.reject();
     }
 }
