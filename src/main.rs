@@ -2,7 +2,7 @@
 //! stopped (or for a batch of steps), reporting live figures.
 use clap::Parser;
 use mujoco_bridge::cli::{Cli, split_ros_args};
-use mujoco_bridge::config::{Config, ModelKind, SimMode};
+use mujoco_bridge::config::{Config, ModelKind, OnDivergence, SimMode};
 use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
 use mujoco_bridge::sim::{SimHandle, Simulation, StartError, now_ns};
@@ -136,6 +136,7 @@ impl RunError {
 
 fn main() -> ExitCode {
     mujoco_bridge::logging::init(DEFAULT_LOG_FILTER);
+    mujoco_bridge::supervise::install_panic_log();
     let (args, ros_args) = split_ros_args(std::env::args().collect());
     let cli = Cli::parse_from(args);
     match run(&cli, ros_args) {
@@ -269,7 +270,10 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             .set_mode(run_mode)
             .map_err(|e| RunError::System(e.to_string()))?;
     }
-    monitor(&handle, last_step, config.sim.stats_period);
+    let ended = monitor(&handle, last_step, config.sim.stats_period);
+    if let Ended::Failed(why) = ended {
+        return Err(RunError::System(why.to_string()));
+    }
     for server in servers {
         let c = &server.counters;
         log::info!(
@@ -315,6 +319,13 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         stats.rejected_commands,
         stats.instabilities
     );
+    if let Ended::Diverged = ended {
+        return Err(RunError::System(
+            "the run stopped short of its last step: a step diverged and the simulation \
+             paused (sim.on_divergence: reset runs on instead)"
+                .into(),
+        ));
+    }
     Ok(())
 }
 
@@ -412,18 +423,44 @@ fn finish(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
     Ok(())
 }
 
-/// Waits for the end of the run (its last step, or a signal), logging live figures.
-fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) {
+/// How a run ended.
+enum Ended {
+    /// Its last step, or a signal.
+    Done,
+    /// A batch run's step diverged and the simulation paused: it would never reach its last
+    /// step.
+    Diverged,
+    /// A thread the run needs failed.
+    Failed(&'static str),
+}
+
+/// Waits for the end of the run (its last step, or a signal), logging live figures and
+/// divergences.
+fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) -> Ended {
     let mut next_report = now_ns() + (stats_period * 1e9) as u64;
+    let mut divergences = 0;
     loop {
         std::thread::sleep(Duration::from_millis(10));
         let stats = handle.stats();
+        if let Some(why) = mujoco_bridge::supervise::failure() {
+            return Ended::Failed(why);
+        }
+        if stats.instabilities != divergences {
+            divergences = stats.instabilities;
+            if let Some(what) = handle.last_divergence() {
+                log::error!("{what} ({divergences} so far)");
+            }
+            let stopped = handle.world().config.sim.on_divergence != OnDivergence::Reset;
+            if stopped && last_step.is_some_and(|n| stats.steps < n) {
+                return Ended::Diverged;
+            }
+        }
         if last_step.is_some_and(|n| stats.steps >= n) {
-            return;
+            return Ended::Done;
         }
         if STOP_REQUESTED.load(Ordering::Relaxed) {
             log::info!("stopping");
-            return;
+            return Ended::Done;
         }
         if stats_period > 0.0 && now_ns() >= next_report {
             next_report += (stats_period * 1e9) as u64;

@@ -196,6 +196,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map
         })
         .collect();
+    // A diverging step is answered by the physics thread (`sim.on_divergence`), not by
+    // MuJoCo resetting the whole world.
+    model.opt_mut().disableflags |= MjtDisableBit::mjDSBL_AUTORESET as i32;
     let model = Arc::new(model);
     Ok(World {
         model,

@@ -261,16 +261,27 @@ impl<S, T: Clone> Serving<S, T> {
                 }
                 loaded = Some(sources.clone());
             }
-            worker.begin();
-            for (index, slot) in sources.slots.iter().enumerate() {
-                // Taken before making: a request that comes meanwhile asks for the next one.
-                if !slot.requested.swap(false, Ordering::AcqRel) {
-                    continue;
+            let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                worker.begin();
+                for (index, slot) in sources.slots.iter().enumerate() {
+                    // Taken before making: a request that comes meanwhile asks for the next.
+                    if !slot.requested.swap(false, Ordering::AcqRel) {
+                        continue;
+                    }
+                    match worker.make(index) {
+                        Ok(out) => slot.put(out),
+                        Err(e) => log::error!("{} {index}: {e}", self.name),
+                    }
                 }
-                match worker.make(index) {
-                    Ok(out) => slot.put(out),
-                    Err(e) => log::error!("{} {index}: {e}", self.name),
-                }
+            }));
+            if made.is_err() {
+                // Whatever it held may be broken: it starts over from nothing at the next
+                // request (the panic itself is in the log).
+                log::error!("{}: starting over after a failure", self.name);
+                worker.unload();
+                worker.release();
+                loaded = None;
+                holding = false;
             }
         }
         worker.unload();

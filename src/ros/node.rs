@@ -254,7 +254,7 @@ impl RosNode {
                             return;
                         }
                     };
-                node.run(&stopping);
+                crate::supervise::essential("ROS node", || node.run(&stopping));
             })
             .map_err(NodeError::Thread)?;
         started.recv().map_err(|_| NodeError::Ended)??;

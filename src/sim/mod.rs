@@ -4,6 +4,7 @@
 mod api;
 mod clock;
 mod commands;
+mod divergence;
 mod operations;
 mod physics;
 mod snapshot;
@@ -123,6 +124,11 @@ impl SimHandle {
 
     pub fn stats(&self) -> SimStats {
         self.shared.stats.snapshot()
+    }
+
+    /// The last step that diverged, in words (None while none has).
+    pub fn last_divergence(&self) -> Option<String> {
+        divergence::describe(&self.shared.stats, &self.world())
     }
 
     /// The lateness of paced step starts (seconds) below which `fraction` of them fall.
@@ -378,7 +384,7 @@ impl Simulation {
                 if let Some(warning) = clock::tune_physics_thread(priority) {
                     log::warn!("{warning}");
                 }
-                physics.run();
+                crate::supervise::essential("physics", || physics.run());
             })?;
         let simulation = Self {
             handle: SimHandle { shared, requests },

@@ -129,7 +129,7 @@ impl Physics {
     }
 
     /// A mode change ends a running step request early.
-    fn interrupt_steps(&mut self) {
+    pub(super) fn interrupt_steps(&mut self) {
         if let Some(stepping) = self.stepping.take() {
             let done = stepping.requested - (stepping.until - self.step);
             let interrupted = OperationError::StepInterrupted {
@@ -231,7 +231,7 @@ impl Physics {
         Ok(())
     }
     /// mj_resetData; the controllers go back to their configured state.
-    fn reset_all(&mut self) -> Result<(), OperationError> {
+    pub(super) fn reset_all(&mut self) -> Result<(), OperationError> {
         self.data.reset();
         let shared = &self.shared;
         for robot in &mut self.controllers.robots {
@@ -607,6 +607,7 @@ impl Physics {
         std::mem::swap(&mut self.data, &mut next.data);
         std::mem::swap(&mut self.controllers, &mut next.controllers);
         std::mem::swap(&mut self.world, &mut next.generation);
+        std::mem::swap(&mut self.guard, &mut next.guard);
         self.wrenches = [None; super::physics::MAX_WRENCHES];
         if let Some(old) = self.playback.take() {
             self.trash(Trash::Playback(old.rows));

@@ -7,7 +7,7 @@ use super::clock::{now_ns, wait_until};
 use super::commands::{Command, OperationResult, Request, Stamped, TapLayout, Trash};
 use super::stats::StatsWindow;
 use super::world::WorldGeneration;
-use crate::config::{ControlMode, SimMode};
+use crate::config::{ControlMode, OnDivergence, SimMode};
 use crate::control::{ActuatorKind, Controllers, TwistCommand};
 use crate::record::{Playback, RecordRing};
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
@@ -80,6 +80,8 @@ pub struct Physics {
     pub(super) taps: [Option<Tap>; MAX_TAPS],
     pub(super) playback: Option<ActivePlayback>,
     pub(super) stepping: Option<Stepping>,
+    /// The last good state and the answer to a diverging step.
+    pub(super) guard: super::divergence::Guard,
 }
 
 pub(super) enum Flow {
@@ -105,6 +107,7 @@ impl Physics {
         data.forward();
         world.state.publish(&data, 0);
         let window = StatsWindow::new(now_ns(), data.time());
+        let guard = super::divergence::Guard::new(&world.model, world.config.sim.on_divergence);
         Ok(Self {
             world,
             data,
@@ -126,6 +129,7 @@ impl Physics {
             taps: [const { None }; MAX_TAPS],
             playback: None,
             stepping: None,
+            guard,
         })
     }
 
@@ -199,6 +203,10 @@ impl Physics {
             let mujoco_started = now_ns();
             self.data.step();
             self.mujoco_ns_total += now_ns() - mujoco_started;
+            match self.guard.check(&mut self.data) {
+                Some((found, dof)) => self.diverged(found, dof),
+                None => self.guard.keep(&self.data, self.step),
+            }
         }
         self.step += 1;
         self.export();
@@ -222,12 +230,6 @@ impl Physics {
         stats
             .sim_time_bits
             .store(self.data.time().to_bits(), Ordering::Relaxed);
-        let bad_qacc = self.data.ffi().warning
-            [mujoco_rs::mujoco_c::mjtWarning::mjWARN_BADQACC as usize]
-            .number;
-        stats
-            .instabilities
-            .store(bad_qacc.max(0) as u64, Ordering::Relaxed);
         for (r, controller) in self.controllers.robots.iter().enumerate() {
             if let Some(slot) = self.world.twists.get(r) {
                 slot.store(&controller.active_twist(self.data.time()));
@@ -459,6 +461,32 @@ impl Physics {
                 self.trash(Trash::Playback(done.rows));
             }
             self.mode = SimMode::Paused;
+        }
+    }
+
+    /// Answers a step that diverged as `sim.on_divergence` says, and reports it (numbers
+    /// only: the handle's side tells it).
+    fn diverged(&mut self, found: super::divergence::Found, dof: i32) {
+        super::divergence::report(&self.shared.stats, found, dof, self.data.time());
+        match self.guard.policy() {
+            OnDivergence::Restore => {
+                self.guard.restore(&mut self.data);
+                self.mode = SimMode::Paused;
+                self.publish_mode();
+                // A "step N" request ends here too: its steps would diverge again.
+                self.interrupt_steps();
+            }
+            OnDivergence::Reset => {
+                let time = self.data.time();
+                let _ = self.reset_all();
+                self.data.set_time(time);
+                self.republish();
+            }
+            OnDivergence::Pause => {
+                self.mode = SimMode::Paused;
+                self.publish_mode();
+                self.interrupt_steps();
+            }
         }
     }
 

@@ -73,8 +73,12 @@ pub struct LiveStats {
     pub busy_ns_total: AtomicU64,
     /// Of which inside MuJoCo's `mj_step` (the rest is the bridge's own work per step).
     pub mujoco_ns_total: AtomicU64,
-    /// Times MuJoCo found the simulation unstable (bad qacc) and reset it.
+    /// Times a step diverged (MuJoCo found a bad position, velocity or acceleration), and
+    /// the last one: what (`divergence::Found`), at which degree of freedom, at what time.
     pub instabilities: AtomicU64,
+    pub divergence_found: std::sync::atomic::AtomicU8,
+    pub divergence_dof: std::sync::atomic::AtomicI64,
+    pub divergence_time_bits: AtomicU64,
     /// Paced steps that started more than one period late.
     pub overruns: AtomicU64,
     /// Commands dropped because they were invalid (unknown id, NaN, ...).

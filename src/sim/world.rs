@@ -256,6 +256,8 @@ pub struct NextWorld {
     pub(super) fresh: bool,
     /// The running recording, with its columns mapped into the new world.
     pub(super) recording: Option<super::physics::Tap>,
+    /// The new world's answer to a diverging step, with its good-state buffer.
+    pub(super) guard: super::divergence::Guard,
 }
 
 /// Why a world change did not happen. The running world is untouched in every case.
@@ -378,6 +380,7 @@ impl WorldEdit<'_> {
         })?;
         let generation = Arc::new(generation);
         let next = Box::new(NextWorld {
+            guard: super::divergence::Guard::new(&world.model, config.sim.on_divergence),
             generation: generation.clone(),
             data,
             controllers,

@@ -196,7 +196,9 @@ impl CameraStreams {
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
             .name("legacy-cameras".into())
-            .spawn(move || worker.serve(&stopping))
+            .spawn(move || {
+                crate::supervise::essential("legacy camera", || worker.serve(&stopping));
+            })
             .map_err(CameraStreamError::Thread)?;
         Ok(Self {
             list,

@@ -182,7 +182,9 @@ impl LegacyServer {
         };
         let thread = std::thread::Builder::new()
             .name("legacy-zmq".into())
-            .spawn(move || worker.run())
+            .spawn(move || {
+                crate::supervise::essential("legacy ZMQ", || worker.run());
+            })
             .map_err(ServerError::Thread)?;
         log::info!(
             "legacy ZMQ protocol: state {}, control {}, info {}",

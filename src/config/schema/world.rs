@@ -58,6 +58,34 @@ pub struct SimConfig {
     /// markers (`~/contacts`); 0 exports none.
     #[serde(default)]
     pub export_contacts: u32,
+    /// What a step that diverges (a NaN, infinite or huge position, velocity or
+    /// acceleration) leads to; sim time goes on in every case.
+    #[serde(default)]
+    pub on_divergence: OnDivergence,
+}
+
+/// `sim.on_divergence`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnDivergence {
+    /// Put back the last good state (kept every 50 steps) and pause.
+    #[default]
+    Restore,
+    /// Reset the world to its initial state and run on.
+    Reset,
+    /// Pause where it is, for a look at what went wrong.
+    Pause,
+}
+
+impl OnDivergence {
+    /// As the config writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Restore => "restore",
+            Self::Reset => "reset",
+            Self::Pause => "pause",
+        }
+    }
 }
 
 impl Default for SimConfig {
@@ -70,6 +98,7 @@ impl Default for SimConfig {
             realtime_priority: 0,
             stats_period: default_stats_period(),
             export_contacts: 0,
+            on_divergence: OnDivergence::default(),
         }
     }
 }

@@ -84,7 +84,7 @@ impl Output for Diagnostics {
             },
             name: "mujoco_bridge: physics".into(),
             message: if warn {
-                "MuJoCo reset an unstable state".into()
+                "a step diverged (sim.on_divergence answered it; the log says where)".into()
             } else {
                 "running".into()
             },

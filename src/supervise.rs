@@ -1,0 +1,44 @@
+//! No thread ends silently. A panic is logged (with its thread) wherever it happens; a thread
+//! the run cannot go on without (physics, the ROS node, a legacy server) is run under
+//! `essential`, which turns its panic into a clean stop of the whole run (the main thread
+//! sees `failure` and ends it, exit code 1), never a freeze. Threads that can start over
+//! (the render and lidar workers, the frames publisher) catch their own panics and go on.
+use std::sync::OnceLock;
+
+static FAILURE: OnceLock<String> = OnceLock::new();
+
+/// Routes panic messages to the log (and so to /rosout), naming the thread.
+pub fn install_panic_log() {
+    std::panic::set_hook(Box::new(|info| {
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("unnamed");
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        log::error!("thread '{name}' panicked{at}: {message}");
+    }));
+}
+
+/// Runs `work` (the body of thread `name`); a panic records the failure, which stops the
+/// run, and gives None.
+pub fn essential<T>(name: &str, work: impl FnOnce() -> T) -> Option<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(value) => Some(value),
+        Err(_) => {
+            let _ = FAILURE.set(format!("the {name} thread failed (see the log above)"));
+            None
+        }
+    }
+}
+
+/// Why the run must stop, once an essential thread failed.
+pub fn failure() -> Option<&'static str> {
+    FAILURE.get().map(String::as_str)
+}
