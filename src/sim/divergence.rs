@@ -90,7 +90,7 @@ impl Guard {
 
     /// Keeps the state of step `step` as good, now and then (no allocation).
     pub fn keep(&mut self, data: &MjData<Arc<MjModel>>, step: u64) {
-        if step % KEEP_EVERY != 0 {
+        if !step.is_multiple_of(KEEP_EVERY) {
             return;
         }
         if !(data.qpos().iter().chain(data.qvel()).all(|v| v.is_finite())) {
