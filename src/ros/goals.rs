@@ -170,7 +170,7 @@ fn serve_requests<C: Controller>(
                 Ok(plan) => plan,
                 Err(refusal) => {
                     refusals.warn(
-                        "goal",
+                        refusal.code,
                         &format!("{name}: goal rejected: {} {}", refusal.code, refusal.reason),
                     );
                     let _ = request.reject();

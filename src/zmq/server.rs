@@ -80,11 +80,14 @@ pub enum ServerError {
     Thread(std::io::Error),
 }
 
+/// A socket of `kind` bound to `endpoint`; `max_message` (bytes) limits what a peer may send
+/// (set before binding: the listener takes its options then).
 fn bind(
     context: &zmq::Context,
     kind: zmq::SocketType,
     endpoint: &str,
     role: &'static str,
+    max_message: Option<u64>,
 ) -> Result<zmq::Socket, ServerError> {
     let socket = context
         .socket(kind)
@@ -92,6 +95,12 @@ fn bind(
     socket
         .set_linger(0)
         .map_err(|error| ServerError::Socket { role, error })?;
+    if let Some(bytes) = max_message {
+        // A peer that sends more is disconnected before the message is buffered.
+        socket
+            .set_maxmsgsize(bytes.min(i64::MAX as u64) as i64)
+            .map_err(|error| ServerError::Socket { role, error })?;
+    }
     socket.bind(endpoint).map_err(|error| ServerError::Bind {
         role,
         endpoint: endpoint.to_string(),
@@ -111,16 +120,15 @@ impl LegacyServer {
     ) -> Result<Self, ServerError> {
         let (cameras_seen, camera_list) = cameras.get();
         let context = zmq::Context::new();
-        let state = bind(&context, zmq::PUB, &endpoints.state, "state")?;
-        let info = bind(&context, zmq::PUB, &endpoints.info, "info")?;
-        let control = bind(&context, zmq::SUB, &endpoints.control, "control")?;
-        // A peer that sends more is disconnected by ZMQ before the message is buffered.
-        control
-            .set_maxmsgsize(max_message_bytes.min(i64::MAX as u64) as i64)
-            .map_err(|error| ServerError::Socket {
-                role: "control",
-                error,
-            })?;
+        let state = bind(&context, zmq::PUB, &endpoints.state, "state", None)?;
+        let info = bind(&context, zmq::PUB, &endpoints.info, "info", None)?;
+        let control = bind(
+            &context,
+            zmq::SUB,
+            &endpoints.control,
+            "control",
+            Some(max_message_bytes),
+        )?;
         let world = handle.world();
         let model = world.model.clone();
         let plans: Vec<ArticulationRows> = robots

@@ -33,9 +33,9 @@ SERVICES = "/mujoco_bridge/"
 
 
 @pytest.fixture
-def bridge():
-    """The default world, paused."""
-    bridge = Bridge("default.yaml")
+def bridge(tmp_path):
+    """The default world, paused; spawns may read the test's own folder."""
+    bridge = Bridge("default.yaml", extra_args=["--set", f'requests.file_roots=["{tmp_path}"]'])
     yield bridge
     bridge.close()
 
@@ -231,7 +231,7 @@ def test_load_world_replaces_the_world_and_leaves_it_paused(ros, bridge):
     # The Panda is the world's only robot: its topics are the unprefixed ones.
     assert "joint1" in latest_message(ros, JointState, "/joint_states").name
     missing = call(ros, LoadWorld, SERVICES + "load_world", LoadWorld.Request(uri="/nonexistent/world.yaml"))
-    assert missing.result.result == LoadWorld.Response.RESOURCE_PARSE_ERROR
+    assert missing.result.result == LoadWorld.Response.NO_RESOURCE
     assert "/nonexistent/world.yaml" in missing.result.error_message
     assert current_world(ros).name == "panda"
 
