@@ -1,6 +1,7 @@
 //! The console (`--console`): one operation per line on standard input, one reply per line
 //! on standard output (`ok ...` or `error: ...`). Tests and scripts drive the bridge with it:
-//! reset, pause, step N, keyframes, snapshots, sources, twists and the live counters.
+//! reset, pause, step N, keyframes, snapshots (named in memory, or files), sources, twists
+//! and the live counters.
 use crate::config::{ControlSource, SimMode};
 use crate::ros::outputs::PublishCounters;
 use crate::sim::{OperationError, SimHandle};
@@ -85,6 +86,12 @@ fn console_line(
             .map(|s| format!("ok step {s}"))
             .map_err(ConsoleError::from),
         Some("restore") => done(handle.restore_named_snapshot(arg(1)?)),
+        // A snapshot file, written atomically (the old file or the new one, never half).
+        Some("savefile") => handle
+            .save_snapshot_file(std::path::Path::new(arg(1)?))
+            .map(|s| format!("ok step {}", s.step))
+            .map_err(ConsoleError::from),
+        Some("loadfile") => done(handle.load_snapshot_file(std::path::Path::new(arg(1)?))),
         Some("actions") => {
             let r = handle.robot_index(arg(1)?).map_err(ConsoleError::from)?;
             let mask = arg(2)?
