@@ -186,6 +186,9 @@ impl super::goals::Controller for Stepper {
                 "simulate_steps works while paused",
             ));
         }
+        if let Some(why) = super::simulation::too_many_steps(&self.handle, goal.steps) {
+            return Err(super::goals::Refusal::new("RESULT_OPERATION_FAILED", why));
+        }
         Ok(goal.steps)
     }
 

@@ -97,6 +97,25 @@ pub use node::RosNode;
 #[cfg(any(feature = "ros", feature = "dds"))]
 use node::{Ticks, spawn};
 
+/// Takes a service's requests as they come into a queue of its own, so that a handler that
+/// awaits work (a world change, steps) never leaves them in the middleware's queue: r2r's
+/// holds ten and drops what does not fit, unanswered.
+fn queued<T: 'static>(
+    spawner: &futures::executor::LocalSpawner,
+    mut requests: impl futures::Stream<Item = T> + Unpin + 'static,
+) -> Result<futures::channel::mpsc::UnboundedReceiver<T>, Error> {
+    use futures::StreamExt;
+    let (queue, queued) = futures::channel::mpsc::unbounded();
+    spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            if queue.unbounded_send(request).is_err() {
+                break;
+            }
+        }
+    })?;
+    Ok(queued)
+}
+
 /// An error of a backend: of its middleware (whose own error types differ between r2r and
 /// RustDDS, so they come as their text), of converting a message, or of the node's options.
 #[cfg(any(feature = "ros", feature = "dds"))]

@@ -29,6 +29,12 @@ impl Qos {
         depth: 10,
         transient_local: false,
     };
+    /// Service servers: a burst of requests (many clients at once) waits in the queue
+    /// instead of being dropped by a full one; every request gets its answer.
+    pub const SERVICES: Qos = Qos {
+        depth: 100,
+        transient_local: false,
+    };
     /// `/rosout`, as rcl gives it: latched with a deep history.
     pub const ROSOUT: Qos = Qos {
         depth: 1000,

@@ -41,6 +41,12 @@ fn failed(e: impl std::fmt::Display) -> SimResult {
     outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string())
 }
 
+/// Why a request for `steps` steps is refused: more than `limits.steps_per_request`.
+pub(super) fn too_many_steps(handle: &SimHandle, steps: u64) -> Option<String> {
+    let limit = handle.world().config.limits.steps_per_request;
+    (steps > limit).then(|| format!("{steps} steps, more than limits.steps_per_request ({limit})"))
+}
+
 fn from(result: Result<impl Sized, OperationError>) -> SimResult {
     result.map_or_else(failed, |_| ok())
 }
@@ -376,7 +382,10 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.service::<ResetSimulation::Service>("~/reset_simulation")?;
+    let mut requests = super::queued(
+        spawner,
+        node.service::<ResetSimulation::Service>("~/reset_simulation")?,
+    )?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -448,8 +457,12 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.service::<StepSimulation::Service>("~/step_simulation")?;
+    let mut requests = super::queued(
+        spawner,
+        node.service::<StepSimulation::Service>("~/step_simulation")?,
+    )?;
     let (h, flag) = (handle.clone(), stopped_flag);
+    let each = spawner.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let steps = request.message.steps;
@@ -458,17 +471,26 @@ pub fn start(
                 let _ = request.respond(StepSimulation::Response { result });
                 continue;
             }
+            if let Some(why) = too_many_steps(&h, steps) {
+                let _ = request.respond(StepSimulation::Response {
+                    result: failed(why),
+                });
+                continue;
+            }
             flag.set(false);
             // Many steps take a while: wait for them off the executor, so topics and other
-            // services go on meanwhile.
+            // services go on meanwhile, and each on its own: a request that comes while
+            // steps run is answered at once (a step request is already running).
             let stepper = h.clone();
-            let stepped = super::node::off_the_node("ros-step", move || stepper.step(steps));
-            let result = match stepped.await {
-                Ok(r) => from(r),
-                Err(super::node::OffNode::Lost) => failed("the step request was lost"),
-                Err(super::node::OffNode::Thread(e)) => failed(e),
-            };
-            let _ = request.respond(StepSimulation::Response { result });
+            let _ = super::spawn(&each, async move {
+                let stepped = super::node::off_the_node("ros-step", move || stepper.step(steps));
+                let result = match stepped.await {
+                    Ok(r) => from(r),
+                    Err(super::node::OffNode::Lost) => failed("the step request was lost"),
+                    Err(super::node::OffNode::Thread(e)) => failed(e),
+                };
+                let _ = request.respond(StepSimulation::Response { result });
+            });
         }
     })?;
 

@@ -100,7 +100,10 @@ pub fn start(
     handle: &SimHandle,
     stopped: super::simulation::Stopped,
 ) -> Result<(), super::Error> {
-    let mut requests = node.service::<SpawnEntity::Service>("~/spawn_entity")?;
+    let mut requests = super::queued(
+        spawner,
+        node.service::<SpawnEntity::Service>("~/spawn_entity")?,
+    )?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -134,7 +137,10 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.service::<SpawnEntities::Service>("~/spawn_entities")?;
+    let mut requests = super::queued(
+        spawner,
+        node.service::<SpawnEntities::Service>("~/spawn_entities")?,
+    )?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -185,7 +191,10 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.service::<DeleteEntity::Service>("~/delete_entity")?;
+    let mut requests = super::queued(
+        spawner,
+        node.service::<DeleteEntity::Service>("~/delete_entity")?,
+    )?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -296,7 +305,7 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.service::<LoadWorld::Service>("~/load_world")?;
+    let mut requests = super::queued(spawner, node.service::<LoadWorld::Service>("~/load_world")?)?;
     let (h, stop) = (handle.clone(), stopped);
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
@@ -346,7 +355,10 @@ pub fn start(
         }
     })?;
 
-    let mut requests = node.service::<UnloadWorld::Service>("~/unload_world")?;
+    let mut requests = super::queued(
+        spawner,
+        node.service::<UnloadWorld::Service>("~/unload_world")?,
+    )?;
     let h = handle.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {

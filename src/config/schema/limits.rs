@@ -30,6 +30,8 @@ pub struct LimitsConfig {
     pub lidar_rays: u64,
     /// Bytes of one message on the legacy control socket (larger ones are dropped by ZMQ).
     pub zmq_message_bytes: u64,
+    /// Steps one request may ask for (step_simulation, simulate_steps).
+    pub steps_per_request: u64,
 }
 
 impl Default for LimitsConfig {
@@ -45,6 +47,7 @@ impl Default for LimitsConfig {
             texture_pixels: 8192 * 8192,
             lidar_rays: 1 << 20,
             zmq_message_bytes: 1 << 20,
+            steps_per_request: 1_000_000,
         }
     }
 }
@@ -70,6 +73,7 @@ impl LimitsConfig {
             ("texture_pixels", self.texture_pixels),
             ("lidar_rays", self.lidar_rays),
             ("zmq_message_bytes", self.zmq_message_bytes),
+            ("steps_per_request", self.steps_per_request),
         ];
         counts
             .into_iter()

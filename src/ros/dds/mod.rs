@@ -109,7 +109,7 @@ const ACTION_POLL: Duration = Duration::from_millis(10);
 
 /// Services use the ROS services profile: reliable, volatile, the last 10.
 fn service_qos() -> QosProfile {
-    profile(Qos::DEFAULT)
+    profile(Qos::SERVICES)
 }
 
 /// Fields drop in order: the action servers, then the node, then the context (the DDS
@@ -123,9 +123,46 @@ pub struct Node {
     actions: Vec<actions::Poll>,
     actions_polled: Instant,
     node: ros2_client::Node,
-    _context: Context,
+    context: Context,
     names: names::Names,
     mapping: ServiceMapping,
+    /// Answers held until their client's reply reader is discovered.
+    replies: Replies,
+}
+
+/// Answers whose client's reply reader the participant has not discovered yet: RustDDS
+/// sends a sample only to readers it knows, so an answer sent before would be lost (a client
+/// that calls as soon as it sees the service). Each is tried again on every spin, for up to
+/// `REPLY_WAIT`, then sent anyway.
+#[derive(Clone, Default)]
+struct Replies(Rc<std::cell::RefCell<Vec<Box<dyn FnMut() -> bool>>>>);
+
+/// How long an answer waits for its client's reply reader to be discovered.
+const REPLY_WAIT: Duration = Duration::from_secs(5);
+
+impl Replies {
+    fn retry(&self) {
+        self.0.borrow_mut().retain_mut(|send| !send());
+    }
+}
+
+/// Where the answers of one service go: its reply topic, as the participant sees readers.
+struct ReplyRoute {
+    participant: ros2_client::dds::rustdds::DomainParticipant,
+    /// The reply topic's DDS name (`rr/<service>Reply`).
+    topic: String,
+    replies: Replies,
+}
+
+impl ReplyRoute {
+    /// Whether a reader of the client that sent `id` is known on the reply topic.
+    fn known(&self, id: &RmwRequestId) -> bool {
+        let prefix = ros2_client::dds::rustdds::GUID::from(id.writer_gid).prefix;
+        self.participant.discovered_readers().iter().any(|reader| {
+            reader.reader_proxy.remote_reader_guid.prefix == prefix
+                && reader.subscription_topic_data.topic_name() == &self.topic
+        })
+    }
 }
 
 impl Node {
@@ -171,9 +208,10 @@ impl Node {
             actions: Vec::new(),
             actions_polled: Instant::now(),
             node,
-            _context: context,
+            context,
             names,
             mapping,
+            replies: Replies::default(),
         })
     }
 
@@ -191,6 +229,7 @@ impl Node {
     /// thread) when data arrives. Then looks at the action servers.
     pub fn spin_once(&mut self, timeout: Duration) {
         std::thread::park_timeout(timeout);
+        self.replies.retry();
         let now = Instant::now();
         if now.duration_since(self.actions_polled) >= ACTION_POLL {
             self.actions_polled = now;
@@ -307,8 +346,14 @@ impl Node {
             )
             .map_err(|e| error(&resolved, e))?;
         let server = Rc::new(server);
+        let route = Rc::new(ReplyRoute {
+            participant: self.context.domain_participant(),
+            topic: format!("rr{resolved}Reply"),
+            replies: self.replies.clone(),
+        });
         let requests = futures::stream::unfold(server, move |server| {
             let resolved = resolved.clone();
+            let route = route.clone();
             async move {
                 loop {
                     match server.async_receive_request().await {
@@ -317,6 +362,7 @@ impl Node {
                                 message,
                                 id,
                                 server: server.clone(),
+                                route,
                             };
                             return Some((request, server));
                         }
@@ -365,12 +411,31 @@ pub struct ServiceRequest<S: ServiceType> {
     pub message: S::Request,
     id: RmwRequestId,
     server: Rc<ServerOf<S>>,
+    route: Rc<ReplyRoute>,
 }
 
 impl<S: ServiceType> ServiceRequest<S> {
     pub fn respond(self, response: S::Response) -> Result<(), Error> {
-        self.server
-            .send_response(self.id, Wire(response))
-            .map_err(|e| error("service response", e))
+        if self.route.known(&self.id) {
+            return self
+                .server
+                .send_response(self.id, Wire(response))
+                .map_err(|e| error("service response", e));
+        }
+        let deadline = Instant::now() + REPLY_WAIT;
+        let (route, server, id) = (self.route.clone(), self.server, self.id);
+        let mut response = Some(response);
+        self.route.replies.0.borrow_mut().push(Box::new(move || {
+            if !route.known(&id) && Instant::now() < deadline {
+                return false;
+            }
+            if let Some(response) = response.take()
+                && let Err(e) = server.send_response(id, Wire(response))
+            {
+                log::warn!("{}: service response: {e}", route.topic);
+            }
+            true
+        }));
+        Ok(())
     }
 }

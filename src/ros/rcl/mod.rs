@@ -143,7 +143,7 @@ impl Node {
     ) -> Result<impl Stream<Item = ServiceRequest<S>> + Unpin + 'static, Error> {
         let requests = self
             .node
-            .create_service::<S::Native>(name, profile(Qos::DEFAULT))?;
+            .create_service::<S::Native>(name, profile(Qos::SERVICES))?;
         let name = name.to_string();
         Ok(requests.filter_map(move |mut request| {
             // Read once, then emptied: the copy kept for a repeated answer carries no payload.
