@@ -135,7 +135,10 @@ pub struct Node {
 /// that calls as soon as it sees the service). Each is tried again on every spin, for up to
 /// `REPLY_WAIT`, then sent anyway.
 #[derive(Clone, Default)]
-struct Replies(Rc<std::cell::RefCell<Vec<Box<dyn FnMut() -> bool>>>>);
+struct Replies(Rc<std::cell::RefCell<Vec<HeldReply>>>);
+
+/// Sends a held answer when it can; true once sent (or given up).
+type HeldReply = Box<dyn FnMut() -> bool>;
 
 /// How long an answer waits for its client's reply reader to be discovered.
 const REPLY_WAIT: Duration = Duration::from_secs(5);
