@@ -341,16 +341,27 @@ class Churn:
         self.zmq.term()
 
 
+# Seconds between two samples of the bridge's memory.
+SAMPLE_SECONDS = 5.0
+
+
 def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=60.0, extra_args=(),
-        report=print, max_memory_mb=8000.0):
-    """Runs the soak; returns its figures (a dict). `report` takes each printed line."""
+        report=print, max_memory_mb=8000.0, client_nice=10):
+    """Runs the soak; returns its figures (a dict). `report` takes each printed line.
+
+    Memory is sampled every 5 s. With camera phases it is compared like with like: the last
+    sample of each phase with cameras subscribed (render memory held) and of each phase
+    without (released once render.idle_release has passed); growth after the warm-up is
+    the larger of the two series' growth from their first phase ending after the warm-up to
+    their last."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
     bridge = Bridge(binary, config, extra_args)
     # The clients give way as the bridge's ROS thread does (ros.nice, 10): on a small machine
     # the measuring side must not starve what it measures.
-    os.nice(10)
+    if client_nice:
+        os.nice(client_nice)
     timestep = None
     figures = {"config": str(config), "minutes": minutes, "memory_mb": []}
     rclpy.init()
@@ -365,11 +376,17 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         figures["memory_mb"].append(start_memory)
         report(f"soak: {config} for {minutes} min, bridge pid {bridge.proc.pid}, start {start_memory:.1f} MB")
         next_mark = started + 60.0
+        next_sample = started + SAMPLE_SECONDS
+        # (seconds since start, MB, cameras subscribed) every SAMPLE_SECONDS.
+        samples = []
         end = started + minutes * 60.0
         minute = 0
         while time.monotonic() < end and bridge.alive():
             executor.spin_once(timeout_sec=0.01)
             now = time.monotonic()
+            if now >= next_sample:
+                next_sample += SAMPLE_SECONDS
+                samples.append((now - started, resident_mb(bridge.proc.pid), churn.cameras_phase()))
             if now >= next_mark:
                 minute += 1
                 next_mark += 60.0
@@ -419,11 +436,25 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         log = bridge.close()
     figures["log_tail"] = log[-4000:]
     figures["log"] = log
-    memory = [m for m in figures["memory_mb"] if m is not None]
-    warm = min(len(memory) - 1, int(round(warmup_minutes)))
-    figures["growth_after_warmup"] = (memory[-1] - memory[warm]) / memory[warm] if memory else None
-    figures["warmup_minutes"] = warm
+    figures["warmup_minutes"] = warmup_minutes
+    figures["phases"] = phase_ends(samples, warmup_minutes * 60.0)
+    growths = [(ends[-1] - ends[0]) / ends[0] for ends in figures["phases"].values() if len(ends) >= 2]
+    figures["growth_after_warmup"] = max(growths) if growths else None
     return figures
+
+
+def phase_ends(samples, warmup):
+    """The last memory sample of each phase (cameras subscribed or not; without camera
+    phases, of each minute) that ends after `warmup` seconds: {phase: [MB, ...]}."""
+    ends = {}
+    for (t, memory, cameras), following in zip(samples, samples[1:] + [None]):
+        changes = following is None or following[2] != cameras
+        if not cameras and not changes:
+            # Without camera phases, a phase is a minute.
+            changes = int(following[0] // 60) != int(t // 60)
+        if changes and t >= warmup and memory is not None:
+            ends.setdefault("streaming" if cameras else "idle", []).append(memory)
+    return ends
 
 
 def stats_timestep(bridge, stats, start_stats, wall):
@@ -446,12 +477,14 @@ def stats_timestep(bridge, stats, start_stats, wall):
 def summary(figures, report=print):
     """Each figure against its target; returns whether all were met."""
     growth = figures["growth_after_warmup"]
+    if growth is None:
+        growth = float("inf")
     gap_periods = figures["longest_clock_gap"] / figures["clock_period"]
     rtf = figures["real_time_factor"]
     unanswered = figures["sent"] - figures["answered"]
     lines = [
-        (f"memory growth after the first {figures['warmup_minutes']} min: {growth * 100:+.2f} % "
-         f"({figures['memory_mb'][figures['warmup_minutes']]:.1f} -> {figures['memory_mb'][-1]:.1f} MB; "
+        (f"memory growth after the first {figures['warmup_minutes']:g} min: {growth * 100:+.2f} % "
+         f"({', '.join(f'{phase} {ends[0]:.1f} -> {ends[-1]:.1f} MB over {len(ends)} phase ends' for phase, ends in figures['phases'].items())}; "
          f"target < 2 %)", growth < 0.02),
         (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
          f"({figures['clock_messages']} messages; target <= 10 periods)", gap_periods <= 10.0),

@@ -22,12 +22,18 @@ pub struct GlError(String);
 /// releases it from the thread first: EGL only marks a context that is current when it is
 /// destroyed, and a thread that then ends leaves it, with everything drawn in it, behind.
 pub struct GlContext {
-    context: PossiblyCurrentContext,
-    surface: Surface<PbufferSurface>,
+    /// Taken apart on drop (the context and surface go before the display is terminated).
+    parts: Option<(PossiblyCurrentContext, Surface<PbufferSurface>)>,
+    display: Option<Display>,
     /// Which device renders, for the log.
     pub device: String,
     _counted: crate::census::Counted,
 }
+
+/// Headless contexts alive in the process. They share one EGL display per device, which is
+/// terminated when the last goes: only then does the driver free what it keeps per display
+/// (Mesa's llvmpipe screen, its rasterizer threads and compiled shaders: about 100 MB).
+static LIVE: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
 
 impl GlContext {
     /// A context on the first EGL device that gives one.
@@ -37,10 +43,11 @@ impl GlContext {
         for device in devices {
             let name = describe(&device);
             match Self::on(&device) {
-                Ok((context, surface)) => {
+                Ok((context, surface, display)) => {
+                    *LIVE.lock().unwrap_or_else(|e| e.into_inner()) += 1;
                     return Ok(Self {
-                        context,
-                        surface,
+                        parts: Some((context, surface)),
+                        display: Some(display),
                         device: name,
                         _counted: crate::census::Counted::new(crate::census::Kind::GlContexts),
                     });
@@ -56,7 +63,7 @@ impl GlContext {
 
     fn on(
         device: &Device,
-    ) -> glutin::error::Result<(PossiblyCurrentContext, Surface<PbufferSurface>)> {
+    ) -> glutin::error::Result<(PossiblyCurrentContext, Surface<PbufferSurface>, Display)> {
         // SAFETY: the device comes from EGL's own list; no native display is involved.
         let display = unsafe { Display::with_device(device, None)? };
         let template = ConfigTemplateBuilder::new()
@@ -80,13 +87,16 @@ impl GlContext {
         // SAFETY: as above, with a valid size.
         let surface = unsafe { display.create_pbuffer_surface(&config, &surface_attributes)? };
         let context = context.make_current(&surface)?;
-        Ok((context, surface))
+        Ok((context, surface, display))
     }
 
     /// Makes the context current again (after another context was).
     pub fn make_current(&self) -> Result<(), GlError> {
-        self.context
-            .make_current(&self.surface)
+        let Some((context, surface)) = &self.parts else {
+            return Err(GlError("the context is gone".into()));
+        };
+        context
+            .make_current(surface)
             .map_err(|e| GlError(e.to_string()))
     }
 }
@@ -94,9 +104,22 @@ impl GlContext {
 impl Drop for GlContext {
     fn drop(&mut self) {
         // Whatever the caller drew with it is gone by now (its render contexts drop first);
-        // the context and surface are destroyed right after this, not left marked.
-        if let Err(e) = self.context.make_not_current_in_place() {
-            log::warn!("releasing the GL context: {e}");
+        // released from the thread, the context and surface are destroyed, not left marked.
+        if let Some((context, surface)) = self.parts.take() {
+            if let Err(e) = context.make_not_current_in_place() {
+                log::warn!("releasing the GL context: {e}");
+            }
+            drop((context, surface));
+        }
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        *live = live.saturating_sub(1);
+        if *live == 0
+            && let Some(display) = self.display.take()
+        {
+            // SAFETY: no headless context of this process is left on the display (counted
+            // under the lock, which the next context's creation waits for); the viewer's
+            // window uses a display of its own.
+            unsafe { display.terminate() };
         }
     }
 }

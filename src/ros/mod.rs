@@ -97,6 +97,7 @@ pub use node::RosNode;
 #[cfg(any(feature = "ros", feature = "dds"))]
 use node::{Ticks, spawn};
 
+#[cfg(any(feature = "ros", feature = "dds"))]
 /// Takes a service's requests as they come into a queue of its own, so that a handler that
 /// awaits work (a world change, steps) never leaves them in the middleware's queue: r2r's
 /// holds ten and drops what does not fit, unanswered.
