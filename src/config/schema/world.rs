@@ -17,6 +17,11 @@ pub struct WorldConfig {
     /// `GetAvailableWorlds`) and spawnable models (`GetSpawnables`).
     #[serde(default)]
     pub search_paths: Vec<String>,
+    /// MB of decoded meshes and textures MuJoCo keeps between builds of the world (a spawn, a
+    /// delete or a load builds it again): faster world changes for memory held for good.
+    /// 0 keeps none.
+    #[serde(default)]
+    pub asset_cache_mb: u32,
 }
 
 /// The real-time factors `sim.speed` may take: beyond them a paced tick would sleep for
