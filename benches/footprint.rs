@@ -143,7 +143,11 @@ fn main() {
         let mjb = std::env::temp_dir().join(format!("footprint-{}.mjb", std::process::id()));
         world.model.save_to_file(&mjb).expect("mjb");
         let alone = Command::new(&args[0])
-            .args(["--mujoco-alone", &mjb.display().to_string(), &SETTLE.to_string()])
+            .args([
+                "--mujoco-alone",
+                &mjb.display().to_string(),
+                &SETTLE.to_string(),
+            ])
             .output()
             .expect("the mujoco-alone child");
         let line = String::from_utf8_lossy(&alone.stdout);
@@ -199,8 +203,5 @@ fn main() {
             streaming_over
         );
     }
-    println!(
-        "== targets {}",
-        if met { "met" } else { "NOT met" }
-    );
+    println!("== targets {}", if met { "met" } else { "NOT met" });
 }

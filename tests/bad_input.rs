@@ -351,3 +351,40 @@ fn a_nul_character_or_an_impossible_memory_size_is_an_error_not_a_crash() {
     let e = expect_error(&["--mjcf", &f, "--steps", "10"], &[]);
     assert!(e.contains(&f) && e.contains("allocate memory"), "{e}");
 }
+
+/// What one world may hold: pixels over its cameras, rays over its lidars, robots.
+#[test]
+fn a_world_beyond_its_limits_is_refused_naming_the_limit() {
+    let default = repo().join("config/default.yaml");
+    let default = default.to_str().unwrap();
+    let e = expect_error(
+        &[
+            "--config",
+            default,
+            "--summary",
+            "--set",
+            "limits.camera_pixels=1000",
+        ],
+        &[],
+    );
+    assert!(
+        e.contains("307200 pixels over its cameras") && e.contains("limits.camera_pixels (1000)"),
+        "{e}"
+    );
+    let e = expect_error(
+        &["--config", default, "--summary", "--set", "limits.robots=0"],
+        &[],
+    );
+    assert!(e.contains("limits.robots"), "{e}");
+    let e = expect_error(
+        &[
+            "--config",
+            default,
+            "--summary",
+            "--set",
+            "limits.world_bound=-1",
+        ],
+        &[],
+    );
+    assert!(e.contains("limits.world_bound"), "{e}");
+}

@@ -187,6 +187,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     }
     log_geometry_masses(config, &model, &robots_loaded);
     check_ranges(config, &model)?;
+    check_caps(config, &model)?;
     if add_config_keyframes(config, &mut world, &model)? {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
@@ -220,6 +221,78 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         config: config.clone(),
         warnings,
     })
+}
+
+/// Refuses a world beyond what `limits` lets one world hold: pixels over every camera (each
+/// listed camera at its size; without a list, each of the robot's model cameras at the
+/// default size), texture pixels over every texture, rays over every lidar.
+fn check_caps(config: &Config, model: &MjModel) -> InputResult<()> {
+    let limits = &config.limits;
+    let default_pixels = {
+        let camera = crate::config::CameraConfig::found("");
+        camera.width as u64 * camera.height as u64
+    };
+    let mut camera_pixels = 0u64;
+    let mut lidar_rays = 0u64;
+    for robot in &config.robots {
+        camera_pixels += robot
+            .cameras
+            .iter()
+            .map(|c| c.width as u64 * c.height as u64)
+            .sum::<u64>();
+        lidar_rays += robot
+            .lidars
+            .iter()
+            .map(|l| l.channels as u64 * l.samples as u64)
+            .sum::<u64>();
+    }
+    // Cameras of robots without a list: every camera of the model under the robot's prefix.
+    for robot in config.robots.iter().filter(|r| r.cameras.is_empty()) {
+        let prefix = prefix_of(&robot.name);
+        let count = (0..model.ffi().ncam.max(0) as usize)
+            .filter(|&id| {
+                model
+                    .id_to_name(MjtObjBase::mjOBJ_CAMERA, id)
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .count() as u64;
+        camera_pixels += count * default_pixels;
+    }
+    let texture_pixels: u64 = model
+        .tex_width()
+        .iter()
+        .zip(model.tex_height())
+        .map(|(w, h)| (*w).max(0) as u64 * (*h).max(0) as u64)
+        .sum();
+    let caps = [
+        (
+            "camera_pixels",
+            "pixels over its cameras",
+            camera_pixels,
+            limits.camera_pixels,
+        ),
+        (
+            "texture_pixels",
+            "texture pixels",
+            texture_pixels,
+            limits.texture_pixels,
+        ),
+        (
+            "lidar_rays",
+            "lidar rays per scan",
+            lidar_rays,
+            limits.lidar_rays,
+        ),
+    ];
+    for (field, what, value, cap) in caps {
+        if value > cap {
+            return Err(InputError::new(
+                &config.origin,
+                format!("the world holds {value} {what}, more than limits.{field} ({cap})"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses ranges MuJoCo compiles with a warning but no number can be kept within: NaN
