@@ -292,7 +292,7 @@ impl Config {
         }
         for (i, robot) in self.robots.iter().enumerate() {
             let mut names = std::collections::HashSet::new();
-            for (k, camera) in robot.cameras.iter().enumerate() {
+            for (k, camera) in robot.listed_cameras().iter().enumerate() {
                 if let Some((field, message)) = camera.problem() {
                     return err(format!("robots[{i}].cameras[{k}].{field}"), message);
                 }

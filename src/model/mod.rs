@@ -123,7 +123,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
         cameras::mount(
-            &config.robots[index].cameras,
+            config.robots[index].listed_cameras(),
             &mut loaded.spec,
             &config.origin,
             index,
@@ -236,7 +236,7 @@ fn check_caps(config: &Config, model: &MjModel) -> InputResult<()> {
     let mut lidar_rays = 0u64;
     for robot in &config.robots {
         camera_pixels += robot
-            .cameras
+            .listed_cameras()
             .iter()
             .map(|c| c.width as u64 * c.height as u64)
             .sum::<u64>();
@@ -247,7 +247,7 @@ fn check_caps(config: &Config, model: &MjModel) -> InputResult<()> {
             .sum::<u64>();
     }
     // Cameras of robots without a list: every camera of the model under the robot's prefix.
-    for robot in config.robots.iter().filter(|r| r.cameras.is_empty()) {
+    for robot in config.robots.iter().filter(|r| r.all_model_cameras()) {
         let prefix = prefix_of(&robot.name);
         let count = (0..model.ffi().ncam.max(0) as usize)
             .filter(|&id| {

@@ -1,5 +1,5 @@
-//! Which cameras render: each robot's `cameras:` list, or every camera of its model when the
-//! list is empty. Planned once at load (a camera naming nothing is refused there, by every
+//! Which cameras render: each robot's `cameras:` list (an empty one: none), or every camera
+//! of its model when the config has no such key. Planned once at load (a camera naming nothing is refused there, by every
 //! build); the index in the plan is the camera's index at the renderer.
 use super::CameraSpec;
 use crate::config::{CameraConfig, Config};
@@ -31,15 +31,15 @@ pub struct NoCamera {
 pub fn plan(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamera>, NoCamera> {
     let mut planned = Vec::new();
     for (index, robot) in robots.iter().enumerate() {
-        let listed = &config.robots[index].cameras;
-        let cameras: Vec<CameraConfig> = if listed.is_empty() {
+        let configured = &config.robots[index];
+        let cameras: Vec<CameraConfig> = if configured.all_model_cameras() {
             robot
                 .cameras
                 .iter()
                 .map(|c| CameraConfig::found(&c.name))
                 .collect()
         } else {
-            listed.clone()
+            configured.listed_cameras().to_vec()
         };
         for (k, camera) in cameras.iter().enumerate() {
             let id = robot
@@ -82,4 +82,28 @@ pub fn plan(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamera>, 
         }
     }
     Ok(planned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::build_world;
+
+    const RIG: &str = "robots:\n  - name: rig\n    mjcf_string: \"<mujoco><worldbody><body name='b'>\
+        <camera name='eye'/><geom size='.1'/></body></worldbody></mujoco>\"\n";
+
+    fn planned(overrides: &[String]) -> Vec<PlannedCamera> {
+        let config =
+            Config::from_yaml(RIG, "rig.yaml", std::path::Path::new("."), overrides).unwrap();
+        let world = build_world(&config).unwrap();
+        plan(&world.robots, &config).unwrap()
+    }
+
+    #[test]
+    fn no_key_renders_the_models_cameras_and_an_empty_list_none() {
+        let all = planned(&[]);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].name, "eye");
+        assert!(planned(&["robots.0.cameras=[]".to_string()]).is_empty());
+    }
 }

@@ -87,9 +87,10 @@ pub struct RobotConfig {
     #[serde(default)]
     pub zmq: RobotZmqConfig,
     /// Cameras rendered off the physics thread (ROS image topics, legacy camera streams);
-    /// without any listed, every camera of the robot's model at the defaults.
+    /// without the key, every camera of the robot's model at the defaults; an empty list
+    /// turns them all off.
     #[serde(default)]
-    pub cameras: Vec<CameraConfig>,
+    pub cameras: Option<Vec<CameraConfig>>,
     /// Ray-cast lidars mounted on the robot's bodies (3D point clouds, planar scans).
     #[serde(default)]
     pub lidars: Vec<LidarConfig>,
@@ -102,6 +103,19 @@ pub struct RobotConfig {
     /// it names must pass the world's `FileAccess`.
     #[serde(skip)]
     pub from_request: bool,
+}
+
+impl RobotConfig {
+    /// The cameras the config lists (none when it lists none, or has no `cameras` key).
+    pub fn listed_cameras(&self) -> &[CameraConfig] {
+        self.cameras.as_deref().unwrap_or(&[])
+    }
+
+    /// Every camera of the robot's model renders at the defaults: the config has no
+    /// `cameras` key.
+    pub fn all_model_cameras(&self) -> bool {
+        self.cameras.is_none()
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
