@@ -7,7 +7,6 @@
 use mujoco_bridge::config::Config;
 use mujoco_bridge::model::build_world;
 use mujoco_rs::prelude::*;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

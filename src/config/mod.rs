@@ -114,12 +114,15 @@ impl Config {
             ModelKind::Mjcf => "mjcf",
             ModelKind::Urdf => "urdf",
         };
+        // The model's folder is the config's: its own files lie there (and for a world a
+        // request loads, it is the folder that request may read).
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let text = format!(
             "robots:\n  - name: {name}\n    {key}: {}\n",
             serde_json::to_string(&path.display().to_string()).unwrap_or_default()
         );
-        let cwd = std::env::current_dir().unwrap_or_default();
-        Self::from_yaml(&text, "<command line>", &cwd, overrides)
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::from_yaml(&text, "<command line>", &folder, overrides)
     }
 
     /// Resolves a path written for robot `index`: as `resolve_path`, but a robot that came

@@ -74,6 +74,9 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
         Some(dir) => config.resolve_robot_path(index, dir, &field("base_dir"))?,
         None => config.base_dir.clone(),
     };
+    if robot.from_request {
+        refuse_programs(config, index)?;
+    }
     // What a robot from a request's text may read: checked before each file is opened.
     let access = robot.from_request.then(|| FileAccess::of(config));
     let allowed = |path: &Path, at: &str| -> InputResult<()> {
@@ -114,7 +117,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
         let origin = format!("{} ({})", config.origin, field("mjcf_string"));
         check_well_formed(&origin, text)?;
         if let Some(access) = &access {
-            super::request_files::check_mjcf(text, &base_dir, access)
+            super::request_files::check_mjcf(text, &base_dir, access, &config.limits)
                 .map_err(|e| InputError::new(&origin, e))?;
         }
         let mut spec = MjSpec::from_xml_string(text).map_err(|e| parse_error(&origin, e))?;
@@ -177,6 +180,12 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 access: access.as_ref(),
             },
         )?;
+        // A request's URDF passes its `<mujoco>` blocks (assets, compiler folders) on to
+        // MuJoCo: they are checked as a request's MJCF is.
+        if let Some(access) = &access {
+            super::request_files::check_mjcf(&converted.mjcf, &urdf_dir, access, &config.limits)
+                .map_err(|e| InputError::new(&origin, e))?;
+        }
         let mut spec = MjSpec::from_xml_string(&converted.mjcf).map_err(|e| {
             parse_error(
                 &origin,
@@ -257,6 +266,35 @@ fn package_resolver(config: &Config, index: usize) -> InputResult<PackageResolve
         )?);
     }
     Ok(resolver)
+}
+
+/// A robot from a request's text runs no program and names no package folder: xacro is a
+/// program with arguments, and package folders would lead a mesh path anywhere.
+fn refuse_programs(config: &Config, index: usize) -> InputResult<()> {
+    let robot = &config.robots[index];
+    let refused = |field: &str, why: &str| {
+        Err(InputError::new(&config.origin, why.to_string()).at(format!("robots[{index}].{field}")))
+    };
+    if robot
+        .urdf
+        .as_deref()
+        .is_some_and(|u| xacro::is_xacro(Path::new(u)))
+    {
+        return refused(
+            "urdf",
+            "a request's robot cannot be a xacro file (spawn it by its uri)",
+        );
+    }
+    if !robot.xacro_args.is_empty() {
+        return refused("xacro_args", "a request's robot takes no xacro arguments");
+    }
+    if !robot.packages.is_empty() || !robot.package_search_paths.is_empty() {
+        return refused(
+            "packages",
+            "a request's robot names no package folders (packages are found on the ROS package paths)",
+        );
+    }
+    Ok(())
 }
 
 /// Adds the config's actuators to the spec. An actuator the model already has on the same

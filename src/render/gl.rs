@@ -38,13 +38,15 @@ static LIVE: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
 impl GlContext {
     /// A context on the first EGL device that gives one.
     pub fn headless() -> Result<Self, GlError> {
+        // Held while the context is made: a display is not terminated under it.
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
         let devices = Device::query_devices().map_err(|e| GlError(e.to_string()))?;
         let mut problems = Vec::new();
         for device in devices {
             let name = describe(&device);
             match Self::on(&device) {
                 Ok((context, surface, display)) => {
-                    *LIVE.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+                    *live += 1;
                     return Ok(Self {
                         parts: Some((context, surface)),
                         display: Some(display),

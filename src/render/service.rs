@@ -203,89 +203,114 @@ struct Serving<S, T> {
     idle_release: Duration,
 }
 
+/// What the worker holds between rounds.
+struct Held<S, T> {
+    /// The sources the worker has loaded.
+    loaded: Option<Arc<Sources<S, T>>>,
+    /// Whether it holds anything at all (a GL context too).
+    holding: bool,
+    last_request: Instant,
+    /// The last world whose sources could not be loaded (not tried again), and whether
+    /// that was said already.
+    failed: Option<u64>,
+    said: bool,
+}
+
 impl<S, T: Clone> Serving<S, T> {
     fn run<W: Work<Spec = S, Out = T>>(self, mut worker: W) {
-        // The sources `worker` has loaded, and whether it holds anything at all.
-        let mut loaded: Option<Arc<Sources<S, T>>> = None;
-        let mut holding = false;
-        let mut last_request = Instant::now();
-        // A world whose sources could not be loaded is not tried again.
-        let mut failed: Option<u64> = None;
+        let mut held = Held {
+            loaded: None,
+            holding: false,
+            last_request: Instant::now(),
+            failed: None,
+            said: false,
+        };
         while !self.stop.load(Ordering::Relaxed) {
             let _ = self.woken.recv_timeout(IDLE_POLL);
-            let current = self
-                .current
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
-            // What was made for a world that is gone goes at once, with that world.
-            if let Some(old) = &loaded
-                && !current.as_ref().is_some_and(|c| Arc::ptr_eq(c, old))
-            {
-                worker.unload();
-                loaded = None;
-                crate::census::return_freed_memory();
-            }
-            let asked = current.filter(|c| c.any_requested());
-            let Some(sources) = asked else {
-                let idle =
-                    !self.idle_release.is_zero() && last_request.elapsed() >= self.idle_release;
-                if holding && idle {
-                    worker.unload();
-                    worker.release();
-                    loaded = None;
-                    holding = false;
-                    crate::census::return_freed_memory();
-                    log::info!(
-                        "{}: resources released after {:.0} s without a request",
-                        self.name,
-                        self.idle_release.as_secs_f64()
-                    );
-                }
-                continue;
-            };
-            last_request = Instant::now();
-            if loaded.is_none() {
-                if failed == Some(sources.world.number) {
-                    clear_requests(&sources);
-                    continue;
-                }
-                holding = true;
-                if let Err(e) = worker.load(&sources) {
-                    if failed.is_none() {
-                        log::error!("{} are off: {e}", self.name);
-                    }
-                    failed = Some(sources.world.number);
-                    clear_requests(&sources);
-                    continue;
-                }
-                loaded = Some(sources.clone());
-            }
-            let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                worker.begin();
-                for (index, slot) in sources.slots.iter().enumerate() {
-                    // Taken before making: a request that comes meanwhile asks for the next.
-                    if !slot.requested.swap(false, Ordering::AcqRel) {
-                        continue;
-                    }
-                    match worker.make(index) {
-                        Ok(out) => slot.put(out),
-                        Err(e) => log::error!("{} {index}: {e}", self.name),
-                    }
-                }
+            let round = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.round(&mut worker, &mut held)
             }));
-            if made.is_err() {
+            if round.is_err() {
                 // Whatever it held may be broken: it starts over from nothing at the next
                 // request (the panic itself is in the log).
                 log::error!("{}: starting over after a failure", self.name);
-                worker.unload();
-                worker.release();
-                loaded = None;
-                holding = false;
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    worker.unload();
+                    worker.release();
+                }));
+                held.loaded = None;
+                held.holding = false;
             }
         }
         worker.unload();
         worker.release();
+    }
+
+    /// One wake-up: drop what belongs to a world gone, serve what was asked for, or release
+    /// everything after the idle time.
+    fn round<W: Work<Spec = S, Out = T>>(&self, worker: &mut W, held: &mut Held<S, T>) {
+        let current = self
+            .current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        // What was made for a world that is gone goes at once, with that world.
+        if let Some(old) = &held.loaded
+            && !current.as_ref().is_some_and(|c| Arc::ptr_eq(c, old))
+        {
+            worker.unload();
+            held.loaded = None;
+            crate::census::return_freed_memory();
+        }
+        let Some(sources) = current.filter(|c| c.any_requested()) else {
+            let idle =
+                !self.idle_release.is_zero() && held.last_request.elapsed() >= self.idle_release;
+            if held.holding && idle {
+                worker.unload();
+                worker.release();
+                held.loaded = None;
+                held.holding = false;
+                crate::census::return_freed_memory();
+                log::info!(
+                    "{}: resources released after {:.0} s without a request",
+                    self.name,
+                    self.idle_release.as_secs_f64()
+                );
+            }
+            return;
+        };
+        held.last_request = Instant::now();
+        if held.loaded.is_none() {
+            if held.failed == Some(sources.world.number) {
+                clear_requests(&sources);
+                return;
+            }
+            held.holding = true;
+            if let Err(e) = worker.load(&sources) {
+                // Said once; a later world is tried again (and said again only if it works
+                // in between).
+                if !held.said {
+                    log::error!("{} are off: {e}", self.name);
+                    held.said = true;
+                }
+                held.failed = Some(sources.world.number);
+                clear_requests(&sources);
+                return;
+            }
+            held.said = false;
+            held.loaded = Some(sources.clone());
+        }
+        worker.begin();
+        for (index, slot) in sources.slots.iter().enumerate() {
+            // Taken before making: a request that comes meanwhile asks for the next one.
+            if !slot.requested.swap(false, Ordering::AcqRel) {
+                continue;
+            }
+            match worker.make(index) {
+                Ok(out) => slot.put(out),
+                Err(e) => log::error!("{} {index}: {e}", self.name),
+            }
+        }
     }
 }
 

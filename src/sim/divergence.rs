@@ -132,6 +132,12 @@ impl Guard {
         data.forward();
     }
 
+    /// Forgets the good state: after a reset, a keyframe or a restore it is no longer the
+    /// last one (the next is kept within 50 steps; until then the initial state stands in).
+    pub fn forget(&mut self) {
+        self.has_good = false;
+    }
+
     pub fn policy(&self) -> OnDivergence {
         self.policy
     }
@@ -161,26 +167,39 @@ pub fn last(stats: &LiveStats) -> Option<Reported> {
 pub fn describe(stats: &LiveStats, world: &super::WorldGeneration) -> Option<String> {
     let last = last(stats)?;
     let model = &world.model;
-    let dof = usize::try_from(last.dof)
-        .ok()
-        .filter(|d| *d < model.ffi().nv as usize);
-    let place = match dof {
-        Some(dof) => {
-            let joint = model.dof_jntid()[dof] as usize;
-            let body = model.dof_bodyid()[dof] as usize;
+    // MuJoCo names a position by its qpos address, a velocity or acceleration by its dof.
+    let index = usize::try_from(last.dof).ok();
+    let joint = match last.found {
+        Found::Position => index.and_then(|at| {
+            let starts = model.jnt_qposadr();
+            (0..starts.len())
+                .filter(|&j| starts[j] as usize <= at)
+                .max_by_key(|&j| starts[j])
+        }),
+        _ => index
+            .filter(|d| *d < model.ffi().nv as usize)
+            .map(|d| model.dof_jntid()[d] as usize),
+    };
+    let place = match (index, joint) {
+        (Some(at), Some(joint)) => {
+            let body = model.jnt_bodyid()[joint] as usize;
             let name = |kind, id| {
                 model
                     .id_to_name(kind, id)
                     .unwrap_or("(unnamed)")
                     .to_string()
             };
+            let what = match last.found {
+                Found::Position => "qpos entry",
+                _ => "degree of freedom",
+            };
             format!(
-                " of degree of freedom {dof} (joint '{}', body '{}')",
+                " of {what} {at} (joint '{}', body '{}')",
                 name(MjtObjBase::mjOBJ_JOINT, joint),
                 name(MjtObjBase::mjOBJ_BODY, body)
             )
         }
-        None => String::new(),
+        _ => String::new(),
     };
     let done = match world.config.sim.on_divergence {
         OnDivergence::Restore => "the last good state was put back and the simulation paused",

@@ -232,7 +232,17 @@ impl Physics {
     }
     /// mj_resetData; the controllers go back to their configured state.
     pub(super) fn reset_all(&mut self) -> Result<(), OperationError> {
+        self.reset_to_initial(None)
+    }
+
+    /// mj_resetData, at sim time `time` (None: 0); the controllers go back to their
+    /// configured state; the good state kept for a divergence is forgotten.
+    pub(super) fn reset_to_initial(&mut self, time: Option<f64>) -> Result<(), OperationError> {
         self.data.reset();
+        if let Some(time) = time {
+            self.data.set_time(time);
+        }
+        self.guard.forget();
         let shared = &self.shared;
         for robot in &mut self.controllers.robots {
             if let Some(old) = robot.reset() {
@@ -246,6 +256,7 @@ impl Physics {
     /// Resets to keyframe `key`; the controllers hold its pose.
     fn reset_to_keyframe(&mut self, key: usize) -> Result<(), OperationError> {
         let key = self.key_index(key)?;
+        self.guard.forget();
         if let Err(e) = self.data.reset_keyframe(key) {
             return Err(OperationError::Mujoco(e));
         }
@@ -517,6 +528,7 @@ impl Physics {
     }
 
     fn restore(&mut self, snapshot: &super::snapshot::Snapshot) -> Result<(), OperationError> {
+        self.guard.forget();
         if snapshot.generation != self.world.number {
             return Err(OperationError::OtherWorld {
                 snapshot: snapshot.generation,

@@ -196,6 +196,7 @@ impl Physics {
     pub(super) fn step_once(&mut self) {
         let started = now_ns();
         self.acquire_commands();
+        let mut diverged = false;
         if self.playback.is_some() {
             self.playback_step();
         } else {
@@ -204,12 +205,20 @@ impl Physics {
             self.data.step();
             self.mujoco_ns_total += now_ns() - mujoco_started;
             match self.guard.check(&mut self.data) {
-                Some((found, dof)) => self.diverged(found, dof),
+                Some((found, dof)) => {
+                    self.diverged(found, dof);
+                    diverged = true;
+                }
                 None => self.guard.keep(&self.data, self.step),
             }
         }
         self.step += 1;
         self.export();
+        if diverged && self.guard.policy() != OnDivergence::Reset {
+            // A "step N" request ends here, once this step's state and figures are out: its
+            // steps would diverge again.
+            self.interrupt_steps();
+        }
         let elapsed = now_ns() - started;
         self.busy_ns_total += elapsed;
         self.shared
@@ -473,19 +482,14 @@ impl Physics {
                 self.guard.restore(&mut self.data);
                 self.mode = SimMode::Paused;
                 self.publish_mode();
-                // A "step N" request ends here too: its steps would diverge again.
-                self.interrupt_steps();
             }
             OnDivergence::Reset => {
                 let time = self.data.time();
-                let _ = self.reset_all();
-                self.data.set_time(time);
-                self.republish();
+                let _ = self.reset_to_initial(Some(time));
             }
             OnDivergence::Pause => {
                 self.mode = SimMode::Paused;
                 self.publish_mode();
-                self.interrupt_steps();
             }
         }
     }

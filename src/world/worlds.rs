@@ -35,8 +35,9 @@ fn folders(config: &Config, extra: &[String]) -> Result<Vec<PathBuf>, AccessErro
 }
 
 /// The first `#` comment line of a config, without the mark.
-fn first_comment(path: &Path) -> String {
-    std::fs::read_to_string(path)
+fn first_comment(path: &Path, access: &FileAccess) -> String {
+    access
+        .read_text(path)
         .ok()
         .and_then(|text| {
             text.lines()
@@ -45,12 +46,13 @@ fn first_comment(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn sorted_files(folder: &Path) -> Vec<PathBuf> {
+/// The files of `folder` that requests may read (a link that leads out is left out).
+fn sorted_files(folder: &Path, access: &FileAccess) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
+                .filter(|p| access.file(p).is_ok())
                 .collect()
         })
         .unwrap_or_default();
@@ -67,13 +69,14 @@ fn is_world_config(path: &Path) -> bool {
 
 /// The world configs found, each once, in folder order.
 pub fn available_worlds(config: &Config, extra: &[String]) -> Result<Vec<Listed>, AccessError> {
+    let access = FileAccess::of(config);
     let mut worlds: Vec<Listed> = Vec::new();
     for folder in folders(config, extra)? {
-        for path in sorted_files(&folder) {
+        for path in sorted_files(&folder, &access) {
             if is_world_config(&path) && !worlds.iter().any(|w| w.path == path) {
                 worlds.push(Listed {
                     name: super::file_stem(&path),
-                    description: first_comment(&path),
+                    description: first_comment(&path, &access),
                     path,
                 });
             }
@@ -86,8 +89,9 @@ pub fn available_worlds(config: &Config, extra: &[String]) -> Result<Vec<Listed>
 /// sections), and the MJCF, URDF and xacro files of the search paths.
 pub fn spawnables(config: &Config, extra: &[String]) -> Result<Vec<Listed>, AccessError> {
     let mut found = available_worlds(config, extra)?;
+    let access = FileAccess::of(config);
     for folder in folders(config, extra)?.into_iter().skip(1) {
-        for path in sorted_files(&folder) {
+        for path in sorted_files(&folder, &access) {
             if let Some(format) = ModelFormat::of_path(&path)
                 && format != ModelFormat::Config
             {

@@ -127,7 +127,7 @@ def test_random_requests_to_every_entry_are_answered_and_the_bridge_runs_on(ros,
                        timeout=ANSWER_TIMEOUT + 5, what=f"answers from {name}")
             unanswered = [n for n, f, _ in pending if not f.done()]
             assert not unanswered, f"no answer within {ANSWER_TIMEOUT} s: {unanswered}"
-            answered += len(pending)
+            answered += sum(f.exception() is None and f.result() is not None for _, f, _ in pending)
             pending.clear()
         goals = goals_answered = 0
         for name, kind in actions:
@@ -138,7 +138,7 @@ def test_random_requests_to_every_entry_are_answered_and_the_bridge_runs_on(ros,
                 future = client.send_goal_async(goal)
                 goals += 1
                 spin_until(ros, future.done, timeout=ANSWER_TIMEOUT, what=f"{name} goal answered")
-                goals_answered += 1
+                goals_answered += future.exception() is None and future.result() is not None
                 handle = future.result()
                 if handle.accepted and rng.random() < 0.5:
                     cancel = handle.cancel_goal_async()
@@ -171,11 +171,12 @@ def test_random_requests_to_every_entry_are_answered_and_the_bridge_runs_on(ros,
         bridge.console("speed 1")
         bridge.console("realtime")
         before, wall = bridge.stats()["steps"], time.monotonic()
-        time.sleep(3.0)
+        time.sleep(5.0)
         after = bridge.stats()
         rtf = (after["steps"] - before) * after["timestep"] / (time.monotonic() - wall)
         print(f"after the fuzz: real-time factor {rtf:.3f}, generation {after['generation']:.0f}")
-        assert rtf > 0.95, rtf
+        # Stepping at its pace (a loose bound: the machine runs the test's clients too).
+        assert rtf > 0.9, rtf
         assert "panicked" not in bridge.log_so_far()
     finally:
         bridge.close()

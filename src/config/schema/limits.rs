@@ -32,6 +32,8 @@ pub struct LimitsConfig {
     pub zmq_message_bytes: u64,
     /// Steps one request may ask for (step_simulation, simulate_steps).
     pub steps_per_request: u64,
+    /// Bytes of MuJoCo arena (`<size memory>`) a request's model may ask for.
+    pub arena_bytes: u64,
 }
 
 impl Default for LimitsConfig {
@@ -48,6 +50,7 @@ impl Default for LimitsConfig {
             lidar_rays: 1 << 20,
             zmq_message_bytes: 1 << 20,
             steps_per_request: 1_000_000,
+            arena_bytes: 1 << 30,
         }
     }
 }
@@ -74,6 +77,7 @@ impl LimitsConfig {
             ("lidar_rays", self.lidar_rays),
             ("zmq_message_bytes", self.zmq_message_bytes),
             ("steps_per_request", self.steps_per_request),
+            ("arena_bytes", self.arena_bytes),
         ];
         counts
             .into_iter()

@@ -142,9 +142,14 @@ type HeldReply = Box<dyn FnMut() -> bool>;
 
 /// How long an answer waits for its client's reply reader to be discovered.
 const REPLY_WAIT: Duration = Duration::from_secs(5);
+/// Answers held at most; beyond, one goes out at once (a flood of clients never seen).
+const REPLIES_HELD: usize = 1000;
 
 impl Replies {
     fn retry(&self) {
+        if self.0.borrow().is_empty() {
+            return;
+        }
         self.0.borrow_mut().retain_mut(|send| !send());
     }
 }
@@ -155,11 +160,17 @@ struct ReplyRoute {
     /// The reply topic's DDS name (`rr/<service>Reply`).
     topic: String,
     replies: Replies,
+    /// Whether a request names its client's participant (rmw_fastrtps's mapping does; the
+    /// Cyclone mapping carries an id of its own, and its answers are not held).
+    hold: bool,
 }
 
 impl ReplyRoute {
     /// Whether a reader of the client that sent `id` is known on the reply topic.
     fn known(&self, id: &RmwRequestId) -> bool {
+        if !self.hold {
+            return true;
+        }
         let prefix = ros2_client::dds::rustdds::GUID::from(id.writer_gid).prefix;
         self.participant.discovered_readers().iter().any(|reader| {
             reader.reader_proxy.remote_reader_guid.prefix == prefix
@@ -353,6 +364,7 @@ impl Node {
             participant: self.context.domain_participant(),
             topic: format!("rr{resolved}Reply"),
             replies: self.replies.clone(),
+            hold: self.mapping != ServiceMapping::Cyclone,
         });
         let requests = futures::stream::unfold(server, move |server| {
             let resolved = resolved.clone();
@@ -419,7 +431,7 @@ pub struct ServiceRequest<S: ServiceType> {
 
 impl<S: ServiceType> ServiceRequest<S> {
     pub fn respond(self, response: S::Response) -> Result<(), Error> {
-        if self.route.known(&self.id) {
+        if self.route.replies.0.borrow().len() >= REPLIES_HELD || self.route.known(&self.id) {
             return self
                 .server
                 .send_response(self.id, Wire(response))

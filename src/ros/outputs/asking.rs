@@ -15,6 +15,8 @@ pub struct Asking {
     next_poll: Instant,
     /// The slot's sequence of the last one taken.
     seen: u64,
+    /// Nothing is due before this (the last one is still going out).
+    held_until: Instant,
 }
 
 impl Asking {
@@ -25,16 +27,24 @@ impl Asking {
             waiting: false,
             next_poll: now,
             seen: 0,
+            held_until: now,
         }
     }
 
     pub fn deadline(&self) -> Option<Instant> {
         let due = self.every.deadline();
-        if self.waiting {
+        let due = if self.waiting {
             due.map(|d| d.min(self.next_poll))
         } else {
             due
-        }
+        };
+        due.map(|d| d.max(self.held_until))
+    }
+
+    /// Looks again in a few milliseconds: the last one is still going out (the node's loop
+    /// would otherwise find this due at once, over and over).
+    pub fn hold(&mut self, now: Instant) {
+        self.held_until = now + POLL;
     }
 
     /// Whether what was asked for has come (the caller then copies it from the slot, on

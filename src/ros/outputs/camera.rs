@@ -331,6 +331,7 @@ mod running {
                     self.watched = wire.watched(node);
                 }
             } else {
+                self.asking.hold(tick.now);
                 return;
             }
             let index = self.camera.index;
@@ -365,5 +366,64 @@ mod running {
                 node.retire(points);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::Intrinsics;
+
+    fn frame() -> Frame {
+        Frame {
+            time: 1.5,
+            width: 2,
+            height: 1,
+            rgb: vec![1, 2, 3, 4, 5, 6],
+            depth: vec![0.5, f32::INFINITY],
+            intrinsics: Intrinsics {
+                fx: 10.0,
+                fy: 11.0,
+                cx: 0.5,
+                cy: 0.0,
+            },
+        }
+    }
+
+    #[test]
+    fn images_carry_rows_of_their_encoding() {
+        let mut image = Image::default();
+        fill_rgb(&mut image, &frame(), "cam_optical_frame");
+        assert_eq!((image.width, image.height, image.step), (2, 1, 6));
+        assert_eq!(image.encoding, "rgb8");
+        assert_eq!(image.data, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(image.header.stamp.sec, 1);
+        assert_eq!(image.header.stamp.nanosec, 500_000_000);
+        fill_depth(&mut image, &frame(), "cam_optical_frame");
+        assert_eq!((image.encoding.as_str(), image.step), ("32FC1", 8));
+        assert_eq!(&image.data[..4], &0.5f32.to_le_bytes());
+        assert_eq!(&image.data[4..], &f32::INFINITY.to_le_bytes());
+    }
+
+    #[test]
+    fn points_come_from_depth_through_k() {
+        let mut cloud = PointCloud2::default();
+        fill_points(&mut cloud, &frame(), "cam_optical_frame");
+        assert_eq!((cloud.width, cloud.height, cloud.point_step), (2, 1, 16));
+        let value = |i: usize| f32::from_le_bytes(cloud.data[4 * i..4 * i + 4].try_into().unwrap());
+        // Pixel (0, 0) at 0.5 m: x = (0 - 0.5) * 0.5 / 10, y = (0 - 0) * 0.5 / 11.
+        assert!((value(0) + 0.025).abs() < 1e-7 && value(1) == 0.0 && value(2) == 0.5);
+        assert_eq!(value(3).to_bits(), 0x010203, "packed rgb");
+        assert!(value(4).is_nan(), "nothing seen: NaN");
+    }
+
+    #[test]
+    fn camera_info_holds_k_and_p() {
+        let mut info = CameraInfo::default();
+        fill_info(&mut info, &frame(), "cam_optical_frame");
+        assert_eq!(info.k, [10.0, 0.0, 0.5, 0.0, 11.0, 0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(info.p[0..4], [10.0, 0.0, 0.5, 0.0]);
+        assert_eq!(info.distortion_model, "plumb_bob");
+        assert_eq!(info.d, [0.0; 5]);
     }
 }

@@ -223,6 +223,7 @@ mod running {
                     self.watched = wire.subscribers(node) > 0;
                 }
             } else {
+                self.asking.hold(tick.now);
                 return;
             }
             let index = self.index;
