@@ -447,13 +447,18 @@ def phase_ends(samples, warmup):
     """The last memory sample of each phase (cameras subscribed or not; without camera
     phases, of each minute) that ends after `warmup` seconds: {phase: [MB, ...]}."""
     ends = {}
+    run = 0
     for (t, memory, cameras), following in zip(samples, samples[1:] + [None]):
+        run += 1
         changes = following is None or following[2] != cameras
         if not cameras and not changes:
             # Without camera phases, a phase is a minute.
             changes = int(following[0] // 60) != int(t // 60)
-        if changes and t >= warmup and memory is not None:
+        # A phase of one sample is the run ending just after a change: not a phase's end.
+        if changes and run > 1 and t >= warmup and memory is not None:
             ends.setdefault("streaming" if cameras else "idle", []).append(memory)
+        if changes:
+            run = 0
     return ends
 
 
