@@ -418,7 +418,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             near = [f"{what} {end - at:.3f} s before" for at, what in churn.events if 0 <= end - at <= 1.0]
             figures.setdefault("worst_gaps", []).append(
                 f"{gap * 1e3:.1f} ms ending {time.strftime('%H:%M:%S', time.localtime(end))}"
-                f"{end % 1:.3f}: {', '.join(near) or 'no request within 1 s'}")
+                f".{int(end % 1 * 1000):03d}: {', '.join(near) or 'no request within 1 s'}")
         figures.update(
             alive=alive,
             sent=churn.sent,
