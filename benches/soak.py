@@ -349,11 +349,10 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         report=print, max_memory_mb=8000.0, client_nice=10):
     """Runs the soak; returns its figures (a dict). `report` takes each printed line.
 
-    Memory is sampled every 5 s. With camera phases it is compared like with like: the last
-    sample of each phase with cameras subscribed (render memory held) and of each phase
-    without (released once render.idle_release has passed); growth after the warm-up is
-    the larger of the two series' growth from their first phase ending after the warm-up to
-    their last."""
+    Memory is sampled every 5 s. With camera phases it is compared like with like: the level
+    each phase with cameras subscribed (render memory held) and each phase without (released
+    once render.idle_release has passed) settled at; growth after the warm-up is the larger
+    of the two series' growth from the first third of their phases to the last third."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
@@ -426,7 +425,8 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             failed=churn.failed[:20],
             clock_messages=clock.count,
             longest_clock_gap=clock.longest_gap,
-            clock_period=1.0 / 1000.0,
+            # /clock goes out when sim time moved, at most at ros.rates.clock (1000 Hz).
+            clock_period=max(1.0 / 1000.0, timestep),
             real_time_factor=(stats["steps"] - start_stats["steps"]) * timestep / wall,
             received=churn.received,
             legacy_received=churn.legacy_received,
@@ -437,29 +437,47 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
     figures["log_tail"] = log[-4000:]
     figures["log"] = log
     figures["warmup_minutes"] = warmup_minutes
-    figures["phases"] = phase_ends(samples, warmup_minutes * 60.0)
-    growths = [(ends[-1] - ends[0]) / ends[0] for ends in figures["phases"].values() if len(ends) >= 2]
-    figures["growth_after_warmup"] = max(growths) if growths else None
+    figures["samples"] = samples
+    figures["phases"] = phase_levels(samples, warmup_minutes * 60.0)
+    figures["growth_after_warmup"] = growth(figures["phases"])
     return figures
 
 
-def phase_ends(samples, warmup):
-    """The last memory sample of each phase (cameras subscribed or not; without camera
-    phases, of each minute) that ends after `warmup` seconds: {phase: [MB, ...]}."""
-    ends = {}
-    run = 0
+def phase_levels(samples, warmup):
+    """The memory each phase (cameras subscribed or not; without camera phases, each minute)
+    that ends after `warmup` seconds settled at: the median of the samples in its second half,
+    after the render memory came or went, so that one sample caught in the middle of a world
+    build (two worlds alive for a moment) does not count as growth. {phase: [MB, ...]}"""
+    levels = {}
+    phase = []
     for (t, memory, cameras), following in zip(samples, samples[1:] + [None]):
-        run += 1
+        if memory is not None:
+            phase.append(memory)
         changes = following is None or following[2] != cameras
         if not cameras and not changes:
             # Without camera phases, a phase is a minute.
             changes = int(following[0] // 60) != int(t // 60)
-        # A phase of one sample is the run ending just after a change: not a phase's end.
-        if changes and run > 1 and t >= warmup and memory is not None:
-            ends.setdefault("streaming" if cameras else "idle", []).append(memory)
-        if changes:
-            run = 0
-    return ends
+        if not changes:
+            continue
+        # A phase of one sample is the run ending just after a change: not a phase.
+        if len(phase) > 1 and t >= warmup:
+            settled = sorted(phase[len(phase) // 2:])
+            levels.setdefault("streaming" if cameras else "idle", []).append(settled[len(settled) // 2])
+        phase = []
+    return levels
+
+
+def growth(levels):
+    """How much the phases of the last third of the run settled above those of the first
+    third, the larger over idle and streaming phases (a fraction; None without two phases of
+    a kind)."""
+    growths = []
+    for values in levels.values():
+        if len(values) >= 2:
+            third = max(1, len(values) // 3)
+            first, last = sum(values[:third]) / third, sum(values[-third:]) / third
+            growths.append((last - first) / first)
+    return max(growths) if growths else None
 
 
 def stats_timestep(bridge, stats, start_stats, wall):
@@ -479,6 +497,13 @@ def stats_timestep(bridge, stats, start_stats, wall):
     return 0.002
 
 
+def thirds(phase, levels):
+    """A series of phase levels, in words: its first and last thirds."""
+    third = max(1, len(levels) // 3)
+    first, last = sum(levels[:third]) / third, sum(levels[-third:]) / third
+    return f"{phase} {first:.1f} -> {last:.1f} MB (first and last {third} of {len(levels)} phases)"
+
+
 def summary(figures, report=print):
     """Each figure against its target; returns whether all were met."""
     growth = figures["growth_after_warmup"]
@@ -489,7 +514,7 @@ def summary(figures, report=print):
     unanswered = figures["sent"] - figures["answered"]
     lines = [
         (f"memory growth after the first {figures['warmup_minutes']:g} min: {growth * 100:+.2f} % "
-         f"({', '.join(f'{phase} {ends[0]:.1f} -> {ends[-1]:.1f} MB over {len(ends)} phase ends' for phase, ends in figures['phases'].items())}; "
+         f"({', '.join(thirds(phase, levels) for phase, levels in figures['phases'].items())}; "
          f"target < 2 %)", growth < 0.02),
         (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
          f"({figures['clock_messages']} messages; target <= 10 periods)", gap_periods <= 10.0),
