@@ -187,7 +187,6 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     }
     log_geometry_masses(config, &model, &robots_loaded);
     check_ranges(config, &model)?;
-    check_caps(config, &model)?;
     if add_config_keyframes(config, &mut world, &model)? {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
@@ -205,6 +204,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map
         })
         .collect();
+    check_caps(config, &model, &robots)?;
     // A diverging step is answered by the physics thread (`sim.on_divergence`), not by
     // MuJoCo resetting the whole world.
     model.opt_mut().disableflags |= MjtDisableBit::mjDSBL_AUTORESET as i32;
@@ -226,7 +226,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
 /// Refuses a world beyond what `limits` lets one world hold: pixels over every camera (each
 /// listed camera at its size; without a list, each of the robot's model cameras at the
 /// default size), texture pixels over every texture, rays over every lidar.
-fn check_caps(config: &Config, model: &MjModel) -> InputResult<()> {
+fn check_caps(config: &Config, model: &MjModel, robots: &[RobotMap]) -> InputResult<()> {
     let limits = &config.limits;
     let default_pixels = {
         let camera = crate::config::CameraConfig::found("");
@@ -234,29 +234,22 @@ fn check_caps(config: &Config, model: &MjModel) -> InputResult<()> {
     };
     let mut camera_pixels = 0u64;
     let mut lidar_rays = 0u64;
-    for robot in &config.robots {
-        camera_pixels += robot
-            .listed_cameras()
-            .iter()
-            .map(|c| c.width as u64 * c.height as u64)
-            .sum::<u64>();
+    for (robot, map) in config.robots.iter().zip(robots) {
+        camera_pixels += if robot.all_model_cameras() {
+            // Without a list, every camera of its model renders at the default size.
+            map.cameras.len() as u64 * default_pixels
+        } else {
+            robot
+                .listed_cameras()
+                .iter()
+                .map(|c| c.width as u64 * c.height as u64)
+                .sum::<u64>()
+        };
         lidar_rays += robot
             .lidars
             .iter()
             .map(|l| l.channels as u64 * l.samples as u64)
             .sum::<u64>();
-    }
-    // Cameras of robots without a list: every camera of the model under the robot's prefix.
-    for robot in config.robots.iter().filter(|r| r.all_model_cameras()) {
-        let prefix = prefix_of(&robot.name);
-        let count = (0..model.ffi().ncam.max(0) as usize)
-            .filter(|&id| {
-                model
-                    .id_to_name(MjtObjBase::mjOBJ_CAMERA, id)
-                    .is_some_and(|n| n.starts_with(&prefix))
-            })
-            .count() as u64;
-        camera_pixels += count * default_pixels;
     }
     let texture_pixels: u64 = model
         .tex_width()

@@ -53,6 +53,23 @@ fn bytes(text: &str) -> Option<u64> {
     number.trim().parse::<u64>().ok()?.checked_mul(scale)
 }
 
+/// Why a built-in grid (a texture's pixels, a height field's points: `sides` multiplied)
+/// is more than `limits.texture_pixels` allows; None when it is not.
+fn grid_over(
+    element: &Element,
+    sides: (&str, &str),
+    noun: &str,
+    limits: &LimitsConfig,
+) -> Option<String> {
+    let cells = product(element, sides.0, sides.1);
+    (cells > limits.texture_pixels).then(|| {
+        format!(
+            "{cells} {noun}, more than limits.texture_pixels ({})",
+            limits.texture_pixels
+        )
+    })
+}
+
 /// The product of two integer attributes of `element` (0 when either is missing).
 fn product(element: &Element, a: &str, b: &str) -> u64 {
     let get = |key| {
@@ -99,22 +116,8 @@ pub fn check_mjcf(
                         limits.arena_bytes
                     )
                 }),
-            "texture" => Some(product(element, "width", "height"))
-                .filter(|p| *p > limits.texture_pixels)
-                .map(|p| {
-                    format!(
-                        "{p} pixels, more than limits.texture_pixels ({})",
-                        limits.texture_pixels
-                    )
-                }),
-            "hfield" => Some(product(element, "nrow", "ncol"))
-                .filter(|p| *p > limits.texture_pixels)
-                .map(|p| {
-                    format!(
-                        "{p} points, more than limits.texture_pixels ({})",
-                        limits.texture_pixels
-                    )
-                }),
+            "texture" => grid_over(element, ("width", "height"), "pixels", limits),
+            "hfield" => grid_over(element, ("nrow", "ncol"), "points", limits),
             _ => None,
         };
         if let Some(why) = too_large {

@@ -96,7 +96,13 @@ pub enum RenderError {
 struct Drawing {
     world: Option<WorldDrawing>,
     gl: Option<GlContext>,
+    /// Frames drawn since render contexts were last made (their shaders compiled).
+    since_load: u32,
 }
+
+/// Frames after which a context's shaders are taken as compiled (the first frame compiles
+/// nearly all of them): the compiler's pages are then given back.
+const COMPILED_AFTER: u32 = 30;
 
 /// What drawing one world's cameras takes.
 struct WorldDrawing {
@@ -118,6 +124,7 @@ impl Work for Drawing {
     type Error = RenderError;
 
     fn load(&mut self, cameras: &Cameras) -> Result<(), RenderError> {
+        self.since_load = 0;
         if self.gl.is_none() {
             let gl = GlContext::headless()?;
             log::info!("cameras render on {}", gl.device);
@@ -177,6 +184,10 @@ impl Work for Drawing {
         }
         .ok_or(RenderError::NotLoaded)?;
         view.draw(&mut w.scene, context, &mut w.mirror.data, &w.option)?;
+        self.since_load = self.since_load.saturating_add(1);
+        if self.since_load == COMPILED_AFTER {
+            gl::drop_shader_compiler_pages();
+        }
         Ok(view.frame())
     }
 
@@ -187,5 +198,6 @@ impl Work for Drawing {
     fn release(&mut self) {
         self.world = None;
         self.gl = None;
+        gl::drop_shader_compiler_pages();
     }
 }

@@ -1,6 +1,7 @@
 //! Which cameras render: each robot's `cameras:` list (an empty one: none), or every camera
-//! of its model when the config has no such key. Planned once at load (a camera naming nothing is refused there, by every
-//! build); the index in the plan is the camera's index at the renderer.
+//! of its model when the config has no such key. Planned once at load (a camera naming
+//! nothing is refused there, by every build); the index in the plan is the camera's index at
+//! the renderer.
 use super::CameraSpec;
 use crate::config::{CameraConfig, Config};
 use crate::model::RobotMap;

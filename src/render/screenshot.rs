@@ -45,6 +45,8 @@ pub fn take(
     path: &Path,
 ) -> Result<(), ScreenshotError> {
     let rgb = draw(world, spec)?;
+    // Its GL context is gone: the shader compiler's pages are not needed any more.
+    super::gl::drop_shader_compiler_pages();
     write_png(path, spec.width, spec.height, &rgb)
 }
 

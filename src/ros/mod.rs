@@ -32,6 +32,8 @@ pub use qos::Qos;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod actions;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod clock;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod commands;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod entities;

@@ -414,6 +414,8 @@ struct Node {
     /// The thread that fills and publishes camera and lidar messages; it ends (its queued
     /// work done) before the node whose publishers that work uses.
     offload: Option<super::outputs::offload::Offload>,
+    /// The thread that publishes /clock; it ends before the node too.
+    clock: super::clock::ClockThread,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -464,12 +466,23 @@ impl Node {
             );
         }
         let (cameras, lidars) = sensors.sources(&world);
-        // Started here, on the node's thread: it takes the node's niceness.
+        // Started here, on the node's thread: they take the node's niceness.
+        let clock_publisher = node
+            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", Qos::STATE)
+            .map_err(|e| err("/clock", e))?;
+        let clock = super::clock::ClockThread::start(
+            clock_publisher,
+            handle.clone(),
+            world.config.ros.rates.clock,
+            publishing.clone(),
+        )
+        .map_err(NodeError::Thread)?;
         let offload = super::outputs::offload::Offload::start()
             .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
             .ok();
         Ok(Self {
             offload,
+            clock,
             node,
             pool,
             handle,
@@ -557,6 +570,9 @@ impl Node {
     fn retime(&mut self) {
         let retimes = std::mem::take(&mut *self.live.retimes.borrow_mut());
         for (field, hz) in retimes {
+            if field == "clock" {
+                self.clock.set_rate(hz);
+            }
             for output in self.outputs.iter_mut() {
                 output.retime(field, hz);
             }
@@ -569,6 +585,7 @@ impl Node {
     fn follow_world(&mut self) {
         let world = self.handle.world();
         let started = Instant::now();
+        self.clock.set_rate(world.config.ros.rates.clock);
         // The old world's sources go first: nothing of it is kept for a reader.
         (self.cameras, self.lidars) = (None, None);
         (self.cameras, self.lidars) = self.sensors.sources(&world);

@@ -7,8 +7,8 @@
 //! (geometry_msgs/WrenchStamped), as ros-interface users know it from other simulators: the
 //! header's frame names the body (`base_link`, or `robot/base_link` when several robots
 //! share the world), force and torque are in that body's frame, applied at its centre of
-//! mass for `ros.wrench_duration` seconds of sim time (a live parameter). Step N and body poses are the
-//! `simulation_interfaces` services (StepSimulation, SetEntityState).
+//! mass for `ros.wrench_duration` seconds of sim time (a live parameter). Step N and body
+//! poses are the `simulation_interfaces` services (StepSimulation, SetEntityState).
 use super::Qos;
 use crate::config::SimMode;
 use crate::ros::interfaces::std_srvs::srv::{SetBool, Trigger};

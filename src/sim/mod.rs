@@ -126,6 +126,12 @@ impl SimHandle {
         self.shared.stats.snapshot()
     }
 
+    /// The sim time of the latest state (one atomic read: what /clock sends).
+    pub fn sim_time(&self) -> f64 {
+        let bits = self.shared.stats.sim_time_bits.load(Ordering::Relaxed);
+        f64::from_bits(bits)
+    }
+
     /// The last step that diverged, in words (None while none has).
     pub fn last_divergence(&self) -> Option<String> {
         divergence::describe(&self.shared.stats, &self.world())

@@ -42,7 +42,6 @@ macro_rules! kinds {
 }
 
 kinds![
-    clock,
     diagnostics,
     description,
     markers,
@@ -343,7 +342,6 @@ mod tests {
         assert_eq!(
             topics(&plan),
             [
-                "/clock",
                 "/diagnostics",
                 "~/markers",
                 "joint_states",
