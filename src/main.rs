@@ -168,7 +168,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             error,
         }
     })?;
-    mujoco_bridge::sim::controllers(&world)?;
+    let controllers = mujoco_bridge::sim::controllers(&world)?;
     if cli.summary {
         print!("{}", summary(&world));
         return Ok(());
@@ -199,11 +199,16 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let run_mode = config.sim.mode;
     config.sim.mode = SimMode::Paused;
     install_signal_handlers();
-    let sim = Simulation::start(&world, &config.sim).map_err(|e| match e {
+    let sim = Simulation::start_with(&world, controllers, &config.sim).map_err(|e| match e {
         StartError::Control(e) => RunError::Input(e),
         StartError::Thread(_) => RunError::System(e.to_string()),
     })?;
     let handle = sim.handle();
+    // A later world (a spawn, a world load) is refused as this one would have been.
+    handle.add_world_check(std::sync::Arc::new(|world, config| {
+        mujoco_bridge::ros::outputs::check(&world.model, &world.robots, config)
+            .map_err(|e| InputError::new(&config.origin, e))
+    }));
     prepare(&handle, cli)?;
     let sensors = start_sensors(&config);
     let camera_streams = match (&sensors.renderer, config.zmq.enabled) {

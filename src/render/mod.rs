@@ -96,13 +96,14 @@ pub enum RenderError {
 struct Drawing {
     world: Option<WorldDrawing>,
     gl: Option<GlContext>,
-    /// Frames drawn since render contexts were last made (their shaders compiled).
-    since_load: u32,
+    /// When the shader compiler's pages are next given back, while frames are drawn.
+    next_compiler_drop: Option<std::time::Instant>,
 }
 
-/// Frames after which a context's shaders are taken as compiled (the first frame compiles
-/// nearly all of them): the compiler's pages are then given back.
-const COMPILED_AFTER: u32 = 30;
+/// How often the shader compiler's pages are given back while frames are drawn: a new
+/// context or a world's new render contexts compile shaders on their first frames, and a
+/// world changes as often as a client asks.
+const COMPILER_DROP_PERIOD: Duration = Duration::from_secs(2);
 
 /// What drawing one world's cameras takes.
 struct WorldDrawing {
@@ -124,7 +125,6 @@ impl Work for Drawing {
     type Error = RenderError;
 
     fn load(&mut self, cameras: &Cameras) -> Result<(), RenderError> {
-        self.since_load = 0;
         if self.gl.is_none() {
             let gl = GlContext::headless()?;
             log::info!("cameras render on {}", gl.device);
@@ -184,9 +184,13 @@ impl Work for Drawing {
         }
         .ok_or(RenderError::NotLoaded)?;
         view.draw(&mut w.scene, context, &mut w.mirror.data, &w.option)?;
-        self.since_load = self.since_load.saturating_add(1);
-        if self.since_load == COMPILED_AFTER {
+        let now = std::time::Instant::now();
+        let due = *self
+            .next_compiler_drop
+            .get_or_insert(now + COMPILER_DROP_PERIOD);
+        if now >= due {
             gl::drop_shader_compiler_pages();
+            self.next_compiler_drop = Some(now + COMPILER_DROP_PERIOD);
         }
         Ok(view.frame())
     }
@@ -198,6 +202,7 @@ impl Work for Drawing {
     fn release(&mut self) {
         self.world = None;
         self.gl = None;
+        self.next_compiler_drop = None;
         gl::drop_shader_compiler_pages();
     }
 }

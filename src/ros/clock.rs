@@ -7,8 +7,8 @@
 //! world changes (tens of milliseconds on a busy machine) and /clock does not wait for that.
 use super::backend;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
-use super::node::Every;
 use super::outputs::PublishCounters;
+use super::outputs::publishing::Every;
 use crate::sim::SimHandle;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -23,30 +23,36 @@ const LONGEST_WAIT: Duration = Duration::from_millis(50);
 pub struct ClockThread {
     stop: Arc<AtomicBool>,
     hz_bits: Arc<AtomicU64>,
+    /// Gives the thread its publisher, once the node has made it.
+    attach: Option<std::sync::mpsc::Sender<backend::Publisher<ClockMsg>>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl ClockThread {
-    /// Starts publishing with `publisher` at `hz` (0: never). The thread takes the calling
-    /// thread's niceness.
+    /// Starts the thread, idle until `attach` gives it its publisher; then it publishes at
+    /// `hz` (0: never). It keeps the niceness of the thread that starts it: started before
+    /// the node's thread lowers its own, /clock does not queue behind the node's work.
     pub fn start(
-        publisher: backend::Publisher<ClockMsg>,
         handle: SimHandle,
         hz: f64,
         publishing: Arc<PublishCounters>,
     ) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let hz_bits = Arc::new(AtomicU64::new(hz.to_bits()));
+        let (attach, attached) = std::sync::mpsc::channel::<backend::Publisher<ClockMsg>>();
         let (stopping, rate) = (stop.clone(), hz_bits.clone());
         let thread = std::thread::Builder::new()
             .name("ros-clock".into())
             .spawn(move || {
+                // No publisher: the node did not start (or stops).
+                let Ok(publisher) = attached.recv() else {
+                    return;
+                };
                 let mut pacing = Pacing::new(f64::from_bits(rate.load(Ordering::Relaxed)));
                 let mut message = ClockMsg::default();
                 while !stopping.load(Ordering::Relaxed) {
                     pacing.follow_rate(f64::from_bits(rate.load(Ordering::Relaxed)));
-                    let now = Instant::now();
-                    let wait = pacing.wait(now);
+                    let wait = pacing.wait(Instant::now());
                     if !wait.is_zero() {
                         std::thread::sleep(wait);
                         continue;
@@ -61,8 +67,16 @@ impl ClockThread {
         Ok(Self {
             stop,
             hz_bits,
+            attach: Some(attach),
             thread: Some(thread),
         })
+    }
+
+    /// Gives the thread the publisher it sends with (made by the node, on its thread).
+    pub fn attach(&mut self, publisher: backend::Publisher<ClockMsg>) {
+        if let Some(attach) = self.attach.take() {
+            let _ = attach.send(publisher);
+        }
     }
 
     /// A live change of `ros.rates.clock` (or a world loaded with another one).
@@ -74,6 +88,8 @@ impl ClockThread {
 impl Drop for ClockThread {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        // A thread still waiting for its publisher ends too.
+        self.attach = None;
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

@@ -210,14 +210,15 @@ impl super::goals::Controller for Stepper {
             }
             let chunk = CHUNK.min(steps - done);
             let stepper = self.handle.clone();
-            let stepped = super::node::off_the_node("ros-simulate", move || stepper.step(chunk));
+            let stepped =
+                super::executor::off_the_node("ros-simulate", move || stepper.step(chunk));
             match stepped.await {
                 Ok(Ok(_)) => done += chunk,
                 Ok(Err(e)) => return failed(e.to_string()),
-                Err(super::node::OffNode::Lost) => {
+                Err(super::executor::OffNode::Lost) => {
                     return failed("the step request was lost".into());
                 }
-                Err(super::node::OffNode::Thread(e)) => return failed(e.to_string()),
+                Err(super::executor::OffNode::Thread(e)) => return failed(e.to_string()),
             }
             let _ = goal.publish_feedback(SimulateSteps::Feedback {
                 completed_steps: done,

@@ -129,7 +129,7 @@ pub fn serve<C: Controller>(
 where
     ResultOf<C>: Default,
 {
-    let kept = super::node::keep_with_robot(controller.clone());
+    let kept = super::executor::keep_with_robot(controller.clone());
     let held = (!kept).then(|| controller.clone());
     let served = SERVED.with(|s| s.borrow().get(name).cloned());
     if let Some(switch) = served.and_then(|s| s.downcast::<Switch<C>>().ok()) {
@@ -147,7 +147,7 @@ where
                 action: name.to_string(),
                 error,
             })?;
-    super::node::outside_robot(|| {
+    super::executor::outside_robot(|| {
         serve_requests(name.to_string(), spawner, requests, switch.clone())
     })
     .map_err(super::ServeError::Executor)?;

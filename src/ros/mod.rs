@@ -38,6 +38,8 @@ mod commands;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod entities;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod executor;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod goals;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod gripper;
@@ -95,9 +97,9 @@ impl Anchor {
     }
 }
 #[cfg(any(feature = "ros", feature = "dds"))]
-pub use node::RosNode;
+use executor::{Ticks, spawn};
 #[cfg(any(feature = "ros", feature = "dds"))]
-use node::{Ticks, spawn};
+pub use node::RosNode;
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 /// Takes a service's requests as they come into a queue of its own, so that a handler that

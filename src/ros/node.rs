@@ -1,24 +1,20 @@
 //! The node: one list of outputs published from the latest state on one loop, the command
 //! subscriptions, services and actions on an executor, and /rosout.
-use super::outputs::{Output, Plan, PublishCounters, Schedule, Tick};
+use super::clock::ClockThread;
+use super::executor::{Ticks, collect_tasks};
+use super::outputs::publishing::Running;
+use super::outputs::{Plan, PublishCounters, Tick};
 use super::parameters::LiveSettings;
 use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
 use crate::config::{Config, SimMode};
 use crate::render::Sensors;
 use crate::sim::SimHandle;
 use futures::executor::{LocalPool, LocalSpawner};
-use futures::task::LocalSpawnExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The niceness of work sent off the node's thread (world builds).
-const OFF_THE_NODE_NICE: u8 = 19;
-/// How long a latched message whose publish failed waits before it goes again.
-const ONCE_RETRY: Duration = Duration::from_millis(100);
-/// How many missed publisher cycles are made up after a stall.
-const CATCH_UP: u32 = 20;
 /// The longest the node waits for ROS events before it looks at its publishers again.
 const LONGEST_WAIT: Duration = Duration::from_millis(5);
 
@@ -28,195 +24,11 @@ pub struct RosNode {
     publishing: Arc<PublishCounters>,
 }
 
-thread_local! {
-    /// While the node starts one robot's tasks: their abort handles, so that the robot's
-    /// subscriptions, actions and services end with it.
-    static COLLECTING: std::cell::RefCell<Option<Collected>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// What one robot's tasks leave with the node: how to end them, and what they keep alive
-/// (the controllers behind action servers, which outlive robots; see `goals::serve`).
-#[derive(Default)]
-struct Collected {
-    aborts: Vec<futures::future::AbortHandle>,
-    kept: Vec<std::rc::Rc<dyn std::any::Any>>,
-}
-
-/// Keeps `value` alive as long as the robot whose tasks are being started; false when no
-/// robot's tasks are being started (the caller keeps it then).
-pub(super) fn keep_with_robot(value: std::rc::Rc<dyn std::any::Any>) -> bool {
-    COLLECTING.with(|c| match c.borrow_mut().as_mut() {
-        Some(collected) => {
-            collected.kept.push(value);
-            true
-        }
-        None => false,
-    })
-}
-
-/// Runs `start` without collecting what it spawns (a task that outlives the robot).
-pub(super) fn outside_robot<R>(start: impl FnOnce() -> R) -> R {
-    let saved = COLLECTING.with(|c| c.borrow_mut().take());
-    let result = start();
-    COLLECTING.with(|c| *c.borrow_mut() = saved);
-    result
-}
-
-/// Runs `start` and returns the abort handles of every task it spawned.
-fn collect_tasks<R>(start: impl FnOnce() -> R) -> (R, Collected) {
-    COLLECTING.with(|c| *c.borrow_mut() = Some(Collected::default()));
-    let result = start();
-    let collected = COLLECTING
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_default();
-    (result, collected)
-}
-
 /// Lowers this thread's scheduling weight to niceness `nice` (threads it starts inherit it):
 /// under CPU contention the physics thread, at the normal weight or above, comes first.
 fn give_way(nice: u8) {
     if let Err(e) = crate::sim::give_way(nice) {
         log::warn!("could not lower the ROS thread to niceness {nice}: {e}");
-    }
-}
-
-/// Runs `task` on the node's executor.
-pub(super) fn spawn(
-    spawner: &LocalSpawner,
-    task: impl std::future::Future<Output = ()> + 'static,
-) -> Result<(), Error> {
-    let (task, abort) = futures::future::abortable(task);
-    COLLECTING.with(|c| {
-        if let Some(collected) = c.borrow_mut().as_mut() {
-            collected.aborts.push(abort);
-        }
-    });
-    spawner
-        .spawn_local(async move {
-            let _ = task.await;
-        })
-        .map_err(|e| Error::from(format!("executor: {e}")))
-}
-
-/// Why work sent off the node's thread brought no answer.
-#[derive(Debug)]
-pub(super) enum OffNode {
-    /// Its thread did not start.
-    Thread(std::io::Error),
-    /// Its thread ended without answering.
-    Lost,
-}
-
-/// Runs `work` on a thread of its own (named `name`) and waits for it without blocking the
-/// executor: a world change compiles models and N steps take a while, and topics and other
-/// services go on meanwhile.
-pub(super) async fn off_the_node<T: Send + 'static>(
-    name: &str,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, OffNode> {
-    let (done, finished) = futures::channel::oneshot::channel();
-    std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            // Background work (a world build takes a core for a while): the node's own
-            // thread, publishing /clock, comes first.
-            let _ = crate::sim::give_way(OFF_THE_NODE_NICE);
-            let _ = done.send(work());
-        })
-        .map_err(OffNode::Thread)?;
-    finished.await.map_err(|_| OffNode::Lost)
-}
-
-/// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
-/// watch the state), and counts what those tasks publish (action feedback).
-#[derive(Clone)]
-pub(super) struct Ticks {
-    waiting: std::rc::Rc<std::cell::RefCell<Vec<std::task::Waker>>>,
-    publishing: Arc<PublishCounters>,
-}
-
-impl Ticks {
-    fn new(publishing: Arc<PublishCounters>) -> Self {
-        Self {
-            waiting: Default::default(),
-            publishing,
-        }
-    }
-
-    /// Counts one publication of a task by its result.
-    pub(super) fn count<E>(&self, published: Result<(), E>) {
-        self.publishing.count(published.is_ok());
-    }
-
-    /// Resolves at the next cycle.
-    pub(super) fn next(&self) -> NextTick {
-        NextTick {
-            ticks: self.clone(),
-            waiting: false,
-        }
-    }
-
-    fn wake_all(&self) {
-        for waker in self.waiting.borrow_mut().drain(..) {
-            waker.wake();
-        }
-    }
-}
-
-pub(super) struct NextTick {
-    ticks: Ticks,
-    waiting: bool,
-}
-
-impl std::future::Future for NextTick {
-    type Output = ();
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.waiting {
-            return std::task::Poll::Ready(());
-        }
-        self.waiting = true;
-        self.ticks.waiting.borrow_mut().push(cx.waker().clone());
-        std::task::Poll::Pending
-    }
-}
-
-/// When a publisher is due: every `period` on average. After a short stall (the node's thread
-/// was descheduled) the missed cycles follow at once, so the rate holds; after a long one
-/// (more than `CATCH_UP` periods) the schedule restarts from now instead of bursting.
-pub(crate) struct Every {
-    period: Option<Duration>,
-    pub(crate) next: Instant,
-}
-
-impl Every {
-    /// `rate` in Hz from `start`; 0 never fires.
-    pub(crate) fn hz(rate: f64, start: Instant) -> Self {
-        Self {
-            period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
-            next: start,
-        }
-    }
-
-    pub(crate) fn due(&mut self, now: Instant) -> bool {
-        let Some(period) = self.period else {
-            return false;
-        };
-        if now < self.next {
-            return false;
-        }
-        self.next += period;
-        if self.next + period * CATCH_UP <= now {
-            self.next = now + period;
-        }
-        true
-    }
-
-    pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.period.map(|_| self.next)
     }
 }
 
@@ -238,22 +50,27 @@ impl RosNode {
         let publishing = Arc::new(PublishCounters::default());
         let counters = publishing.clone();
         let (ready, started) = std::sync::mpsc::channel();
+        // Started here, before the node's thread lowers its niceness (see ClockThread).
+        let clock = ClockThread::start(handle.clone(), config.ros.rates.clock, publishing.clone())
+            .map_err(NodeError::Thread)?;
         // The executor's tasks are not Send: the node is made on the thread that spins it.
         let thread = std::thread::Builder::new()
             .name("ros".into())
             .spawn(move || {
                 give_way(config.ros.nice);
-                let node =
-                    match Node::create(handle, &config, play_mode, &ros_args, counters, sensors) {
-                        Ok(node) => {
-                            let _ = ready.send(Ok(()));
-                            node
-                        }
-                        Err(e) => {
-                            let _ = ready.send(Err(e));
-                            return;
-                        }
-                    };
+                let made = Node::create(
+                    handle, &config, play_mode, &ros_args, counters, sensors, clock,
+                );
+                let node = match made {
+                    Ok(node) => {
+                        let _ = ready.send(Ok(()));
+                        node
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
+                };
                 crate::supervise::essential("ROS node", || node.run(&stopping));
             })
             .map_err(NodeError::Thread)?;
@@ -268,105 +85,6 @@ impl RosNode {
     /// The node's publications so far, and those that failed.
     pub fn publishing(&self) -> Arc<PublishCounters> {
         self.publishing.clone()
-    }
-}
-
-/// An output with its publisher, on its schedule.
-pub struct Publishing<O: Output> {
-    output: O,
-    publisher: backend::Publisher<O::Message>,
-    every: Every,
-    /// A `Once` output that has been sent.
-    sent: bool,
-    /// When a `Once` output that has not been sent tries (again).
-    next_try: Instant,
-}
-
-/// A running output of any kind, as the node's loop sees it.
-pub trait Running {
-    /// When it is next due (None: never again).
-    fn deadline(&self) -> Option<Instant>;
-    fn observe(&mut self, tick: &Tick);
-    /// Publishes when due, counting the result (`node` tells who subscribes).
-    fn run(&mut self, tick: &Tick, node: &backend::Node);
-    /// Takes a live change of `ros.rates.<field>` when its rate follows that field.
-    fn retime(&mut self, field: &str, hz: f64);
-    /// Puts its schedule in phase with `epoch`: outputs of equal or whole-multiple periods
-    /// then fall due together and the loop wakes once for all of them.
-    fn align(&mut self, epoch: Instant);
-    /// Hands its publishers back to the node (after a world change, the re-planned outputs
-    /// take over those of the same topic; the rest are destroyed).
-    fn retire(self: Box<Self>, node: &mut backend::Node);
-}
-
-impl<O: Output + 'static> Publishing<O> {
-    pub fn start(output: O, node: &mut backend::Node) -> Result<Box<dyn Running>, Error> {
-        let topic = output.topic();
-        let publisher = node.publisher::<O::Message>(&topic.name, topic.qos)?;
-        let every = match topic.schedule {
-            Schedule::Rate { hz, .. } => Every::hz(hz, Instant::now()),
-            Schedule::Once => Every::hz(0.0, Instant::now()),
-        };
-        Ok(Box::new(Self {
-            output,
-            publisher,
-            every,
-            sent: false,
-            next_try: Instant::now(),
-        }))
-    }
-}
-
-impl<O: Output + 'static> Running for Publishing<O> {
-    fn deadline(&self) -> Option<Instant> {
-        match self.output.topic().schedule {
-            Schedule::Once if !self.sent => Some(self.next_try),
-            Schedule::Once => None,
-            Schedule::Rate { .. } => self.every.deadline(),
-        }
-    }
-
-    fn observe(&mut self, tick: &Tick) {
-        self.output.observe(tick);
-    }
-
-    fn retime(&mut self, field: &str, hz: f64) {
-        if let Schedule::Rate {
-            follows: Some(follows),
-            ..
-        } = self.output.topic().schedule
-            && follows == field
-        {
-            // From now: the old schedule may lie a long period ahead.
-            self.every = Every::hz(hz, Instant::now());
-        }
-    }
-
-    fn align(&mut self, epoch: Instant) {
-        self.every.next = epoch;
-    }
-
-    fn retire(self: Box<Self>, node: &mut backend::Node) {
-        node.retire(self.publisher);
-    }
-
-    fn run(&mut self, tick: &Tick, _node: &backend::Node) {
-        let due = match self.output.topic().schedule {
-            Schedule::Once => !self.sent && self.next_try <= tick.now,
-            Schedule::Rate { .. } => self.every.due(tick.now),
-        };
-        if !due {
-            return;
-        }
-        let Some(message) = self.output.fill(tick) else {
-            self.sent = true;
-            return;
-        };
-        let ok = self.publisher.publish(message).is_ok();
-        tick.publishing.count(ok);
-        // A latched message that failed goes again a little later.
-        self.sent = ok;
-        self.next_try = tick.now + ONCE_RETRY;
     }
 }
 
@@ -415,7 +133,7 @@ struct Node {
     /// work done) before the node whose publishers that work uses.
     offload: Option<super::outputs::offload::Offload>,
     /// The thread that publishes /clock; it ends before the node too.
-    clock: super::clock::ClockThread,
+    clock: ClockThread,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
     node: backend::Node,
@@ -429,6 +147,7 @@ impl Node {
         ros_args: &[String],
         publishing: Arc<PublishCounters>,
         sensors: Sensors,
+        mut clock: ClockThread,
     ) -> Result<Self, NodeError> {
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
@@ -466,17 +185,11 @@ impl Node {
             );
         }
         let (cameras, lidars) = sensors.sources(&world);
-        // Started here, on the node's thread: they take the node's niceness.
+        // Started here, on the node's thread: it takes the node's niceness.
         let clock_publisher = node
             .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", Qos::STATE)
             .map_err(|e| err("/clock", e))?;
-        let clock = super::clock::ClockThread::start(
-            clock_publisher,
-            handle.clone(),
-            world.config.ros.rates.clock,
-            publishing.clone(),
-        )
-        .map_err(NodeError::Thread)?;
+        clock.attach(clock_publisher);
         let offload = super::outputs::offload::Offload::start()
             .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
             .ok();

@@ -41,6 +41,14 @@ fn failed(e: impl std::fmt::Display) -> SimResult {
     outcome(SimResult::RESULT_OPERATION_FAILED, e.to_string())
 }
 
+/// Why a world change asked for over the network is not carried out, when the config turns
+/// them off (`requests.world_changes: false`).
+pub(super) fn changes_refused(handle: &SimHandle) -> Option<String> {
+    (!handle.world().config.requests.world_changes).then(|| {
+        "world changes are turned off on this node (requests.world_changes: false)".to_string()
+    })
+}
+
 /// Why a request for `steps` steps is refused: more than `limits.steps_per_request`.
 pub(super) fn too_many_steps(handle: &SimHandle, steps: u64) -> Option<String> {
     let limit = handle.world().config.limits.steps_per_request;
@@ -402,18 +410,18 @@ pub fn start(
             } else {
                 let mut result = ok();
                 let spawned = scope & ResetSimulation::Request::SCOPE_SPAWNED != 0;
-                if spawned && let Some(why) = super::world::changes_refused(&h) {
+                if spawned && let Some(why) = changes_refused(&h) {
                     result = failed(why);
                 } else if spawned {
                     // De-spawning builds a world: off the executor, like a spawn.
                     let worker = h.clone();
-                    let removed = super::node::off_the_node("ros-reset", move || {
+                    let removed = super::executor::off_the_node("ros-reset", move || {
                         crate::world::remove_spawned(&worker).map(drop)
                     });
                     result = match removed.await {
                         Ok(removed) => removed.map_or_else(failed, |_| ok()),
-                        Err(super::node::OffNode::Lost) => failed("the reset was lost"),
-                        Err(super::node::OffNode::Thread(e)) => failed(e),
+                        Err(super::executor::OffNode::Lost) => failed("the reset was lost"),
+                        Err(super::executor::OffNode::Thread(e)) => failed(e),
                     };
                 }
                 if result.result == SimResult::RESULT_OK && scope & both == both {
@@ -483,11 +491,12 @@ pub fn start(
             // steps run is answered at once (a step request is already running).
             let stepper = h.clone();
             let _ = super::spawn(&each, async move {
-                let stepped = super::node::off_the_node("ros-step", move || stepper.step(steps));
+                let stepped =
+                    super::executor::off_the_node("ros-step", move || stepper.step(steps));
                 let result = match stepped.await {
                     Ok(r) => from(r),
-                    Err(super::node::OffNode::Lost) => failed("the step request was lost"),
-                    Err(super::node::OffNode::Thread(e)) => failed(e),
+                    Err(super::executor::OffNode::Lost) => failed("the step request was lost"),
+                    Err(super::executor::OffNode::Thread(e)) => failed(e),
                 };
                 let _ = request.respond(StepSimulation::Response { result });
             });

@@ -15,8 +15,8 @@ use crate::world::{DeleteError, LoadError, SpawnError, SpawnRequest, SpawnSource
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 
-use super::node::off_the_node;
-use super::simulation::{ok, outcome};
+use super::executor::off_the_node;
+use super::simulation::{changes_refused, ok, outcome};
 
 /// The standard's result code of a spawn error.
 fn spawn_code(error: &SpawnError) -> u8 {
@@ -31,14 +31,6 @@ fn spawn_code(error: &SpawnError) -> u8 {
         SpawnError::InvalidPose(_) => SpawnResult::INVALID_POSE,
         SpawnError::Failed(_) => SimResult::RESULT_OPERATION_FAILED,
     }
-}
-
-/// Why a world change asked for over the network is not carried out, when the config turns
-/// them off (`requests.world_changes: false`).
-pub(super) fn changes_refused(handle: &SimHandle) -> Option<String> {
-    (!handle.world().config.requests.world_changes).then(|| {
-        "world changes are turned off on this node (requests.world_changes: false)".to_string()
-    })
 }
 
 fn spawn_result(result: Result<String, SpawnError>) -> SpawnResult {

@@ -3,9 +3,10 @@
 //! mistakes into errors that name what was wrong (counted, and logged at a limited rate).
 use super::SimHandle;
 use super::commands::{
-    Bounded, Command, Operation, OperationDone, OperationError, OperationResult, TapLayout,
+    Bounded, Command, Operation, OperationDone, OperationError, OperationResult,
 };
 use super::snapshot::Snapshot;
+use super::tap::TapLayout;
 use super::world::WorldGeneration;
 use crate::config::{ControlMode, ControlSource};
 use crate::control::{ControlStatus, PdGains, Trajectory, find_preset};

@@ -7,6 +7,7 @@
 //! an operation brings in (a trajectory, a preset) goes back out through the trash queue, so
 //! the physics thread neither allocates nor frees.
 use super::snapshot::Snapshot;
+use super::tap::{Tap, TapLayout};
 use crate::config::{ControlMode, ControlSource, SimMode};
 use crate::control::{PdGains, Preset, Trajectory};
 use crate::record::{Playback, RecordRing};
@@ -29,24 +30,6 @@ pub enum Command {
         linear_y: f64,
         angular_z: f64,
     },
-}
-
-/// What a tap row holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TapLayout {
-    /// time, qpos, qvel (CSV recording).
-    Recording,
-    /// step, time, qpos, qvel, qacc, sensordata (legacy state rows).
-    Legacy,
-}
-
-impl TapLayout {
-    pub fn row_len(&self, nq: usize, nv: usize, nsensordata: usize) -> usize {
-        match self {
-            TapLayout::Recording => 1 + nq + nv,
-            TapLayout::Legacy => 2 + nq + 2 * nv + nsensordata,
-        }
-    }
 }
 
 /// A command and the step it applies to (0: the next step).
@@ -303,7 +286,7 @@ pub enum Trash {
     Snapshot(Box<Snapshot>),
     Playback(Box<Playback>),
     Ring(Arc<RecordRing>),
-    Tap(super::physics::Tap),
+    Tap(Tap),
     Reply(crossbeam_channel::Sender<OperationResult>),
     World(Box<super::world::NextWorld>),
 }

@@ -10,16 +10,18 @@ mod physics;
 mod snapshot;
 mod state;
 mod stats;
+mod tap;
 mod world;
 
 pub use api::GainsUpdate;
 pub use clock::{give_way, now_ns};
 pub use commands::{
-    Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped, TapLayout,
+    Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped,
 };
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
+pub use tap::TapLayout;
 pub use world::{ChangeError, Changed, NextWorld, WorldEdit, WorldGeneration};
 
 use crate::config::{ControlSource, SimConfig, SimMode};
@@ -78,7 +80,13 @@ pub(crate) struct Shared {
     pause_at_step: AtomicU64,
     /// How many contacts each state carries (a world change keeps it).
     contacts: usize,
+    /// What every new world must pass besides its change's own check (`add_world_check`).
+    world_checks: std::sync::Mutex<Vec<Arc<WorldCheck>>>,
 }
+
+/// A check a new world must pass before it is swapped in, given by whoever starts the
+/// simulation (the ROS outputs' plan): the world layer itself knows no adapter.
+pub type WorldCheck = dyn Fn(&World, &crate::config::Config) -> InputResult<()> + Send + Sync;
 
 /// The handle adapters use. Cheap to clone; every method is safe from any thread.
 #[derive(Clone)]
@@ -124,6 +132,29 @@ impl SimHandle {
 
     pub fn stats(&self) -> SimStats {
         self.shared.stats.snapshot()
+    }
+
+    /// Adds a check every later world change runs on the new world before it swaps it in.
+    pub fn add_world_check(&self, check: Arc<WorldCheck>) {
+        let mut checks = self.shared.world_checks.lock();
+        let checks = match &mut checks {
+            Ok(checks) => checks,
+            Err(poisoned) => poisoned.get_mut(),
+        };
+        checks.push(check);
+    }
+
+    /// Runs the checks added with `add_world_check` on a new world.
+    pub(crate) fn check_world(
+        &self,
+        world: &World,
+        config: &crate::config::Config,
+    ) -> InputResult<()> {
+        let checks = match self.shared.world_checks.lock() {
+            Ok(checks) => checks.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        checks.iter().try_for_each(|check| check(world, config))
     }
 
     /// The sim time of the latest state (one atomic read: what /clock sends).
@@ -345,8 +376,18 @@ pub struct Simulation {
 }
 
 impl Simulation {
+    /// Starts the physics thread on `world`, with its robots' controllers built here.
     pub fn start(world: &World, options: &SimConfig) -> Result<Self, StartError> {
-        let controllers = controllers(world)?;
+        Self::start_with(world, controllers(world)?, options)
+    }
+
+    /// Starts the physics thread on `world` with `controllers` already built from it (the
+    /// binary builds them once, to refuse a wrong config before anything starts).
+    pub fn start_with(
+        world: &World,
+        controllers: Controllers,
+        options: &SimConfig,
+    ) -> Result<Self, StartError> {
         let autoplay: Vec<bool> = controllers
             .robots
             .iter()
@@ -371,6 +412,7 @@ impl Simulation {
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),
             contacts: options.export_contacts as usize,
+            world_checks: Default::default(),
         });
         let (requests, inbox) = crossbeam_channel::bounded(64);
         let physics = physics::Physics::new(

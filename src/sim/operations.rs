@@ -1,10 +1,10 @@
 //! Operations carried out by the physics thread between steps: reset, keyframes, snapshots,
 //! wrenches, body poses, control settings, trajectories, presets, recording and playback.
 //! Each checks its input and answers with an error instead of touching MuJoCo with it.
-use super::commands::TapLayout;
 use super::commands::{Operation, OperationDone, OperationError, OperationResult, Request, Trash};
-use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics, Stepping, Tap};
+use super::physics::{ActivePlayback, ActiveWrench, Flow, Physics, Stepping};
 use super::snapshot::{STATE_SPEC, Snapshot};
+use super::tap::{Tap, TapLayout};
 use crate::config::{ControlMode, SimMode};
 use crate::control::{PdGains, Preset, Trajectory};
 use crate::record::{Playback, RecordRing};

@@ -4,12 +4,13 @@
 //! allocates, frees, does I/O or takes a lock.
 use super::Shared;
 use super::clock::{now_ns, wait_until};
-use super::commands::{Command, OperationResult, Request, Stamped, TapLayout, Trash};
+use super::commands::{Command, OperationResult, Request, Stamped, Trash};
 use super::stats::StatsWindow;
+use super::tap::{Tap, TapLayout};
 use super::world::WorldGeneration;
 use crate::config::{ControlMode, OnDivergence, SimMode};
 use crate::control::{ActuatorKind, Controllers, TwistCommand};
-use crate::record::{Playback, RecordRing};
+use crate::record::Playback;
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 use mujoco_rs::prelude::*;
 use std::collections::VecDeque;
@@ -26,14 +27,6 @@ const PENDING_CAPACITY: usize = 1 << 16;
 pub(super) const MAX_WRENCHES: usize = 16;
 /// Rings fed a row per step at once.
 pub(super) const MAX_TAPS: usize = 4;
-
-/// A ring fed a row per step. A recording begun in an earlier world writes its own
-/// columns, through the map a world change made for it.
-pub(crate) struct Tap {
-    pub ring: Arc<RecordRing>,
-    pub layout: TapLayout,
-    pub columns: Option<Box<crate::record::ColumnMap>>,
-}
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ActiveWrench {

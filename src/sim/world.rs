@@ -255,7 +255,7 @@ pub struct NextWorld {
     /// Keep nothing (a world load): the new world starts from its own initial state.
     pub(super) fresh: bool,
     /// The running recording, with its columns mapped into the new world.
-    pub(super) recording: Option<super::physics::Tap>,
+    pub(super) recording: Option<super::tap::Tap>,
     /// The new world's answer to a diverging step, with its good-state buffer.
     pub(super) guard: super::divergence::Guard,
 }
@@ -345,6 +345,7 @@ impl WorldEdit<'_> {
         let current = self.world.clone();
         let world = crate::model::build_world(&config)?;
         check(&world, &config)?;
+        handle.check_world(&world, &config)?;
         let controllers = super::controllers(&world)?;
         let generation = WorldGeneration::new(
             current.number + 1,
@@ -392,9 +393,9 @@ impl WorldEdit<'_> {
             },
             replaces: current.number,
             fresh,
-            recording: recording.map(|(ring, columns)| super::physics::Tap {
+            recording: recording.map(|(ring, columns)| super::tap::Tap {
                 ring,
-                layout: super::commands::TapLayout::Recording,
+                layout: super::tap::TapLayout::Recording,
                 columns: Some(Box::new(crate::record::ColumnMap::new(
                     &columns,
                     &world.model,

@@ -2,10 +2,10 @@
 //! (through the same handle calls as the console and ROS), and a frame is drawn at the
 //! display's rate from the latest state. Nothing here waits on physics except a key's own
 //! operation.
-use super::ViewerOptions;
 use super::input::{self, Action, Buttons, Drag};
 use super::picture::{Picture, Status};
 use super::window::GlWindow;
+use super::{Opened, ViewerError, ViewerOptions, WindowError};
 use crate::config::SimMode;
 use crate::sim::{OperationError, SimHandle, Snapshot};
 use mujoco_rs::prelude::*;
@@ -34,7 +34,7 @@ pub struct App {
     /// Set by the bridge when its run ends: the window closes.
     closing: Arc<AtomicBool>,
     /// Told once whether the window came up.
-    ready: Option<Sender<Result<String, String>>>,
+    ready: Option<Sender<Opened>>,
     /// The picture before the window: its GL objects go while the context is current.
     picture: Option<Picture>,
     window: Option<GlWindow>,
@@ -59,7 +59,7 @@ impl App {
         handle: SimHandle,
         options: ViewerOptions,
         stop: &'static AtomicBool,
-        ready: Sender<Result<String, String>>,
+        ready: Sender<Opened>,
         frames: Arc<AtomicU64>,
         closing: Arc<AtomicBool>,
     ) -> Self {
@@ -85,7 +85,7 @@ impl App {
         }
     }
 
-    fn open(&mut self, event_loop: &ActiveEventLoop) -> Result<String, String> {
+    fn open(&mut self, event_loop: &ActiveEventLoop) -> Result<String, WindowError> {
         let window = GlWindow::open(event_loop, "mujoco_bridge", self.options.size)?;
         let full = !window.is_software();
         let picture = Picture::new(self.handle.world(), full)?;
@@ -113,7 +113,7 @@ impl App {
         event_loop.exit();
     }
 
-    fn draw(&mut self) -> Result<(), String> {
+    fn draw(&mut self) -> Result<(), WindowError> {
         let (Some(picture), Some(window)) = (&mut self.picture, &self.window) else {
             return Ok(());
         };
@@ -250,7 +250,7 @@ impl ApplicationHandler for App {
         let opened = self.open(event_loop);
         let failed = opened.is_err();
         if let Some(ready) = self.ready.take() {
-            let _ = ready.send(opened);
+            let _ = ready.send(opened.map_err(ViewerError::from));
         }
         if failed {
             self.close(event_loop);

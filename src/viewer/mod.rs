@@ -38,13 +38,40 @@ impl Default for ViewerOptions {
 pub enum ViewerError {
     #[error("no display (DISPLAY is not set); running without a window")]
     NoDisplay,
-    #[error("cannot use display {display}: {reason}; running without a window")]
-    Display { display: String, reason: String },
+    #[error("cannot use display {display}: {error}; running without a window")]
+    Display {
+        display: String,
+        error: winit::error::EventLoopError,
+    },
     #[error("{0}; running without a window")]
-    Window(String),
+    Window(#[from] WindowError),
+    #[error("the window did not open within 60 s; running without a window")]
+    TimedOut,
+    #[error("the viewer thread ended while starting; running without a window")]
+    ThreadEnded,
     #[error("cannot start the viewer thread: {0}")]
     Thread(std::io::Error),
 }
+
+/// Why the window could not be opened, or drawn once open.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("cannot open a window: {0}")]
+    Open(#[from] winit::error::OsError),
+    #[error("the window has no native handle: {0}")]
+    Handle(#[from] winit::raw_window_handle::HandleError),
+    #[error("no OpenGL context on the display: {0}")]
+    Context(glutin::error::Error),
+    #[error("no OpenGL configuration fits the window")]
+    NoConfiguration,
+    #[error("showing the frame: {0}")]
+    Swap(glutin::error::Error),
+    #[error("MuJoCo could not allocate the viewer's data")]
+    NoData,
+}
+
+/// What the viewer thread tells once: the window is up (and how it draws), or why not.
+type Opened = Result<String, ViewerError>;
 
 /// The open viewer: its thread, and how many frames it drew.
 pub struct Viewer {
@@ -95,8 +122,8 @@ pub fn start(
         .spawn(move || {
             let event_loop = match EventLoop::builder().with_any_thread(true).build() {
                 Ok(event_loop) => event_loop,
-                Err(e) => {
-                    let _ = ready.send(Err(format!("display:{e}")));
+                Err(error) => {
+                    let _ = ready.send(Err(ViewerError::Display { display, error }));
                     return;
                 }
             };
@@ -116,21 +143,11 @@ pub fn start(
                 closing,
             })
         }
-        Ok(Err(reason)) => Err(match reason.strip_prefix("display:") {
-            Some(reason) => ViewerError::Display {
-                display,
-                reason: reason.to_string(),
-            },
-            None => ViewerError::Window(reason),
-        }),
+        Ok(Err(e)) => Err(e),
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
             closing.store(true, Ordering::Relaxed);
-            Err(ViewerError::Window(
-                "the window did not open within 60 s".into(),
-            ))
+            Err(ViewerError::TimedOut)
         }
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(ViewerError::Window(
-            "the viewer thread ended while starting".into(),
-        )),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(ViewerError::ThreadEnded),
     }
 }

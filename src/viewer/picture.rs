@@ -1,6 +1,7 @@
 //! What the viewer draws: the latest state of the running world in a mirror `MjData` of its
 //! own, through MuJoCo's scene and renderer, with the status as a text overlay. It follows a
 //! world change by rebuilding itself on the new model.
+use super::WindowError;
 use super::input::{Drag, HELP_KEYS, HELP_WHAT};
 use crate::render::mirror;
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
@@ -37,10 +38,9 @@ pub struct Picture {
 
 impl Picture {
     /// The picture of `world`. The window's GL context must be current on this thread.
-    pub fn new(world: Arc<WorldGeneration>, full_quality: bool) -> Result<Self, String> {
+    pub fn new(world: Arc<WorldGeneration>, full_quality: bool) -> Result<Self, WindowError> {
         let model = world.model.clone();
-        let data = MjData::try_new(model.clone())
-            .map_err(|_| "MuJoCo could not allocate the viewer's data".to_string())?;
+        let data = MjData::try_new(model.clone()).map_err(|_| WindowError::NoData)?;
         let free = MjvCamera::new_free(&model);
         let mut option = MjvOption::default();
         option.flags[MjtVisFlag::mjVIS_CONTACTPOINT as usize] = 1;
@@ -67,7 +67,7 @@ impl Picture {
     }
 
     /// Rebuilds on the running world after a change, keeping the view.
-    pub fn follow(&mut self, handle: &SimHandle) -> Result<(), String> {
+    pub fn follow(&mut self, handle: &SimHandle) -> Result<(), WindowError> {
         let now = handle.world();
         if now.number == self.world.number {
             return Ok(());

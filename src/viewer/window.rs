@@ -1,5 +1,6 @@
 //! The viewer's window and its OpenGL context: a winit window on X11, a context through EGL
 //! on the same display (Mesa's llvmpipe without a GPU, the vendor's driver with one).
+use super::WindowError;
 use glutin::config::{Api, ConfigTemplateBuilder};
 use glutin::context::{
     ContextApi, ContextAttributesBuilder, GlProfile, PossiblyCurrentContext, Version,
@@ -28,16 +29,14 @@ impl GlWindow {
         event_loop: &ActiveEventLoop,
         title: &str,
         size: (u32, u32),
-    ) -> Result<Self, String> {
+    ) -> Result<Self, WindowError> {
         let attributes = Window::default_attributes()
             .with_title(title)
             .with_inner_size(PhysicalSize::new(size.0, size.1));
-        let window = event_loop
-            .create_window(attributes)
-            .map_err(|e| format!("cannot open a window: {e}"))?;
-        let raw_display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
-        let raw_window = window.window_handle().map_err(|e| e.to_string())?.as_raw();
-        let gl = |e: glutin::error::Error| format!("no OpenGL context on the display: {e}");
+        let window = event_loop.create_window(attributes)?;
+        let raw_display = window.display_handle()?.as_raw();
+        let raw_window = window.window_handle()?.as_raw();
+        let gl = WindowError::Context;
         // SAFETY: the handles come from the live window and its display.
         let display =
             unsafe { Display::new(raw_display, DisplayApiPreference::Egl) }.map_err(gl)?;
@@ -51,7 +50,7 @@ impl GlWindow {
         let config = unsafe { display.find_configs(template) }
             .map_err(gl)?
             .next()
-            .ok_or("no OpenGL configuration fits the window")?;
+            .ok_or(WindowError::NoConfiguration)?;
         // MuJoCo's renderer uses the compatibility profile (fixed-function calls).
         let context_attributes = ContextAttributesBuilder::new()
             .with_profile(GlProfile::Compatibility)
@@ -85,10 +84,10 @@ impl GlWindow {
         self.surface.resize(&self.context, width, height);
     }
 
-    pub fn swap(&self) -> Result<(), String> {
+    pub fn swap(&self) -> Result<(), WindowError> {
         self.surface
             .swap_buffers(&self.context)
-            .map_err(|e| e.to_string())
+            .map_err(WindowError::Swap)
     }
 
     /// A software renderer draws shadows and reflections at a frame or two per second.

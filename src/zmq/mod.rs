@@ -11,7 +11,7 @@ pub use server::{LegacyCounters, LegacyServer, ServerError};
 
 use crate::config::Config;
 use crate::sim::SimHandle;
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 /// Starts one server per distinct set of endpoints, when the config enables the protocol;
 /// `cameras` are the scene's camera streams their discovery JSON lists.
@@ -23,19 +23,15 @@ pub fn start_servers(
     if !config.zmq.enabled {
         return Ok(Vec::new());
     }
-    let mut groups: BTreeMap<_, Vec<usize>> = BTreeMap::new();
-    for index in 0..config.robots.len() {
-        groups
-            .entry(config.zmq_endpoints(index))
-            .or_default()
-            .push(index);
-    }
-    groups
+    // Robots that share endpoints share a server; it plans their rows from the world.
+    let endpoints: BTreeSet<_> = (0..config.robots.len())
+        .map(|index| config.zmq_endpoints(index))
+        .collect();
+    endpoints
         .into_iter()
-        .map(|(endpoints, robots)| {
+        .map(|endpoints| {
             LegacyServer::start(
                 handle.clone(),
-                robots,
                 endpoints,
                 &config.zmq,
                 config.limits.zmq_message_bytes,

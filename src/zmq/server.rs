@@ -70,14 +70,33 @@ pub enum ServerError {
         endpoint: String,
         error: zmq::Error,
     },
-    #[error("zmq subscribe: {0}")]
-    Subscribe(zmq::Error),
     #[error("legacy server: eventfd: {0}")]
     Wakeup(std::io::Error),
     #[error("legacy server: {0}")]
     Tap(OperationError),
     #[error("legacy server thread: {0}")]
     Thread(std::io::Error),
+}
+
+/// A ring the physics thread fills with a legacy row per step of `world` (tapped there),
+/// and the length of its rows.
+fn tap(
+    handle: &SimHandle,
+    world: &crate::sim::WorldGeneration,
+) -> Result<(Arc<RecordRing>, usize), ServerError> {
+    let f = world.model.ffi();
+    let row_len = TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+    let ring = Arc::new(RecordRing::with_wakeup(row_len, RING_ROWS).map_err(ServerError::Wakeup)?);
+    handle
+        .request_in(
+            world.number,
+            Operation::Tap {
+                ring: ring.clone(),
+                layout: TapLayout::Legacy,
+            },
+        )
+        .map_err(ServerError::Tap)?;
+    Ok((ring, row_len))
 }
 
 /// A socket of `kind` bound to `endpoint`; `max_message` (bytes) limits what a peer may send
@@ -112,13 +131,11 @@ fn bind(
 impl LegacyServer {
     pub fn start(
         handle: SimHandle,
-        robots: Vec<usize>,
         endpoints: ZmqEndpoints,
         options: &ZmqConfig,
         max_message_bytes: u64,
         cameras: &Arc<super::CameraList>,
     ) -> Result<Self, ServerError> {
-        let (cameras_seen, camera_list) = cameras.get();
         let context = zmq::Context::new();
         let state = bind(&context, zmq::PUB, &endpoints.state, "state", None)?;
         let info = bind(&context, zmq::PUB, &endpoints.info, "info", None)?;
@@ -130,37 +147,10 @@ impl LegacyServer {
             Some(max_message_bytes),
         )?;
         let world = handle.world();
-        let model = world.model.clone();
-        let plans: Vec<ArticulationRows> = robots
-            .iter()
-            .map(|r| ArticulationRows::plan(&model, &world.robots[*r], *r, &camera_list))
-            .collect();
-        for plan in &plans {
-            for filter in [
-                format!("{}/control ", plan.name),
-                format!("{}/set_gains ", plan.name),
-            ] {
-                control
-                    .set_subscribe(filter.as_bytes())
-                    .map_err(ServerError::Subscribe)?;
-            }
-        }
-        let f = model.ffi();
-        let row_len =
-            TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
-        let ring =
-            Arc::new(RecordRing::with_wakeup(row_len, RING_ROWS).map_err(ServerError::Wakeup)?);
-        handle
-            .request_in(
-                world.number,
-                Operation::Tap {
-                    ring: ring.clone(),
-                    layout: TapLayout::Legacy,
-                },
-            )
-            .map_err(ServerError::Tap)?;
+        let (ring, row_len) = tap(&handle, &world)?;
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(LegacyCounters::default());
+        let divider = options.divider.max(1) as u64;
         let mut worker = Worker {
             sockets: Sockets {
                 state,
@@ -172,22 +162,24 @@ impl LegacyServer {
             generation: world.number,
             endpoints: endpoints.clone(),
             cameras: cameras.clone(),
-            cameras_seen,
-            plans,
+            cameras_seen: 0,
+            plans: Vec::new(),
             ring,
-            offsets: TapOffsets::of(&model),
-            row: vec![0.0; row_len],
+            offsets: TapOffsets::of(&world.model),
+            row: Vec::new(),
             scratch: Vec::new(),
             pairs: Vec::new(),
-            divider: options.divider.max(1) as u64,
+            divider,
             publish_while_paused: options.publish_while_paused,
-            period: Duration::from_secs_f64(model.opt().timestep * options.divider.max(1) as f64),
+            period: Duration::ZERO,
             ticks: 0,
             lost_seen: 0,
             counters: counters.clone(),
             limiter: RateLimiter::default(),
             stop: stop.clone(),
         };
+        // The same path as every later world: what the rows of this one are.
+        worker.take_world(&world, row_len);
         let thread = std::thread::Builder::new()
             .name("legacy-zmq".into())
             .spawn(move || {
@@ -328,33 +320,29 @@ impl Worker {
     /// JSON goes out at once.
     fn follow_world(&mut self) {
         let world = self.handle.world();
-        self.plan_rows(&world);
-        let f = world.model.ffi();
-        let row_len =
-            TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
-        match RecordRing::with_wakeup(row_len, RING_ROWS) {
-            Ok(ring) => {
-                let ring = Arc::new(ring);
-                let tapped = self.handle.request_in(
-                    world.number,
-                    Operation::Tap {
-                        ring: ring.clone(),
-                        layout: TapLayout::Legacy,
-                    },
-                );
-                if let Err(e) = tapped {
-                    log::error!(
-                        "legacy ZMQ: the rows of world {} cannot be tapped: {e}",
-                        world.number
-                    );
-                }
+        match tap(&self.handle, &world) {
+            Ok((ring, row_len)) => {
                 self.ring = ring;
-                self.lost_seen = 0;
+                self.take_world(&world, row_len);
             }
-            Err(e) => log::error!("legacy ZMQ: tap ring: {e}"),
+            Err(e) => {
+                // Nothing is published for this world (the old ring is fed no more).
+                log::error!(
+                    "legacy ZMQ: the rows of world {} cannot be tapped: {e}",
+                    world.number
+                );
+                self.generation = world.number;
+            }
         }
+    }
+
+    /// Plans the rows of `world`, whose tap ring (rows of `row_len`) is in place.
+    fn take_world(&mut self, world: &crate::sim::WorldGeneration, row_len: usize) {
+        self.plan_rows(world);
         self.row = vec![0.0; row_len];
         self.offsets = TapOffsets::of(&world.model);
+        self.period = Duration::from_secs_f64(world.model.opt().timestep * self.divider as f64);
+        self.lost_seen = 0;
         self.generation = world.number;
     }
 

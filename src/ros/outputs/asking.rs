@@ -1,8 +1,8 @@
 //! The schedule of an output whose messages come from a worker thread (camera frames, lidar
 //! scans) rather than from the state: it asks at most at its rate and only while watched,
 //! then looks every few milliseconds whether what it asked for has come.
+use super::publishing::Every;
 use crate::render::Slot;
-use crate::ros::node::Every;
 use std::time::{Duration, Instant};
 
 /// How often an output that waits looks whether its frame or scan came.

@@ -12,7 +12,7 @@ use crate::model::pose;
 use crate::render::{Frame, PlannedCamera};
 use crate::ros::Qos;
 use crate::ros::convert::{frame_name, transform_stamped};
-use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image, PointCloud2, PointField};
+use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image, PointCloud2};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 pub struct Camera {
@@ -94,7 +94,7 @@ impl Planned for Camera {
     fn advertise(
         self: Box<Self>,
         node: &mut crate::ros::backend::Node,
-    ) -> Result<Box<dyn crate::ros::node::Running>, crate::ros::Error> {
+    ) -> Result<Box<dyn crate::ros::outputs::publishing::Running>, crate::ros::Error> {
         Ok(Box::new(running::CameraPublishing::start(*self, node)?))
     }
 }
@@ -155,24 +155,8 @@ pub fn fill_info(info: &mut CameraInfo, frame: &Frame, frame_id: &str) {
 /// metres) and rgb (PCL's packing: 0x00RRGGBB in the bytes of a float32); NaN where the pixel
 /// sees nothing within the far plane.
 pub fn fill_points(cloud: &mut PointCloud2, frame: &Frame, frame_id: &str) {
-    cloud.header.stamp = crate::ros::convert::time(frame.time);
-    if cloud.header.frame_id != frame_id {
-        cloud.header.frame_id = frame_id.to_string();
-    }
-    if cloud.fields.is_empty() {
-        cloud.fields = ["x", "y", "z", "rgb"]
-            .iter()
-            .enumerate()
-            .map(|(i, name)| PointField {
-                name: name.to_string(),
-                offset: 4 * i as u32,
-                datatype: PointField::FLOAT32,
-                count: 1,
-            })
-            .collect();
-    }
+    super::cloud::begin(cloud, frame.time, frame_id, &["x", "y", "z", "rgb"]);
     let k = frame.intrinsics;
-    cloud.data.clear();
     cloud.data.reserve(frame.depth.len() * 16);
     for (pixel, (z, rgb)) in frame.depth.iter().zip(frame.rgb.chunks_exact(3)).enumerate() {
         let (u, v) = ((pixel % frame.width) as f64, (pixel / frame.width) as f64);
@@ -188,19 +172,14 @@ pub fn fill_points(cloud: &mut PointCloud2, frame: &Frame, frame_id: &str) {
         let packed = (rgb[0] as u32) << 16 | (rgb[1] as u32) << 8 | rgb[2] as u32;
         cloud.data.extend_from_slice(&packed.to_le_bytes());
     }
-    cloud.height = frame.height as u32;
-    cloud.width = frame.width as u32;
-    cloud.is_bigendian = false;
-    cloud.point_step = 16;
-    cloud.row_step = 16 * frame.width as u32;
-    cloud.is_dense = false;
+    super::cloud::finish(cloud, frame.width, frame.height, false);
 }
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod running {
     use super::*;
     use crate::ros::backend;
-    use crate::ros::node::Running;
+    use crate::ros::outputs::publishing::Running;
     use crate::ros::outputs::Tick;
     use crate::ros::outputs::asking::Asking;
     use crate::ros::outputs::offload::Wire;
@@ -319,8 +298,6 @@ mod running {
             self.asking.deadline()
         }
 
-        fn observe(&mut self, _tick: &Tick) {}
-
         fn run(&mut self, tick: &Tick, node: &backend::Node) {
             let Some(cameras) = tick.cameras else {
                 return;
@@ -346,8 +323,6 @@ mod running {
                 cameras.request(index);
             }
         }
-
-        fn retime(&mut self, _field: &str, _hz: f64) {}
 
         fn align(&mut self, epoch: Instant) {
             self.asking.align(epoch);

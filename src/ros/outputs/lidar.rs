@@ -10,7 +10,7 @@ use crate::model::pose;
 use crate::render::{PlannedLidar, Scan};
 use crate::ros::Qos;
 use crate::ros::convert::{frame_name, transform_stamped};
-use crate::ros::interfaces::sensor_msgs::msg::{LaserScan, PointCloud2, PointField};
+use crate::ros::interfaces::sensor_msgs::msg::{LaserScan, PointCloud2};
 
 pub struct Lidar {
     /// The lidar's index at the caster.
@@ -67,30 +67,14 @@ impl Planned for Lidar {
     fn advertise(
         self: Box<Self>,
         node: &mut crate::ros::backend::Node,
-    ) -> Result<Box<dyn crate::ros::node::Running>, crate::ros::Error> {
+    ) -> Result<Box<dyn crate::ros::outputs::publishing::Running>, crate::ros::Error> {
         Ok(Box::new(running::LidarPublishing::start(*self, node)?))
     }
 }
 
 /// The rays that hit within range, as x, y, z float32 points in the lidar's frame.
 pub fn fill_points(cloud: &mut PointCloud2, scan: &Scan, lidar: &PlannedLidar, frame_id: &str) {
-    cloud.header.stamp = crate::ros::convert::time(scan.time);
-    if cloud.header.frame_id != frame_id {
-        cloud.header.frame_id = frame_id.to_string();
-    }
-    if cloud.fields.is_empty() {
-        cloud.fields = ["x", "y", "z"]
-            .iter()
-            .enumerate()
-            .map(|(i, name)| PointField {
-                name: name.to_string(),
-                offset: 4 * i as u32,
-                datatype: PointField::FLOAT32,
-                count: 1,
-            })
-            .collect();
-    }
-    cloud.data.clear();
+    super::cloud::begin(cloud, scan.time, frame_id, &["x", "y", "z"]);
     for (range, ray) in scan.ranges.iter().zip(&lidar.spec.rays) {
         if !range.is_finite() {
             continue;
@@ -100,13 +84,8 @@ pub fn fill_points(cloud: &mut PointCloud2, scan: &Scan, lidar: &PlannedLidar, f
             cloud.data.extend_from_slice(&value.to_le_bytes());
         }
     }
-    let points = (cloud.data.len() / 12) as u32;
-    cloud.height = 1;
-    cloud.width = points;
-    cloud.is_bigendian = false;
-    cloud.point_step = 12;
-    cloud.row_step = 12 * points;
-    cloud.is_dense = true;
+    let points = cloud.data.len() / 12;
+    super::cloud::finish(cloud, points, 1, true);
 }
 
 /// A planar lidar's scan as a LaserScan.
@@ -131,7 +110,7 @@ pub fn fill_scan(message: &mut LaserScan, scan: &Scan, lidar: &PlannedLidar, fra
 mod running {
     use super::*;
     use crate::ros::backend;
-    use crate::ros::node::Running;
+    use crate::ros::outputs::publishing::Running;
     use crate::ros::outputs::PublishCounters;
     use crate::ros::outputs::Tick;
     use crate::ros::outputs::asking::Asking;
@@ -211,8 +190,6 @@ mod running {
             self.asking.deadline()
         }
 
-        fn observe(&mut self, _tick: &Tick) {}
-
         fn run(&mut self, tick: &Tick, node: &backend::Node) {
             let Some(lidars) = tick.lidars else {
                 return;
@@ -237,8 +214,6 @@ mod running {
                 lidars.request(index);
             }
         }
-
-        fn retime(&mut self, _field: &str, _hz: f64) {}
 
         fn align(&mut self, epoch: Instant) {
             self.asking.align(epoch);

@@ -7,9 +7,12 @@
 //! `plan(&mut Plan)` function that adds one per topic, and its name in `kinds!`.
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod asking;
+mod cloud;
 #[cfg(test)]
 mod fixture;
 pub mod offload;
+#[cfg(any(feature = "ros", feature = "dds"))]
+pub(crate) mod publishing;
 mod sensors;
 // Planned after every kind: they send the transforms and fixed frames the others planned.
 mod tf;
@@ -136,7 +139,7 @@ pub trait Planned {
     fn advertise(
         self: Box<Self>,
         node: &mut super::backend::Node,
-    ) -> Result<Box<dyn super::node::Running>, super::Error>;
+    ) -> Result<Box<dyn publishing::Running>, super::Error>;
 }
 
 impl<O: Output + 'static> Planned for O {
@@ -155,8 +158,8 @@ impl<O: Output + 'static> Planned for O {
     fn advertise(
         self: Box<Self>,
         node: &mut super::backend::Node,
-    ) -> Result<Box<dyn super::node::Running>, super::Error> {
-        super::node::Publishing::start(*self, node)
+    ) -> Result<Box<dyn publishing::Running>, super::Error> {
+        publishing::Publishing::start(*self, node)
     }
 }
 

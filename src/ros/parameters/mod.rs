@@ -20,7 +20,7 @@ use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use table::{Change, Table};
+use table::{Change, Refusal, Table};
 
 /// `/parameter_events`, as rclcpp offers it: reliable, volatile, a deep history.
 const EVENTS: Qos = Qos {
@@ -44,6 +44,18 @@ impl LiveSettings {
             wrench_duration: Rc::new(Cell::new(config.ros.wrench_duration)),
         }
     }
+}
+
+/// Why a parameter set did not take; its text is the `reason` of the set's result.
+#[derive(Debug, thiserror::Error)]
+enum SetError {
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error("parameter '{name}': {error}")]
+    NotApplied {
+        name: String,
+        error: crate::sim::OperationError,
+    },
 }
 
 struct Parameters {
@@ -75,12 +87,11 @@ impl Parameters {
     }
 
     /// Checks and applies one set; the stored value changes only when the change took.
-    fn set(&self, parameter: &Parameter) -> Result<(), String> {
+    fn set(&self, parameter: &Parameter) -> Result<(), SetError> {
         let (change, kept) = self
             .table
             .borrow()
-            .check(&parameter.name, &parameter.value)
-            .map_err(|e| e.to_string())?;
+            .check(&parameter.name, &parameter.value)?;
         let applied = match change {
             Change::Speed(speed) => self.handle.set_speed(speed).map(drop),
             Change::Mode(mode) => self.handle.set_mode(mode).map(drop),
@@ -95,7 +106,10 @@ impl Parameters {
             }
             Change::Nothing => Ok(()),
         };
-        applied.map_err(|e| format!("parameter '{}': {e}", parameter.name))?;
+        applied.map_err(|error| SetError::NotApplied {
+            name: parameter.name.clone(),
+            error,
+        })?;
         log::info!("parameter {} set", parameter.name);
         self.table.borrow_mut().store(&parameter.name, kept.clone());
         let event = ParameterEvent {
@@ -111,15 +125,15 @@ impl Parameters {
         Ok(())
     }
 
-    fn result(outcome: Result<(), String>) -> SetParametersResult {
+    fn result(outcome: Result<(), SetError>) -> SetParametersResult {
         match outcome {
             Ok(()) => SetParametersResult {
                 successful: true,
                 reason: String::new(),
             },
-            Err(reason) => SetParametersResult {
+            Err(e) => SetParametersResult {
                 successful: false,
-                reason,
+                reason: e.to_string(),
             },
         }
     }
@@ -241,7 +255,7 @@ pub fn start(
                     .err()
             });
             let outcome = match refused {
-                Some(refusal) => Err(refusal.to_string()),
+                Some(refusal) => Err(SetError::from(refusal)),
                 None => r
                     .parameters
                     .iter()

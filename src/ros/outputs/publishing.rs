@@ -1,0 +1,146 @@
+//! An output with its publisher, on its schedule: what the node's loop runs for each topic.
+use super::{Output, Schedule, Tick};
+use crate::ros::{Error, backend};
+use std::time::{Duration, Instant};
+
+/// How long a latched message whose publish failed waits before it goes again.
+const ONCE_RETRY: Duration = Duration::from_millis(100);
+/// How many missed publisher cycles are made up after a stall.
+const CATCH_UP: u32 = 20;
+
+/// When a publisher is due: every `period` on average. After a short stall (the node's thread
+/// was descheduled) the missed cycles follow at once, so the rate holds; after a long one
+/// (more than `CATCH_UP` periods) the schedule restarts from now instead of bursting.
+pub(crate) struct Every {
+    period: Option<Duration>,
+    pub(crate) next: Instant,
+}
+
+impl Every {
+    /// `rate` in Hz from `start`; 0 never fires.
+    pub(crate) fn hz(rate: f64, start: Instant) -> Self {
+        Self {
+            period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
+            next: start,
+        }
+    }
+
+    pub(crate) fn due(&mut self, now: Instant) -> bool {
+        let Some(period) = self.period else {
+            return false;
+        };
+        if now < self.next {
+            return false;
+        }
+        self.next += period;
+        if self.next + period * CATCH_UP <= now {
+            self.next = now + period;
+        }
+        true
+    }
+
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.period.map(|_| self.next)
+    }
+}
+
+/// An output with its publisher, on its schedule.
+pub struct Publishing<O: Output> {
+    output: O,
+    publisher: backend::Publisher<O::Message>,
+    every: Every,
+    /// A `Once` output that has been sent.
+    sent: bool,
+    /// When a `Once` output that has not been sent tries (again).
+    next_try: Instant,
+}
+
+/// A running output of any kind, as the node's loop sees it.
+pub trait Running {
+    /// When it is next due (None: never again).
+    fn deadline(&self) -> Option<Instant>;
+    /// Follows the state every cycle, due or not (outputs filled on a worker thread do not).
+    fn observe(&mut self, _tick: &Tick) {}
+    /// Publishes when due, counting the result (`node` tells who subscribes).
+    fn run(&mut self, tick: &Tick, node: &backend::Node);
+    /// Takes a live change of `ros.rates.<field>` when its rate follows that field (a
+    /// camera's or lidar's rate is its own).
+    fn retime(&mut self, _field: &str, _hz: f64) {}
+    /// Puts its schedule in phase with `epoch`: outputs of equal or whole-multiple periods
+    /// then fall due together and the loop wakes once for all of them.
+    fn align(&mut self, epoch: Instant);
+    /// Hands its publishers back to the node (after a world change, the re-planned outputs
+    /// take over those of the same topic; the rest are destroyed).
+    fn retire(self: Box<Self>, node: &mut backend::Node);
+}
+
+impl<O: Output + 'static> Publishing<O> {
+    pub fn start(output: O, node: &mut backend::Node) -> Result<Box<dyn Running>, Error> {
+        let topic = output.topic();
+        let publisher = node.publisher::<O::Message>(&topic.name, topic.qos)?;
+        let every = match topic.schedule {
+            Schedule::Rate { hz, .. } => Every::hz(hz, Instant::now()),
+            Schedule::Once => Every::hz(0.0, Instant::now()),
+        };
+        Ok(Box::new(Self {
+            output,
+            publisher,
+            every,
+            sent: false,
+            next_try: Instant::now(),
+        }))
+    }
+}
+
+impl<O: Output + 'static> Running for Publishing<O> {
+    fn deadline(&self) -> Option<Instant> {
+        match self.output.topic().schedule {
+            Schedule::Once if !self.sent => Some(self.next_try),
+            Schedule::Once => None,
+            Schedule::Rate { .. } => self.every.deadline(),
+        }
+    }
+
+    fn observe(&mut self, tick: &Tick) {
+        self.output.observe(tick);
+    }
+
+    fn retime(&mut self, field: &str, hz: f64) {
+        if let Schedule::Rate {
+            follows: Some(follows),
+            ..
+        } = self.output.topic().schedule
+            && follows == field
+        {
+            // From now: the old schedule may lie a long period ahead.
+            self.every = Every::hz(hz, Instant::now());
+        }
+    }
+
+    fn align(&mut self, epoch: Instant) {
+        self.every.next = epoch;
+    }
+
+    fn retire(self: Box<Self>, node: &mut backend::Node) {
+        node.retire(self.publisher);
+    }
+
+    fn run(&mut self, tick: &Tick, _node: &backend::Node) {
+        let due = match self.output.topic().schedule {
+            Schedule::Once => !self.sent && self.next_try <= tick.now,
+            Schedule::Rate { .. } => self.every.due(tick.now),
+        };
+        if !due {
+            return;
+        }
+        let Some(message) = self.output.fill(tick) else {
+            self.sent = true;
+            return;
+        };
+        let ok = self.publisher.publish(message).is_ok();
+        tick.publishing.count(ok);
+        // A latched message that failed goes again a little later.
+        self.sent = ok;
+        self.next_try = tick.now + ONCE_RETRY;
+    }
+}

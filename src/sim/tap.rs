@@ -1,0 +1,30 @@
+//! Rings the physics thread feeds a row per step (a CSV recording, the legacy state stream),
+//! and what their rows hold.
+use crate::record::RecordRing;
+use std::sync::Arc;
+
+/// What a tap row holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapLayout {
+    /// time, qpos, qvel (CSV recording).
+    Recording,
+    /// step, time, qpos, qvel, qacc, sensordata (legacy state rows).
+    Legacy,
+}
+
+impl TapLayout {
+    pub fn row_len(&self, nq: usize, nv: usize, nsensordata: usize) -> usize {
+        match self {
+            TapLayout::Recording => 1 + nq + nv,
+            TapLayout::Legacy => 2 + nq + 2 * nv + nsensordata,
+        }
+    }
+}
+
+/// A ring fed a row per step. A recording begun in an earlier world writes its own
+/// columns, through the map a world change made for it.
+pub(crate) struct Tap {
+    pub ring: Arc<RecordRing>,
+    pub layout: TapLayout,
+    pub columns: Option<Box<crate::record::ColumnMap>>,
+}
