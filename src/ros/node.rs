@@ -158,6 +158,12 @@ impl Node {
         let rosout = node
             .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
             .map_err(|e| err("/rosout", e))?;
+        // Made before the outputs (as when /clock was the first of them): a client that
+        // waits for the node's topics finds it among the first. Its thread gets it once
+        // nothing else here can fail.
+        let clock_publisher = node
+            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", Qos::STATE)
+            .map_err(|e| err("/clock", e))?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
         let world = handle.world();
@@ -186,13 +192,10 @@ impl Node {
         }
         let (cameras, lidars) = sensors.sources(&world);
         // Started here, on the node's thread: it takes the node's niceness.
-        let clock_publisher = node
-            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", Qos::STATE)
-            .map_err(|e| err("/clock", e))?;
-        clock.attach(clock_publisher);
         let offload = super::outputs::offload::Offload::start()
             .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
             .ok();
+        clock.attach(clock_publisher);
         Ok(Self {
             offload,
             clock,

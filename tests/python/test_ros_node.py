@@ -58,8 +58,10 @@ def test_the_node_is_in_the_ros_graph_under_its_name_and_namespace(ros):
             lister = getattr(ros, f"get_{kind}_names_and_types_by_node")
             return dict(lister("mujoco_bridge", "/sim"))
 
+        # The graph fills in as discovery goes: each endpoint is waited for, then checked.
         spin_until(ros, lambda: "/sim/joint_states" in by_node("publisher"), what="its publishers")
         assert by_node("publisher")["/sim/joint_states"] == ["sensor_msgs/msg/JointState"]
+        spin_until(ros, lambda: "/clock" in by_node("publisher"), what="its /clock publisher")
         assert by_node("publisher")["/clock"] == ["rosgraph_msgs/msg/Clock"]
         spin_until(ros, lambda: "/sim/cmd_vel" in by_node("subscriber"), what="its subscriptions")
         assert by_node("subscriber")["/sim/cmd_vel"] == ["geometry_msgs/msg/Twist"]
