@@ -52,16 +52,27 @@ def free_ports(count):
     return ports
 
 
-def resident_mb(pid):
-    """VmRSS of process `pid` in MB (None once it is gone)."""
+def memory_mb(pid):
+    """Process `pid`'s resident memory in MB: {"rss", "anon", "file"} (VmRSS, RssAnon,
+    RssFile + RssShmem), None once it is gone. Anonymous memory is what a leak piles up;
+    file-backed pages are mapped libraries and shaders, bounded by the files' sizes."""
+    fields = {"VmRSS:": "rss", "RssAnon:": "anon", "RssFile:": "file", "RssShmem:": "file"}
+    found = {}
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except FileNotFoundError:
+                key = fields.get(line.split(":")[0] + ":")
+                if key:
+                    found[key] = found.get(key, 0.0) + int(line.split()[1]) / 1024.0
+    except (FileNotFoundError, ProcessLookupError):
         return None
-    return None
+    return found if "rss" in found else None
+
+
+def resident_mb(pid):
+    """VmRSS of process `pid` in MB (None once it is gone)."""
+    memory = memory_mb(pid)
+    return memory["rss"] if memory else None
 
 
 class Bridge:
@@ -342,17 +353,22 @@ class Churn:
 
 
 # Seconds between two samples of the bridge's memory.
-SAMPLE_SECONDS = 5.0
+SAMPLE_SECONDS = 1.0
+# Which of a phase's settled samples gives its level: the low decile, the floor the memory
+# comes back to. A leak lifts the floor; a world being built (two worlds alive for a moment)
+# or a frame in flight lifts only the samples that catch it.
+FLOOR_QUANTILE = 0.1
 
 
 def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=60.0, extra_args=(),
         report=print, max_memory_mb=8000.0, client_nice=10):
     """Runs the soak; returns its figures (a dict). `report` takes each printed line.
 
-    Memory is sampled every 5 s. With camera phases it is compared like with like: the level
-    each phase with cameras subscribed (render memory held) and each phase without (released
-    once render.idle_release has passed) settled at; growth after the warm-up is the larger
-    of the two series' growth from the first third of their phases to the last third."""
+    Memory is sampled every second. With camera phases it is compared like with like: the
+    level each phase with cameras subscribed (render memory held) and each phase without
+    (released once render.idle_release has passed) settled at (`phase_levels`); growth after
+    the warm-up is the larger of the two series' growth from the first third of their phases
+    to the last third."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
@@ -385,16 +401,18 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             now = time.monotonic()
             if now >= next_sample:
                 next_sample += SAMPLE_SECONDS
-                samples.append((now - started, resident_mb(bridge.proc.pid), churn.cameras_phase()))
+                samples.append((now - started, memory_mb(bridge.proc.pid), churn.cameras_phase()))
             if now >= next_mark:
                 minute += 1
                 next_mark += 60.0
                 stats = bridge.stats()
                 timestep = timestep or stats_timestep(bridge, stats, start_stats, now - started)
-                memory = resident_mb(bridge.proc.pid)
+                split = memory_mb(bridge.proc.pid) or {}
+                memory = split.get("rss")
                 figures["memory_mb"].append(memory)
                 rtf = (stats["steps"] - start_stats["steps"]) * timestep / (now - started)
-                report(f"minute {minute:3d}: resident {memory:8.1f} MB, requests {churn.sent} sent / "
+                report(f"minute {minute:3d}: resident {memory or 0:8.1f} MB (anonymous "
+                       f"{split.get('anon', 0):.1f}, files {split.get('file', 0):.1f}), requests {churn.sent} sent / "
                        f"{churn.answered} answered, longest /clock gap this minute "
                        f"{clock.mark() * 1e3:6.1f} ms, real-time factor {rtf:.4f}, "
                        f"messages received {churn.received}, legacy {churn.legacy_received}")
@@ -439,30 +457,32 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
     figures["warmup_minutes"] = warmup_minutes
     figures["samples"] = samples
     figures["phases"] = phase_levels(samples, warmup_minutes * 60.0)
+    figures["anonymous_phases"] = phase_levels(samples, warmup_minutes * 60.0, "anon")
     figures["growth_after_warmup"] = growth(figures["phases"])
+    figures["anonymous_growth"] = growth(figures["anonymous_phases"])
     return figures
 
 
-def phase_levels(samples, warmup):
-    """The memory each phase (cameras subscribed or not; without camera phases, each minute)
-    that ends after `warmup` seconds settled at: the median of the samples in its second half,
-    after the render memory came or went, so that one sample caught in the middle of a world
-    build (two worlds alive for a moment) does not count as growth. {phase: [MB, ...]}"""
+def phase_levels(samples, warmup, field="rss"):
+    """The memory (`field` of each sample) that each phase (cameras subscribed or not; without
+    camera phases, each minute) ending after `warmup` seconds settled at: the low decile of
+    the samples in its second half, after the render memory came or went. {phase: [MB, ...]}"""
     levels = {}
     phase = []
     for (t, memory, cameras), following in zip(samples, samples[1:] + [None]):
         if memory is not None:
-            phase.append(memory)
+            phase.append(memory[field])
         changes = following is None or following[2] != cameras
         if not cameras and not changes:
             # Without camera phases, a phase is a minute.
             changes = int(following[0] // 60) != int(t // 60)
         if not changes:
             continue
-        # A phase of one sample is the run ending just after a change: not a phase.
-        if len(phase) > 1 and t >= warmup:
+        # A phase cut short by the end of the run (under 5 samples) is not a phase.
+        if len(phase) >= 5 and t >= warmup:
             settled = sorted(phase[len(phase) // 2:])
-            levels.setdefault("streaming" if cameras else "idle", []).append(settled[len(settled) // 2])
+            levels.setdefault("streaming" if cameras else "idle", []).append(
+                settled[int(len(settled) * FLOOR_QUANTILE)])
         phase = []
     return levels
 
@@ -509,13 +529,15 @@ def summary(figures, report=print):
     growth = figures["growth_after_warmup"]
     if growth is None:
         growth = float("inf")
+    anonymous = figures.get("anonymous_growth")
+    anonymous = "n/a" if anonymous is None else f"{anonymous * 100:+.2f} %"
     gap_periods = figures["longest_clock_gap"] / figures["clock_period"]
     rtf = figures["real_time_factor"]
     unanswered = figures["sent"] - figures["answered"]
     lines = [
         (f"memory growth after the first {figures['warmup_minutes']:g} min: {growth * 100:+.2f} % "
          f"({', '.join(thirds(phase, levels) for phase, levels in figures['phases'].items())}; "
-         f"target < 2 %)", growth < 0.02),
+         f"anonymous memory {anonymous}; target < 2 %)", growth < 0.02),
         (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
          f"({figures['clock_messages']} messages; target <= 10 periods)", gap_periods <= 10.0),
         (f"requests: {figures['sent']} sent, {figures['answered']} answered, {unanswered} unanswered "

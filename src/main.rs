@@ -135,6 +135,7 @@ impl RunError {
 }
 
 fn main() -> ExitCode {
+    mujoco_bridge::census::tune_allocator();
     mujoco_bridge::logging::init(DEFAULT_LOG_FILTER);
     mujoco_bridge::supervise::install_panic_log();
     let (args, ros_args) = split_ros_args(std::env::args().collect());

@@ -143,24 +143,18 @@ fn describe(device: &Device) -> String {
 /// on a context's first frames and for a state it has not drawn before. The pages stay in
 /// the system's file cache, so a later compile maps them again without reading the disk.
 /// Only code that was never written is dropped (a mapping without anonymous pages), which
-/// is the file's own content again when touched. Returns the bytes dropped (0 where no
-/// such library is loaded, as on a GPU).
-pub fn drop_shader_compiler_pages() -> usize {
+/// is the file's own content again when touched. Does nothing where no such library is
+/// loaded, as on a GPU.
+pub fn drop_shader_compiler_pages() {
     let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
-        return 0;
+        return;
     };
-    let mut dropped = 0;
-    for mapping in code_mappings(&smaps, "libLLVM") {
-        let (start, len) = mapping;
+    for (start, len) in code_mappings(&smaps, "libLLVM") {
         // SAFETY: a read-only, executable private mapping of this process with no written
         // page (checked in its smaps entry): dropping its pages loses nothing, the next
-        // touch reads the same bytes from the file.
-        let done = unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
-        if done == 0 {
-            dropped += len;
-        }
+        // touch reads the same bytes from the file. A refusal leaves the pages as they were.
+        unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
     }
-    dropped
 }
 
 /// The (start, length) of the code mappings (`r-xp`, no anonymous page) of libraries whose

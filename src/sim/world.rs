@@ -34,6 +34,8 @@ pub struct WorldGeneration {
     /// Each robot's current control source, as the physics thread last set it.
     pub(super) sources: Box<[AtomicU8]>,
     _counted: crate::census::Counted,
+    /// Last: the model and arrays above go back to the system with the generation.
+    _returns: crate::census::ReturnsMemory,
 }
 
 impl WorldGeneration {
@@ -70,6 +72,7 @@ impl WorldGeneration {
             config: world.config.clone(),
             model,
             _counted: crate::census::Counted::new(crate::census::Kind::Worlds),
+            _returns: crate::census::ReturnsMemory,
         }
     }
 

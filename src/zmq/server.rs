@@ -78,12 +78,25 @@ pub enum ServerError {
     Thread(std::io::Error),
 }
 
-/// A ring the physics thread fills with a legacy row per step of `world` (tapped there),
-/// and the length of its rows.
+/// What the rows of one world are read with: the ring the physics thread fills with a row per
+/// step of it (tapped there), the row it is read into, where each part of the row lies and the
+/// period of a published row. Made by `tap`, at start and at every world change alike.
+struct Tapped {
+    /// The world the rows are planned for.
+    generation: u64,
+    ring: Arc<RecordRing>,
+    row: Vec<f64>,
+    offsets: TapOffsets,
+    period: Duration,
+    /// The ring's drop count already reported.
+    lost_seen: u64,
+}
+
 fn tap(
     handle: &SimHandle,
     world: &crate::sim::WorldGeneration,
-) -> Result<(Arc<RecordRing>, usize), ServerError> {
+    divider: u64,
+) -> Result<Tapped, ServerError> {
     let f = world.model.ffi();
     let row_len = TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
     let ring = Arc::new(RecordRing::with_wakeup(row_len, RING_ROWS).map_err(ServerError::Wakeup)?);
@@ -96,7 +109,14 @@ fn tap(
             },
         )
         .map_err(ServerError::Tap)?;
-    Ok((ring, row_len))
+    Ok(Tapped {
+        generation: world.number,
+        ring,
+        row: vec![0.0; row_len],
+        offsets: TapOffsets::of(&world.model),
+        period: Duration::from_secs_f64(world.model.opt().timestep * divider as f64),
+        lost_seen: 0,
+    })
 }
 
 /// A socket of `kind` bound to `endpoint`; `max_message` (bytes) limits what a peer may send
@@ -147,10 +167,10 @@ impl LegacyServer {
             Some(max_message_bytes),
         )?;
         let world = handle.world();
-        let (ring, row_len) = tap(&handle, &world)?;
+        let divider = options.divider.max(1) as u64;
+        let tapped = tap(&handle, &world, divider)?;
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(LegacyCounters::default());
-        let divider = options.divider.max(1) as u64;
         let mut worker = Worker {
             sockets: Sockets {
                 state,
@@ -159,27 +179,21 @@ impl LegacyServer {
                 _context: context,
             },
             handle,
-            generation: world.number,
+            tapped,
             endpoints: endpoints.clone(),
             cameras: cameras.clone(),
             cameras_seen: 0,
             plans: Vec::new(),
-            ring,
-            offsets: TapOffsets::of(&world.model),
-            row: Vec::new(),
             scratch: Vec::new(),
             pairs: Vec::new(),
             divider,
             publish_while_paused: options.publish_while_paused,
-            period: Duration::ZERO,
             ticks: 0,
-            lost_seen: 0,
             counters: counters.clone(),
             limiter: RateLimiter::default(),
             stop: stop.clone(),
         };
-        // The same path as every later world: what the rows of this one are.
-        worker.take_world(&world, row_len);
+        worker.plan_rows(&world);
         let thread = std::thread::Builder::new()
             .name("legacy-zmq".into())
             .spawn(move || {
@@ -221,26 +235,19 @@ impl Drop for LegacyServer {
 struct Worker {
     sockets: Sockets,
     handle: SimHandle,
-    /// The world the rows are planned for.
-    generation: u64,
+    tapped: Tapped,
     /// This server's endpoints: robots spawned with the same ones join it.
     endpoints: ZmqEndpoints,
     /// The legacy camera streams, and the version of their list the rows were planned with.
     cameras: Arc<super::CameraList>,
     cameras_seen: u64,
     plans: Vec<ArticulationRows>,
-    ring: Arc<RecordRing>,
-    offsets: TapOffsets,
-    row: Vec<f64>,
     scratch: Vec<u8>,
     pairs: Vec<(u32, f32)>,
     divider: u64,
     publish_while_paused: bool,
-    period: Duration,
     /// Physics steps seen (and ticks while paused): the clock of the discovery schedule.
     ticks: u64,
-    /// The tap ring's drop count already reported.
-    lost_seen: u64,
     counters: Arc<LegacyCounters>,
     limiter: RateLimiter,
     stop: Arc<AtomicBool>,
@@ -252,14 +259,14 @@ impl Worker {
         let mut snapshot = self.handle.latest_state_buffer();
         while !self.stop.load(Ordering::Acquire) {
             // Wake on a control message or on a new step (the ring's eventfd), whichever first.
-            let wake = self.ring.wake_fd().unwrap_or(-1);
+            let wake = self.tapped.ring.wake_fd().unwrap_or(-1);
             let mut items = [
                 self.sockets.control.as_poll_item(zmq::POLLIN),
                 zmq::PollItem::from_fd(wake, zmq::POLLIN),
             ];
             let _ = zmq::poll(&mut items, 1);
-            self.ring.clear_wakeup();
-            if self.handle.generation() != self.generation {
+            self.tapped.ring.clear_wakeup();
+            if self.handle.generation() != self.tapped.generation {
                 self.follow_world();
                 snapshot = self.handle.latest_state_buffer();
             } else if self.cameras.version() != self.cameras_seen {
@@ -269,15 +276,15 @@ impl Worker {
             self.take_commands();
             let published = self.drain_ring();
             if published {
-                next_paused_tick = Instant::now() + self.period;
+                next_paused_tick = Instant::now() + self.tapped.period;
             } else if self.publish_while_paused
                 && self.handle.mode() == SimMode::Paused
                 && Instant::now() >= next_paused_tick
                 && self.paused_state(&mut snapshot)
             {
                 // Paused: the latest state again, at the step rate, as URLab does.
-                self.row[0] = snapshot.step as f64;
-                self.row[1] = snapshot.time;
+                self.tapped.row[0] = snapshot.step as f64;
+                self.tapped.row[1] = snapshot.time;
                 let parts = [
                     &snapshot.qpos,
                     &snapshot.qvel,
@@ -286,19 +293,21 @@ impl Worker {
                 ];
                 let mut at = 2;
                 for part in parts {
-                    self.row[at..at + part.len()].copy_from_slice(part);
+                    self.tapped.row[at..at + part.len()].copy_from_slice(part);
                     at += part.len();
                 }
                 self.publish_row_set();
                 self.tick();
-                next_paused_tick += self.period;
+                next_paused_tick += self.tapped.period;
                 if next_paused_tick < Instant::now() {
-                    next_paused_tick = Instant::now() + self.period;
+                    next_paused_tick = Instant::now() + self.tapped.period;
                 }
             }
         }
         // Rows of the last steps are still in the ring: publish them before leaving.
-        let _ = self.handle.request(Operation::Untap(self.ring.clone()));
+        let _ = self
+            .handle
+            .request(Operation::Untap(self.tapped.ring.clone()));
         self.drain_ring();
     }
 
@@ -308,8 +317,8 @@ impl Worker {
     fn paused_state(&self, snapshot: &mut StateSnapshot) -> bool {
         let world = self.handle.world();
         let layout = world.layout();
-        world.number == self.generation
-            && 2 + layout.nq + layout.nv + layout.nv + layout.nsensordata <= self.row.len()
+        world.number == self.tapped.generation
+            && 2 + layout.nq + layout.nv + layout.nv + layout.nsensordata <= self.tapped.row.len()
             && world.latest_state(snapshot)
     }
 
@@ -320,10 +329,10 @@ impl Worker {
     /// JSON goes out at once.
     fn follow_world(&mut self) {
         let world = self.handle.world();
-        match tap(&self.handle, &world) {
-            Ok((ring, row_len)) => {
-                self.ring = ring;
-                self.take_world(&world, row_len);
+        match tap(&self.handle, &world, self.divider) {
+            Ok(tapped) => {
+                self.tapped = tapped;
+                self.plan_rows(&world);
             }
             Err(e) => {
                 // Nothing is published for this world (the old ring is fed no more).
@@ -331,19 +340,9 @@ impl Worker {
                     "legacy ZMQ: the rows of world {} cannot be tapped: {e}",
                     world.number
                 );
-                self.generation = world.number;
+                self.tapped.generation = world.number;
             }
         }
-    }
-
-    /// Plans the rows of `world`, whose tap ring (rows of `row_len`) is in place.
-    fn take_world(&mut self, world: &crate::sim::WorldGeneration, row_len: usize) {
-        self.plan_rows(world);
-        self.row = vec![0.0; row_len];
-        self.offsets = TapOffsets::of(&world.model);
-        self.period = Duration::from_secs_f64(world.model.opt().timestep * self.divider as f64);
-        self.lost_seen = 0;
-        self.generation = world.number;
     }
 
     /// The rows (and discovery JSON, sent at once) of the robots this server serves in
@@ -390,15 +389,15 @@ impl Worker {
     /// returns whether any step arrived.
     fn drain_ring(&mut self) -> bool {
         let mut any = false;
-        while self.ring.pop(&mut self.row) {
+        while self.tapped.ring.pop(&mut self.tapped.row) {
             any = true;
-            if (self.row[0] as u64).is_multiple_of(self.divider) {
+            if (self.tapped.row[0] as u64).is_multiple_of(self.divider) {
                 self.publish_row_set();
             }
             self.tick();
         }
-        let dropped = self.ring.dropped();
-        let lost = dropped - self.lost_seen;
+        let dropped = self.tapped.ring.dropped();
+        let lost = dropped - self.tapped.lost_seen;
         if lost > 0 {
             self.counters.steps_lost.fetch_add(lost, Ordering::Relaxed);
             self.limiter.warn(
@@ -408,7 +407,7 @@ impl Worker {
                      the physics thread"
                 ),
             );
-            self.lost_seen = dropped;
+            self.tapped.lost_seen = dropped;
         }
         any
     }
@@ -434,8 +433,8 @@ impl Worker {
             let twist = self.handle.twist(plan.robot);
             let actions = self.handle.actions(plan.robot);
             plan.encode(
-                &self.row,
-                &self.offsets,
+                &self.tapped.row,
+                &self.tapped.offsets,
                 twist,
                 actions,
                 &mut self.scratch,
