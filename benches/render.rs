@@ -17,8 +17,7 @@ mod threads;
 use mujoco_bridge::config::{Config, LidarConfig, RenderQuality, SimMode};
 use mujoco_bridge::model::{World, build_world, pose};
 use mujoco_bridge::render::{
-    CameraSpec, PlannedCamera, Renderer, Scan, Slot, plan, plan_lidars, start_lidars,
-    start_renderer_planned,
+    CameraSpec, PlannedCamera, Renderer, Scan, Slot, start_lidars, start_renderer_planned,
 };
 use mujoco_bridge::sim::Simulation;
 use std::process::Command;
@@ -75,12 +74,12 @@ fn python(args: &[String]) -> f64 {
 }
 
 /// The head camera of config/go1.yaml at 640x480.
-fn head_camera(world: &World, config: &Config) -> usize {
-    camera_of(world, config).spec.camera
+fn head_camera(world: &World) -> usize {
+    camera_of(world).spec.camera
 }
 
-fn camera_of(world: &World, config: &Config) -> PlannedCamera {
-    plan(&world.robots, config).expect("cameras").remove(0)
+fn camera_of(world: &World) -> PlannedCamera {
+    world.sensors.cameras[0].clone()
 }
 
 /// A render thread that draws `camera` with `spec` in every world, never released, at the
@@ -91,7 +90,7 @@ fn one_camera(camera: PlannedCamera, spec: CameraSpec) -> Renderer {
 }
 
 fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
-    let camera = head_camera(world, config);
+    let camera = head_camera(world);
     let sim = Simulation::start(world, &config.sim).unwrap();
     for quality in [RenderQuality::Fast, RenderQuality::Full] {
         for depth in [false, true] {
@@ -104,7 +103,7 @@ fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
                 near: None,
                 far: None,
             };
-            let renderer = one_camera(camera_of(world, config), spec);
+            let renderer = one_camera(camera_of(world), spec);
             let cameras = renderer.sources(&sim.handle().world());
             let (mut bridge, mut reference, mut cpu) = (0.0, 0.0, 0.0);
             let mut frames = 0;
@@ -154,7 +153,7 @@ fn real_time_factor(
 }
 
 fn camera_rtf(world: &World, config: &Config) {
-    let camera = head_camera(world, config);
+    let camera = head_camera(world);
     let mut pairs = Vec::new();
     for _ in 0..ROUNDS {
         let idle = real_time_factor(world, config, |_, s| {
@@ -171,7 +170,7 @@ fn camera_rtf(world: &World, config: &Config) {
                 near: None,
                 far: None,
             };
-            let renderer = one_camera(camera_of(world, config), spec);
+            let renderer = one_camera(camera_of(world), spec);
             let cameras = renderer.sources(&handle.world());
             frames = back_to_back(|| cameras.request(0), cameras.slot(0), seconds);
         });
@@ -201,7 +200,7 @@ fn lidar_config() -> LidarConfig {
 }
 
 fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
-    let planned = plan_lidars(&world.model, &world.robots, config).expect("lidars");
+    let planned = &world.sensors.lidars;
     let rays = planned[0].spec.rays.len() as f64;
     let sim = Simulation::start(world, &config.sim).unwrap();
     let caster = start_lidars(Duration::ZERO, 0).expect("caster");

@@ -163,11 +163,9 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let world = build_world(&config)?;
     // The ROS outputs are planned here too, so that every build and mode refuses the same
     // config the node would.
-    mujoco_bridge::ros::outputs::check(&world.model, &world.robots, &config).map_err(|error| {
-        RunError::Outputs {
-            origin: config.origin.clone(),
-            error,
-        }
+    mujoco_bridge::ros::outputs::check(&world, &config).map_err(|error| RunError::Outputs {
+        origin: config.origin.clone(),
+        error,
     })?;
     let controllers = mujoco_bridge::sim::controllers(&world)?;
     if cli.summary {
@@ -207,7 +205,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let handle = sim.handle();
     // A later world (a spawn, a world load) is refused as this one would have been.
     handle.add_world_check(std::sync::Arc::new(|world, config| {
-        mujoco_bridge::ros::outputs::check(&world.model, &world.robots, config)
+        mujoco_bridge::ros::outputs::check(world, config)
             .map_err(|e| InputError::new(&config.origin, e))
     }));
     prepare(&handle, cli)?;

@@ -6,6 +6,7 @@ mod names;
 pub mod pose;
 mod request_files;
 mod robot_spec;
+pub mod sensors;
 mod summary;
 pub mod urdf;
 mod xacro;
@@ -32,6 +33,8 @@ pub struct World {
     pub origin: String,
     /// That config, which a spawn or a delete edits to make the next world.
     pub config: Config,
+    /// Which cameras render and which lidars cast, each at its slot.
+    pub sensors: Arc<sensors::SensorPlan>,
     /// Non-fatal findings (skipped meshes, ignored fields), already logged.
     pub warnings: Vec<String>,
 }
@@ -204,7 +207,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map
         })
         .collect();
-    check_caps(config, &model, &robots)?;
+    let sensors = sensors::SensorPlan::of(&model, &robots, config)
+        .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
+    check_caps(config, &model, &sensors)?;
     // A diverging step is answered by the physics thread (`sim.on_divergence`), not by
     // MuJoCo resetting the whole world.
     model.opt_mut().disableflags |= MjtDisableBit::mjDSBL_AUTORESET as i32;
@@ -219,38 +224,17 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         controls: config.robots.iter().map(|r| r.control.clone()).collect(),
         origin: config.origin.clone(),
         config: config.clone(),
+        sensors: Arc::new(sensors),
         warnings,
     })
 }
 
-/// Refuses a world beyond what `limits` lets one world hold: pixels over every camera (each
-/// listed camera at its size; without a list, each of the robot's model cameras at the
-/// default size), texture pixels over every texture, rays over every lidar.
-fn check_caps(config: &Config, model: &MjModel, robots: &[RobotMap]) -> InputResult<()> {
+/// Refuses a world beyond what `limits` lets one world hold: pixels over every camera that
+/// renders, texture pixels over every texture, rays over every lidar.
+fn check_caps(config: &Config, model: &MjModel, sensors: &sensors::SensorPlan) -> InputResult<()> {
     let limits = &config.limits;
-    let default_pixels = {
-        let camera = crate::config::CameraConfig::found("");
-        camera.width as u64 * camera.height as u64
-    };
-    let mut camera_pixels = 0u64;
-    let mut lidar_rays = 0u64;
-    for (robot, map) in config.robots.iter().zip(robots) {
-        camera_pixels += if robot.all_model_cameras() {
-            // Without a list, every camera of its model renders at the default size.
-            map.cameras.len() as u64 * default_pixels
-        } else {
-            robot
-                .listed_cameras()
-                .iter()
-                .map(|c| c.width as u64 * c.height as u64)
-                .sum::<u64>()
-        };
-        lidar_rays += robot
-            .lidars
-            .iter()
-            .map(|l| l.channels as u64 * l.samples as u64)
-            .sum::<u64>();
-    }
+    let camera_pixels = sensors.camera_pixels();
+    let lidar_rays = sensors.lidar_rays();
     let texture_pixels: u64 = model
         .tex_width()
         .iter()

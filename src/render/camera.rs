@@ -3,22 +3,9 @@
 //! turned into metres.
 use super::frame::{Frame, Intrinsics};
 use crate::config::RenderQuality;
+use crate::model::sensors::CameraSpec;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
-
-/// What to render of one camera.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CameraSpec {
-    /// MuJoCo camera id.
-    pub camera: usize,
-    pub width: usize,
-    pub height: usize,
-    pub quality: RenderQuality,
-    pub depth: bool,
-    /// Clip planes in metres; None: the model's.
-    pub near: Option<f64>,
-    pub far: Option<f64>,
-}
 
 /// A camera with its buffer.
 pub(super) struct View {

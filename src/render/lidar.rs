@@ -3,30 +3,16 @@
 //! either). Rays pass through the lidar's own robot: each robot with lidars gets a view of the
 //! shared model in which that robot's geoms are invisible, which MuJoCo's ray casting skips
 //! (one batch call per scan, no second pass).
-use super::PlannedLidar;
 use super::mirror::{self, Mirror};
 use super::service::{Service, Sources, Work};
 use crate::model::pose;
+use crate::model::sensors::{LidarSpec, PlannedLidar};
 use crate::sim::{StateSnapshot, WorldGeneration};
 use mujoco_rs::mujoco_c::{mj_multiRay, mjModel};
 use mujoco_rs::prelude::*;
 use nalgebra::Vector3;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// One lidar as the caster takes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LidarSpec {
-    pub body: usize,
-    pub xyz: [f64; 3],
-    pub quat_wxyz: [f64; 4],
-    /// Unit directions in the lidar's frame.
-    pub rays: Vec<[f64; 3]>,
-    pub range_min: f64,
-    pub range_max: f64,
-    /// Per geom: it belongs to the lidar's robot.
-    pub own: Vec<bool>,
-}
 
 /// One scan: the range of every ray (metres), +inf where nothing lies within range_max,
 /// -inf where the hit is nearer than range_min (REP 117).
@@ -49,7 +35,7 @@ pub fn start(idle_release: Duration, nice: u8) -> std::io::Result<Lidars> {
         "lidars",
         idle_release,
         nice,
-        |world| super::plan_lidars(&world.model, &world.robots, &world.config).unwrap_or_default(),
+        |world| world.sensors.lidars.clone(),
         || Caster { world: None },
     )
 }

@@ -4,26 +4,24 @@
 //! a mirror of its own (`lidar`). Both follow the world (`service`). The physics thread never
 //! waits for either; each frame or scan carries the sim time of the state it shows. Adapters
 //! (ROS topics, legacy camera streams) take a world's `Sources` from the service, ask by
-//! index and read from that camera's or lidar's slot.
+//! index (its place in the world's `sensors` plan) and read from that camera's or lidar's
+//! slot.
 mod camera;
 mod context;
 mod frame;
 mod gl;
 mod lidar;
 pub(crate) mod mirror;
-mod plan;
-mod rays;
 pub mod screenshot;
 mod service;
 
-pub use camera::CameraSpec;
 pub use context::{Offscreen, RenderContext};
 pub use frame::{Frame, Intrinsics, Slot};
 pub use gl::{GlContext, GlError};
-pub use lidar::{LidarSources, LidarSpec, Lidars, Scan, start as start_lidars};
+pub use lidar::{LidarSources, Lidars, Scan, start as start_lidars};
 pub use mirror::Mirror;
-pub use plan::{NoCamera, PlannedCamera, plan};
-pub use rays::{LidarError, PlannedLidar, plan_lidars};
+// What the cameras and lidars of a world are is planned with the world.
+pub use crate::model::sensors::{CameraSpec, LidarSpec, PlannedCamera, PlannedLidar};
 pub use service::{Service, Sources, Work};
 
 use crate::config::RenderQuality;
@@ -62,12 +60,11 @@ impl Sensors {
 /// asked for; `idle_release`: how long its GL context outlives the last request (zero:
 /// for good); `nice`: its niceness.
 pub fn start_renderer(idle_release: Duration, nice: u8) -> std::io::Result<Renderer> {
-    start_renderer_planned(idle_release, nice, |world| {
-        plan(&world.robots, &world.config).unwrap_or_default()
-    })
+    start_renderer_planned(idle_release, nice, |world| world.sensors.cameras.clone())
 }
 
-/// `start_renderer` with the cameras of each world given by `plan` instead of the config
+/// `start_renderer` with the cameras of each world given by `plan` instead of the world's own
+/// `sensors`
 /// (benchmarks: one camera at the sizes and qualities they compare).
 pub fn start_renderer_planned(
     idle_release: Duration,

@@ -426,6 +426,7 @@ fn advertise(
     let plan = Plan::new(
         &world.model,
         &world.robots,
+        &world.sensors,
         &world.config,
         world.layout().ncontact > 0,
     )

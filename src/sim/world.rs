@@ -22,6 +22,8 @@ pub struct WorldGeneration {
     pub model: Arc<MjModel>,
     pub robots: Vec<RobotMap>,
     pub controls: Vec<ControlConfig>,
+    /// Its cameras and lidars, each at the slot every adapter asks for it by.
+    pub sensors: Arc<crate::model::sensors::SensorPlan>,
     /// The config this world is built from (a spawn adds a robot to it, a delete removes one).
     pub config: Config,
     pub fingerprint: u64,
@@ -69,6 +71,7 @@ impl WorldGeneration {
                 .collect(),
             robots: world.robots.clone(),
             controls: world.controls.clone(),
+            sensors: world.sensors.clone(),
             config: world.config.clone(),
             model,
             _counted: crate::census::Counted::new(crate::census::Kind::Worlds),

@@ -27,8 +27,7 @@ pub struct Camera {
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
-    let cameras = crate::render::plan(plan.robots, plan.config)?;
-    for (index, camera) in cameras.iter().enumerate() {
+    for (index, camera) in plan.sensors.cameras.iter().enumerate() {
         let frame_id = optical_frame(plan, camera);
         let topic = |name: String| Topic {
             name: plan.robot_topic(camera.robot, &name),

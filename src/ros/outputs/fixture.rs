@@ -94,7 +94,13 @@ impl Fixture {
     }
 
     pub fn plan(&self) -> Result<Plan<'_>, PlanError> {
-        Plan::new(&self.world.model, &self.world.robots, &self.config, false)
+        Plan::new(
+            &self.world.model,
+            &self.world.robots,
+            &self.world.sensors,
+            &self.config,
+            false,
+        )
     }
 
     /// The state after `steps` more steps (0: as computed at the start).

@@ -21,8 +21,7 @@ pub struct Lidar {
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
-    let lidars = crate::render::plan_lidars(plan.model, plan.robots, plan.config)?;
-    for (index, lidar) in lidars.into_iter().enumerate() {
+    for (index, lidar) in plan.sensors.lidars.iter().cloned().enumerate() {
         let (map, prefixed) = (&plan.robots[lidar.robot], plan.prefixed(lidar.robot));
         let parent = frame_name("world", map, lidar.spec.body, prefixed);
         let frame_id = if prefixed {

@@ -24,6 +24,7 @@ use super::interfaces::builtin_interfaces::msg::Time;
 use super::interfaces::geometry_msgs::msg::TransformStamped;
 use crate::config::Config;
 use crate::model::RobotMap;
+use crate::model::sensors::SensorPlan;
 use crate::sim::{SimStats, StateSnapshot};
 use mujoco_rs::prelude::MjModel;
 use std::cell::RefCell;
@@ -201,16 +202,14 @@ pub enum PlanError {
     NoDiffDrive { field: String },
     #[error("{field}: no wheel joint '{joint}'")]
     NoWheelJoint { field: String, joint: String },
-    #[error(transparent)]
-    NoCamera(#[from] crate::render::NoCamera),
-    #[error(transparent)]
-    NoLidarBody(#[from] crate::render::LidarError),
 }
 
 /// The outputs of one node, planned, with what they share while planning.
 pub struct Plan<'a> {
     pub model: &'a MjModel,
     pub robots: &'a [RobotMap],
+    /// The world's cameras and lidars: an output's index into them is its slot.
+    pub sensors: &'a SensorPlan,
     pub config: &'a Config,
     /// Fixed frames outputs refer to (sensor sites, `world -> odom`), sent on /tf_static.
     pub static_frames: Vec<TransformStamped>,
@@ -226,12 +225,14 @@ impl<'a> Plan<'a> {
     pub fn new(
         model: &'a MjModel,
         robots: &'a [RobotMap],
+        sensors: &'a SensorPlan,
         config: &'a Config,
         contacts_exported: bool,
     ) -> Result<Self, PlanError> {
         let mut plan = Self {
             model,
             robots,
+            sensors,
             config,
             static_frames: Vec::new(),
             odometry: robots.iter().map(|_| None).collect(),
@@ -330,8 +331,8 @@ pub fn robot_topic(config: &Config, robot_name: &str, prefixed: bool, name: &str
 
 /// Checks that the outputs of `config` can be planned on `model` (at load, with or without
 /// ROS). The error names the config field.
-pub fn check(model: &MjModel, robots: &[RobotMap], config: &Config) -> Result<(), PlanError> {
-    Plan::new(model, robots, config, false).map(drop)
+pub fn check(world: &crate::model::World, config: &Config) -> Result<(), PlanError> {
+    Plan::new(&world.model, &world.robots, &world.sensors, config, false).map(drop)
 }
 
 #[cfg(test)]

@@ -7,9 +7,12 @@ mod native;
 
 use super::interfaces::{Message, cdr};
 use super::{Error, Qos};
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use r2r::{WrappedActionTypeSupport, WrappedServiceTypeSupport, WrappedTypesupport};
 use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 pub use native::{ActionType, ServiceType};
@@ -44,6 +47,46 @@ pub struct Node {
     node: r2r::Node,
     /// Publishers handed back by outputs a world change replaced: topic, type, QoS.
     retired: Vec<(String, String, Qos, r2r::PublisherUntyped)>,
+    /// Subscriptions whose streams were dropped (their robot went), kept for the next
+    /// subscription to the same topic.
+    idle_subscriptions: IdleSubscriptions,
+}
+
+/// Where a topic's subscription is, with its type and QoS.
+type SubscriptionKey = (String, String, Qos);
+type RawStream = Box<dyn Stream<Item = Vec<u8>> + Unpin + Send>;
+/// rcl has no call that destroys a subscription, and r2r ends one only when a message arrives
+/// after its stream was dropped: a deleted robot's command topics, which nobody publishes to
+/// any more, would keep their subscriptions for the rest of the run, one more at each spawn
+/// of the same robot. Dropped streams come here instead, and a robot spawned again under
+/// the same name takes its subscriptions over; one that a message reaches while it waits
+/// here is let go, and r2r ends it at the next.
+type IdleSubscriptions = Arc<Mutex<Vec<(SubscriptionKey, RawStream)>>>;
+
+/// A subscription's stream that goes back to the node's idle ones when dropped.
+struct Reusable {
+    key: SubscriptionKey,
+    stream: Option<RawStream>,
+    idle: IdleSubscriptions,
+}
+
+impl Stream for Reusable {
+    type Item = Vec<u8>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        match self.stream.as_mut() {
+            Some(stream) => stream.poll_next_unpin(cx),
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+impl Drop for Reusable {
+    fn drop(&mut self) {
+        if let Some(stream) = self.stream.take() {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            idle.push((self.key.clone(), stream));
+        }
+    }
 }
 
 impl Node {
@@ -53,6 +96,7 @@ impl Node {
         Ok(Self {
             node: r2r::Node::create(context, crate::config::NODE_NAME, "")?,
             retired: Vec::new(),
+            idle_subscriptions: Arc::default(),
         })
     }
 
@@ -71,6 +115,11 @@ impl Node {
     /// Handles what arrived, waiting up to `timeout` for something to arrive.
     pub fn spin_once(&mut self, timeout: Duration) {
         self.node.spin_once(timeout);
+        let mut idle = self
+            .idle_subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        idle.retain_mut(|(_, stream)| stream.next().now_or_never().is_none());
     }
 
     /// How many subscriptions of other processes `publisher` has (0 when rcl cannot say).
@@ -125,9 +174,32 @@ impl Node {
         topic: &str,
         qos: Qos,
     ) -> Result<impl Stream<Item = M> + Unpin + 'static, Error> {
-        let bytes = self
-            .node
-            .subscribe_raw(topic, &M::ros_type(), profile(qos))?;
+        let key = (topic.to_string(), M::ros_type(), qos);
+        let idle = {
+            let mut idle = self
+                .idle_subscriptions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let found = idle.iter().position(|(k, _)| *k == key);
+            found.map(|k| idle.swap_remove(k).1)
+        };
+        let stream = match idle {
+            Some(mut stream) => {
+                // A message that came while nobody listened would have let it go (spin_once):
+                // what is still queued arrived since, for the robot that went.
+                while let Some(Some(_)) = stream.next().now_or_never() {}
+                stream
+            }
+            None => Box::new(
+                self.node
+                    .subscribe_raw(topic, &M::ros_type(), profile(qos))?,
+            ),
+        };
+        let bytes = Reusable {
+            key,
+            stream: Some(stream),
+            idle: self.idle_subscriptions.clone(),
+        };
         let topic = topic.to_string();
         Ok(bytes.filter_map(move |bytes| {
             let message = cdr::decode::<M>(&bytes)
