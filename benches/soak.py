@@ -69,6 +69,28 @@ def memory_mb(pid):
     return found if "rss" in found else None
 
 
+def thread_cpu_seconds(pid):
+    """CPU seconds (user + system) of each thread of process `pid`, summed by thread name:
+    {name: seconds} ({} once it is gone)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    found = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                text = stat.read()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        # utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+        found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
 def resident_mb(pid):
     """VmRSS of process `pid` in MB (None once it is gone)."""
     memory = memory_mb(pid)
@@ -427,6 +449,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             executor.spin_once(timeout_sec=0.05)
         churn.check_pending()
         wall = time.monotonic() - started
+        cpu = thread_cpu_seconds(bridge.proc.pid)
         stats = bridge.stats() if alive else start_stats
         timestep = timestep or stats_timestep(bridge, stats, start_stats, wall)
         clock.stopping = True
@@ -448,6 +471,8 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             real_time_factor=(stats["steps"] - start_stats["steps"]) * timestep / wall,
             received=churn.received,
             legacy_received=churn.legacy_received,
+            wall_seconds=wall,
+            cpu_seconds=cpu,
         )
     finally:
         rclpy.shutdown()
@@ -547,6 +572,13 @@ def summary(figures, report=print):
     ]
     for text, met in lines:
         report(f"  {text}: {'met' if met else 'NOT met'}")
+    cpu = figures.get("cpu_seconds") or {}
+    if cpu:
+        wall = figures["wall_seconds"]
+        busiest = sorted(cpu.items(), key=lambda kv: -kv[1])[:8]
+        report(f"  CPU of the bridge: {sum(cpu.values()):.0f} s in {wall:.0f} s "
+               f"({sum(cpu.values()) / wall * 100:.1f} % of a core); by thread: "
+               + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in busiest))
     for gap in figures.get("worst_gaps", []):
         report(f"  /clock gap {gap}")
     for failure in figures["failed"]:
