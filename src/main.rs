@@ -161,14 +161,13 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     }
     let mut config = load_config(cli, &ros_args)?;
     let world = build_world(&config)?;
-    // The ROS outputs are planned here too, so that every build and mode refuses the same
-    // config the node would.
-    mujoco_bridge::ros::outputs::check(&world, &config).map_err(|error| RunError::Outputs {
-        origin: config.origin.clone(),
-        error,
-    })?;
     let controllers = mujoco_bridge::sim::controllers(&world)?;
     if cli.summary {
+        // The outputs are planned with the world when the simulation starts; this starts none.
+        mujoco_bridge::ros::outputs::check(&world).map_err(|error| RunError::Outputs {
+            origin: config.origin.clone(),
+            error,
+        })?;
         print!("{}", summary(&world));
         return Ok(());
     }
@@ -198,16 +197,17 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let run_mode = config.sim.mode;
     config.sim.mode = SimMode::Paused;
     install_signal_handlers();
-    let sim = Simulation::start_with(&world, controllers, &config.sim).map_err(|e| match e {
-        StartError::Control(e) => RunError::Input(e),
-        StartError::Thread(_) => RunError::System(e.to_string()),
-    })?;
+    // Every build plans the ROS outputs with each world, so each refuses the worlds the node
+    // would.
+    let planners = vec![mujoco_bridge::ros::outputs::planner()];
+    let sim =
+        Simulation::start_with(&world, controllers, &config.sim, planners).map_err(
+            |e| match e {
+                StartError::Input(e) => RunError::Input(e),
+                StartError::Thread(_) => RunError::System(e.to_string()),
+            },
+        )?;
     let handle = sim.handle();
-    // A later world (a spawn, a world load) is refused as this one would have been.
-    handle.add_world_check(std::sync::Arc::new(|world, config| {
-        mujoco_bridge::ros::outputs::check(world, config)
-            .map_err(|e| InputError::new(&config.origin, e))
-    }));
     prepare(&handle, cli)?;
     let sensors = start_sensors(&config);
     let camera_streams = match (&sensors.renderer, config.zmq.enabled) {

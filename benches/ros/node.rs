@@ -185,6 +185,14 @@ fn raw_rate(world: &World, seconds: f64, priority: u8) -> f64 {
     .unwrap()
 }
 
+/// The physics thread on `world`, with the node's outputs planned for it (as the binary starts
+/// it).
+fn start(world: &World, options: &SimConfig) -> Simulation {
+    let controllers = mujoco_bridge::sim::controllers(world).unwrap();
+    let planners = vec![mujoco_bridge::ros::outputs::planner()];
+    Simulation::start_with(world, controllers, options, planners).unwrap()
+}
+
 /// Physics steps per second in fast mode with the node publishing, the messages per second
 /// the probe received on each topic meanwhile, and what it all cost in CPU.
 fn bridge_rate(
@@ -194,15 +202,14 @@ fn bridge_rate(
     seconds: f64,
     priority: u8,
 ) -> Round {
-    let sim = Simulation::start(
+    let sim = start(
         world,
         &SimConfig {
             mode: SimMode::Paused,
             realtime_priority: priority,
             ..Default::default()
         },
-    )
-    .unwrap();
+    );
     let handle = sim.handle();
     let node = RosNode::start(
         handle.clone(),
@@ -419,7 +426,7 @@ fn latency_and_share(share_seconds: &str) {
         "sim.mode=realtime",
     ]);
     let world = build_world(&config).expect("world");
-    let sim = Simulation::start(&world, &config.sim).unwrap();
+    let sim = start(&world, &config.sim);
     let _node = RosNode::start(
         sim.handle(),
         &config,

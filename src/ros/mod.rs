@@ -186,11 +186,11 @@ pub enum ConfigProblem {
 pub enum NodeError {
     #[error("ROS 2 {what}: {error}")]
     Middleware { what: String, error: Error },
-    #[error("{origin}: {error}")]
-    Outputs {
-        origin: String,
-        error: outputs::PlanError,
-    },
+    /// The simulation was started without the outputs' planner (`outputs::planner`).
+    #[error(
+        "the world's outputs were not planned (the simulation was started without outputs::planner)"
+    )]
+    NotPlanned,
     #[error("{origin}: {error}")]
     Serve { origin: String, error: ServeError },
     #[error("ROS 2 thread: {0}")]

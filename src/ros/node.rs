@@ -3,7 +3,7 @@
 use super::clock::ClockThread;
 use super::executor::{Ticks, collect_tasks};
 use super::outputs::publishing::Running;
-use super::outputs::{Plan, PublishCounters, Tick};
+use super::outputs::{PublishCounters, Tick, WorldOutputs};
 use super::parameters::LiveSettings;
 use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
 use crate::config::{Config, SimMode};
@@ -168,10 +168,7 @@ impl Node {
         crate::logging::start_rosout_queue();
         let world = handle.world();
         let outputs = advertise(&mut node, &world).map_err(|e| match e {
-            Advertise::Plan(error) => NodeError::Outputs {
-                origin: config.origin.clone(),
-                error,
-            },
+            Advertise::NotPlanned => NodeError::NotPlanned,
             Advertise::Topic(topic, e) => err(&topic, e),
         })?;
         let pool = LocalPool::new();
@@ -310,7 +307,9 @@ impl Node {
         }
         match advertise(&mut self.node, &world) {
             Ok(outputs) => self.outputs = outputs,
-            Err(Advertise::Plan(e)) => log::error!("world {}: outputs: {e}", world.number),
+            Err(Advertise::NotPlanned) => {
+                log::error!("world {}: {}", world.number, NodeError::NotPlanned)
+            }
             Err(Advertise::Topic(topic, e)) => log::error!("world {}: {topic}: {e}", world.number),
         }
         self.node.destroy_retired();
@@ -414,24 +413,22 @@ impl Node {
 
 /// Why the outputs of a world could not be advertised.
 enum Advertise {
-    Plan(super::outputs::PlanError),
+    /// The simulation was started without the outputs' planner (`outputs::planner`), or the
+    /// world's outputs were taken already.
+    NotPlanned,
     Topic(String, Error),
 }
 
-/// Plans the outputs of `world` and gives each its publisher.
+/// Gives each output planned with `world` its publisher.
 fn advertise(
     node: &mut backend::Node,
     world: &crate::sim::WorldGeneration,
 ) -> Result<Vec<Box<dyn Running>>, Advertise> {
-    let plan = Plan::new(
-        &world.model,
-        &world.robots,
-        &world.sensors,
-        &world.config,
-        world.layout().ncontact > 0,
-    )
-    .map_err(Advertise::Plan)?;
-    plan.into_outputs()
+    let planned = world
+        .take_plan::<WorldOutputs>()
+        .ok_or(Advertise::NotPlanned)?;
+    planned
+        .0
         .into_iter()
         .map(|o| {
             let topic = o.topic().name.clone();

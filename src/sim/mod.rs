@@ -80,13 +80,27 @@ pub(crate) struct Shared {
     pause_at_step: AtomicU64,
     /// How many contacts each state carries (a world change keeps it).
     contacts: usize,
-    /// What every new world must pass besides its change's own check (`add_world_check`).
-    world_checks: std::sync::Mutex<Vec<Arc<WorldCheck>>>,
+    /// What plans each world for an adapter (given at start).
+    planners: Vec<Arc<Planner>>,
 }
 
-/// A check a new world must pass before it is swapped in, given by whoever starts the
-/// simulation (the ROS outputs' plan): the world layer itself knows no adapter.
-pub type WorldCheck = dyn Fn(&World, &crate::config::Config) -> InputResult<()> + Send + Sync;
+/// What an adapter makes of each world (the ROS node's outputs), given by whoever starts the
+/// simulation: it runs once per world, where the world is built (at start, and off the
+/// physics thread at a change), and a world it cannot plan for is refused. The plan rides
+/// with the world generation until the adapter takes it (`WorldGeneration::take_plan`), so
+/// nothing is planned twice and no adapter's indices depend on two plannings agreeing. The
+/// world layer knows no adapter, only this.
+pub type Planner = dyn Fn(&World, &PlanContext) -> InputResult<AdapterPlan> + Send + Sync;
+
+/// An adapter's plan of one world, kept with it until the adapter takes it.
+pub type AdapterPlan = Box<dyn std::any::Any + Send>;
+
+/// What a planner needs to know of a world besides its model and config.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanContext {
+    /// How many contacts each state of the world carries.
+    pub exported_contacts: usize,
+}
 
 /// The handle adapters use. Cheap to clone; every method is safe from any thread.
 #[derive(Clone)]
@@ -134,27 +148,9 @@ impl SimHandle {
         self.shared.stats.snapshot()
     }
 
-    /// Adds a check every later world change runs on the new world before it swaps it in.
-    pub fn add_world_check(&self, check: Arc<WorldCheck>) {
-        let mut checks = self.shared.world_checks.lock();
-        let checks = match &mut checks {
-            Ok(checks) => checks,
-            Err(poisoned) => poisoned.get_mut(),
-        };
-        checks.push(check);
-    }
-
-    /// Runs the checks added with `add_world_check` on a new world.
-    pub(crate) fn check_world(
-        &self,
-        world: &World,
-        config: &crate::config::Config,
-    ) -> InputResult<()> {
-        let checks = match self.shared.world_checks.lock() {
-            Ok(checks) => checks.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        checks.iter().try_for_each(|check| check(world, config))
+    /// The adapters' plans of a new world (see `Planner`).
+    pub(crate) fn plan_world(&self, world: &World) -> InputResult<Vec<AdapterPlan>> {
+        plan_world(&self.shared.planners, world, self.shared.contacts)
     }
 
     /// The sim time of the latest state (one atomic read: what /clock sends).
@@ -362,11 +358,22 @@ pub fn controllers(world: &World) -> InputResult<Controllers> {
 /// Why the physics thread did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    /// The robots' control settings do not fit their models.
+    /// The robots' control settings do not fit their models, or an adapter cannot plan for
+    /// the world.
     #[error("{0}")]
-    Control(#[from] InputError),
+    Input(#[from] InputError),
     #[error("cannot start the physics thread: {0}")]
     Thread(#[from] std::io::Error),
+}
+
+/// What each of `planners` makes of `world`, in their order.
+fn plan_world(
+    planners: &[Arc<Planner>],
+    world: &World,
+    exported_contacts: usize,
+) -> InputResult<Vec<AdapterPlan>> {
+    let context = PlanContext { exported_contacts };
+    planners.iter().map(|plan| plan(world, &context)).collect()
 }
 
 /// The running physics thread. Dropping it stops the thread.
@@ -378,16 +385,21 @@ pub struct Simulation {
 impl Simulation {
     /// Starts the physics thread on `world`, with its robots' controllers built here.
     pub fn start(world: &World, options: &SimConfig) -> Result<Self, StartError> {
-        Self::start_with(world, controllers(world)?, options)
+        Self::start_with(world, controllers(world)?, options, Vec::new())
     }
 
     /// Starts the physics thread on `world` with `controllers` already built from it (the
-    /// binary builds them once, to refuse a wrong config before anything starts).
+    /// binary builds them once, to refuse a wrong config before anything starts) and the
+    /// `planners` of the adapters that will follow it, which plan this world and every later
+    /// one.
     pub fn start_with(
         world: &World,
         controllers: Controllers,
         options: &SimConfig,
+        planners: Vec<Arc<Planner>>,
     ) -> Result<Self, StartError> {
+        let contacts = options.export_contacts as usize;
+        let plans = plan_world(&planners, world, contacts)?;
         let autoplay: Vec<bool> = controllers
             .robots
             .iter()
@@ -397,7 +409,8 @@ impl Simulation {
             0,
             world,
             &controllers,
-            options.export_contacts as usize,
+            contacts,
+            plans,
         ));
         let shared = Arc::new(Shared {
             world: std::sync::RwLock::new(generation.clone()),
@@ -411,8 +424,8 @@ impl Simulation {
             mode: AtomicU8::new(options.mode as u8),
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),
-            contacts: options.export_contacts as usize,
-            world_checks: Default::default(),
+            contacts,
+            planners,
         });
         let (requests, inbox) = crossbeam_channel::bounded(64);
         let physics = physics::Physics::new(

@@ -35,6 +35,8 @@ pub struct WorldGeneration {
     pub(super) actions: Vec<AtomicI32>,
     /// Each robot's current control source, as the physics thread last set it.
     pub(super) sources: Box<[AtomicU8]>,
+    /// What the adapters planned of this world and have not taken yet.
+    adapter_plans: std::sync::Mutex<Vec<super::AdapterPlan>>,
     _counted: crate::census::Counted,
     /// Last: the model and arrays above go back to the system with the generation.
     _returns: crate::census::ReturnsMemory,
@@ -46,6 +48,7 @@ impl WorldGeneration {
         world: &World,
         controllers: &Controllers,
         contacts: usize,
+        adapter_plans: Vec<super::AdapterPlan>,
     ) -> Self {
         let model = world.model.clone();
         Self {
@@ -74,9 +77,21 @@ impl WorldGeneration {
             sensors: world.sensors.clone(),
             config: world.config.clone(),
             model,
+            adapter_plans: std::sync::Mutex::new(adapter_plans),
             _counted: crate::census::Counted::new(crate::census::Kind::Worlds),
             _returns: crate::census::ReturnsMemory,
         }
+    }
+
+    /// Takes the plan of type `T` an adapter made of this world (see `sim::Planner`); None
+    /// once taken.
+    pub fn take_plan<T: std::any::Any + Send>(&self) -> Option<Box<T>> {
+        let mut plans = match self.adapter_plans.lock() {
+            Ok(plans) => plans,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let at = plans.iter().position(|plan| plan.is::<T>())?;
+        plans.swap_remove(at).downcast().ok()
     }
 
     pub fn layout(&self) -> StateLayout {
@@ -351,13 +366,14 @@ impl WorldEdit<'_> {
         let current = self.world.clone();
         let world = crate::model::build_world(&config)?;
         check(&world, &config)?;
-        handle.check_world(&world, &config)?;
+        let plans = handle.plan_world(&world)?;
         let controllers = super::controllers(&world)?;
         let generation = WorldGeneration::new(
             current.number + 1,
             &world,
             &controllers,
             handle.shared.contacts,
+            plans,
         );
         let kept: Vec<Option<usize>> = world
             .robots

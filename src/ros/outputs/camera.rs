@@ -94,7 +94,7 @@ impl Planned for Camera {
         self: Box<Self>,
         node: &mut crate::ros::backend::Node,
     ) -> Result<Box<dyn crate::ros::outputs::publishing::Running>, crate::ros::Error> {
-        Ok(Box::new(running::CameraPublishing::start(*self, node)?))
+        Ok(Box::new(running::start(*self, node)?))
     }
 }
 
@@ -177,24 +177,14 @@ pub fn fill_points(cloud: &mut PointCloud2, frame: &Frame, frame_id: &str) {
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod running {
     use super::*;
+    use crate::render::{Cameras, Slot};
     use crate::ros::backend;
-    use crate::ros::outputs::publishing::Running;
-    use crate::ros::outputs::Tick;
-    use crate::ros::outputs::asking::Asking;
-    use crate::ros::outputs::offload::Wire;
-    use crate::ros::outputs::PublishCounters;
-    use std::time::Instant;
+    use crate::ros::outputs::on_request::{OnRequest, RequestedWire};
+    use crate::ros::outputs::{PublishCounters, Tick};
+    use std::sync::Arc;
 
-    pub struct CameraPublishing {
-        camera: Camera,
-        asking: Asking,
-        wire: Wire<CameraWire>,
-        /// Which of its topics were read when the frame was last asked for.
-        watched: Watched,
-    }
-
-    /// What goes out on the publishing thread: the publishers, the frame and the messages.
-    struct CameraWire {
+    /// What a camera publishes with: its publishers, the frame and the messages.
+    pub struct CameraWire {
         image: backend::Publisher<Image>,
         depth: Option<backend::Publisher<Image>>,
         points: Option<backend::Publisher<PointCloud2>>,
@@ -208,54 +198,55 @@ mod running {
         cloud: PointCloud2,
     }
 
+    /// Which of a camera's topics are read.
     #[derive(Clone, Copy, Default)]
-    struct Watched {
+    pub struct Watched {
         image: bool,
         depth: bool,
         points: bool,
         info: bool,
     }
 
-    impl Watched {
-        fn any(&self) -> bool {
-            self.image || self.depth || self.points || self.info
+    pub fn start(
+        camera: Camera,
+        node: &mut backend::Node,
+    ) -> Result<OnRequest<CameraWire>, crate::ros::Error> {
+        let wire = CameraWire {
+            image: node.publisher(&camera.image.name, camera.image.qos)?,
+            depth: optional(node, &camera.depth)?,
+            points: optional(node, &camera.points)?,
+            info: node.publisher(&camera.info.name, camera.info.qos)?,
+            frame_id: camera.frame_id,
+            frame: Frame::default(),
+            seen: 0,
+            image_message: Image::default(),
+            depth_message: Image::default(),
+            info_message: CameraInfo::default(),
+            cloud: PointCloud2::default(),
+        };
+        Ok(OnRequest::new(camera.index, camera.rate, wire))
+    }
+
+    /// The publisher of a topic the config may leave out.
+    fn optional<M: crate::ros::interfaces::Message>(
+        node: &mut backend::Node,
+        topic: &Option<Topic>,
+    ) -> Result<Option<backend::Publisher<M>>, crate::ros::Error> {
+        match topic {
+            Some(topic) => Ok(Some(node.publisher(&topic.name, topic.qos)?)),
+            None => Ok(None),
         }
     }
 
-    impl CameraPublishing {
-        pub fn start(camera: Camera, node: &mut backend::Node) -> Result<Self, crate::ros::Error> {
-            let image = node.publisher::<Image>(&camera.image.name, camera.image.qos)?;
-            let depth = match &camera.depth {
-                Some(topic) => Some(node.publisher::<Image>(&topic.name, topic.qos)?),
-                None => None,
-            };
-            let points = match &camera.points {
-                Some(topic) => Some(node.publisher::<PointCloud2>(&topic.name, topic.qos)?),
-                None => None,
-            };
-            let info = node.publisher::<CameraInfo>(&camera.info.name, camera.info.qos)?;
-            Ok(Self {
-                asking: Asking::new(camera.rate),
-                wire: Wire::new(CameraWire {
-                    image,
-                    depth,
-                    points,
-                    info,
-                    frame_id: camera.frame_id.clone(),
-                    frame: Frame::default(),
-                    seen: 0,
-                    image_message: Image::default(),
-                    depth_message: Image::default(),
-                    info_message: CameraInfo::default(),
-                    cloud: PointCloud2::default(),
-                }),
-                camera,
-                watched: Watched::default(),
-            })
-        }
-    }
+    impl RequestedWire for CameraWire {
+        type Spec = PlannedCamera;
+        type Item = Frame;
+        type Watched = Watched;
 
-    impl CameraWire {
+        fn sources<'a>(tick: &Tick<'a>) -> Option<&'a Arc<Cameras>> {
+            tick.cameras
+        }
+
         fn watched(&self, node: &backend::Node) -> Watched {
             Watched {
                 image: node.subscribers(&self.image) > 0,
@@ -265,8 +256,11 @@ mod running {
             }
         }
 
-        /// Publishes the newest frame of `slot` to the topics that were read.
-        fn publish(&mut self, slot: &crate::render::Slot<Frame>, watched: Watched, counts: &PublishCounters) {
+        fn any(watched: Watched) -> bool {
+            watched.image || watched.depth || watched.points || watched.info
+        }
+
+        fn publish(&mut self, slot: &Slot<Frame>, watched: Watched, counts: &PublishCounters) {
             slot.read(&mut self.frame, &mut self.seen);
             let (frame, frame_id) = (&self.frame, &self.frame_id);
             if watched.image {
@@ -290,53 +284,14 @@ mod running {
             fill_info(&mut self.info_message, frame, frame_id);
             counts.count(self.info.publish(&self.info_message).is_ok());
         }
-    }
 
-    impl Running for CameraPublishing {
-        fn deadline(&self) -> Option<Instant> {
-            self.asking.deadline()
-        }
-
-        fn run(&mut self, tick: &Tick, node: &backend::Node) {
-            let Some(cameras) = tick.cameras else {
-                return;
-            };
-            // While the last frame is still going out, nothing new is asked or sent.
-            if let Some(wire) = self.wire.idle() {
-                if let Some(wire) = wire.as_ref() {
-                    self.watched = wire.watched(node);
-                }
-            } else {
-                self.asking.hold(tick.now);
-                return;
-            }
-            let index = self.camera.index;
-            if self.asking.came(cameras.slot(index), tick.now) {
-                let (cameras, watched) = (cameras.clone(), self.watched);
-                let counts = tick.publishing.clone();
-                self.wire.send(tick.offload, move |wire| {
-                    wire.publish(cameras.slot(index), watched, &counts)
-                });
-            }
-            if self.asking.ask(tick.now, || self.watched.any()) {
-                cameras.request(index);
-            }
-        }
-
-        fn align(&mut self, epoch: Instant) {
-            self.asking.align(epoch);
-        }
-
-        fn retire(self: Box<Self>, node: &mut backend::Node) {
-            let Some(wire) = self.wire.take() else {
-                return;
-            };
-            node.retire(wire.image);
-            node.retire(wire.info);
-            if let Some(depth) = wire.depth {
+        fn retire(self, node: &mut backend::Node) {
+            node.retire(self.image);
+            node.retire(self.info);
+            if let Some(depth) = self.depth {
                 node.retire(depth);
             }
-            if let Some(points) = wire.points {
+            if let Some(points) = self.points {
                 node.retire(points);
             }
         }

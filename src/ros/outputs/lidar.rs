@@ -67,7 +67,7 @@ impl Planned for Lidar {
         self: Box<Self>,
         node: &mut crate::ros::backend::Node,
     ) -> Result<Box<dyn crate::ros::outputs::publishing::Running>, crate::ros::Error> {
-        Ok(Box::new(running::LidarPublishing::start(*self, node)?))
+        Ok(Box::new(running::start(*self, node)?))
     }
 }
 
@@ -108,66 +108,67 @@ pub fn fill_scan(message: &mut LaserScan, scan: &Scan, lidar: &PlannedLidar, fra
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod running {
     use super::*;
+    use crate::render::{LidarSources, Slot};
     use crate::ros::backend;
-    use crate::ros::outputs::publishing::Running;
-    use crate::ros::outputs::PublishCounters;
-    use crate::ros::outputs::Tick;
-    use crate::ros::outputs::asking::Asking;
-    use crate::ros::outputs::offload::Wire;
-    use std::time::Instant;
+    use crate::ros::outputs::on_request::{OnRequest, RequestedWire};
+    use crate::ros::outputs::{PublishCounters, Tick};
+    use std::sync::Arc;
 
     enum Publisher {
         Points(backend::Publisher<PointCloud2>, PointCloud2),
         Scan(backend::Publisher<LaserScan>, LaserScan),
     }
 
-    pub struct LidarPublishing {
-        index: usize,
-        asking: Asking,
-        wire: Wire<LidarWire>,
-        watched: bool,
-    }
-
-    /// What goes out on the publishing thread: the publisher, the scan and its message.
-    struct LidarWire {
+    /// What a lidar publishes with: its publisher and message, and the scan.
+    pub struct LidarWire {
         lidar: Lidar,
         publisher: Publisher,
         scan: Scan,
         seen: u64,
     }
 
-    impl LidarPublishing {
-        pub fn start(lidar: Lidar, node: &mut backend::Node) -> Result<Self, crate::ros::Error> {
-            let (name, qos) = (&lidar.topic.name, lidar.topic.qos);
-            let publisher = if lidar.planned.channels == 1 {
-                Publisher::Scan(node.publisher(name, qos)?, LaserScan::default())
-            } else {
-                Publisher::Points(node.publisher(name, qos)?, PointCloud2::default())
-            };
-            Ok(Self {
-                index: lidar.index,
-                asking: Asking::new(lidar.planned.rate),
-                wire: Wire::new(LidarWire {
-                    lidar,
-                    publisher,
-                    scan: Scan::default(),
-                    seen: 0,
-                }),
-                watched: false,
-            })
-        }
+    pub fn start(
+        lidar: Lidar,
+        node: &mut backend::Node,
+    ) -> Result<OnRequest<LidarWire>, crate::ros::Error> {
+        let (name, qos) = (&lidar.topic.name, lidar.topic.qos);
+        let publisher = if lidar.planned.channels == 1 {
+            Publisher::Scan(node.publisher(name, qos)?, LaserScan::default())
+        } else {
+            Publisher::Points(node.publisher(name, qos)?, PointCloud2::default())
+        };
+        let (index, rate) = (lidar.index, lidar.planned.rate);
+        let wire = LidarWire {
+            lidar,
+            publisher,
+            scan: Scan::default(),
+            seen: 0,
+        };
+        Ok(OnRequest::new(index, rate, wire))
     }
 
-    impl LidarWire {
-        fn subscribers(&self, node: &backend::Node) -> usize {
-            match &self.publisher {
-                Publisher::Points(p, _) => node.subscribers(p),
-                Publisher::Scan(p, _) => node.subscribers(p),
-            }
+    impl RequestedWire for LidarWire {
+        type Spec = PlannedLidar;
+        type Item = Scan;
+        type Watched = bool;
+
+        fn sources<'a>(tick: &Tick<'a>) -> Option<&'a Arc<LidarSources>> {
+            tick.lidars
         }
 
-        /// Publishes the newest scan of `slot`.
-        fn publish(&mut self, slot: &crate::render::Slot<Scan>, counts: &PublishCounters) {
+        fn watched(&self, node: &backend::Node) -> bool {
+            let subscribers = match &self.publisher {
+                Publisher::Points(p, _) => node.subscribers(p),
+                Publisher::Scan(p, _) => node.subscribers(p),
+            };
+            subscribers > 0
+        }
+
+        fn any(watched: bool) -> bool {
+            watched
+        }
+
+        fn publish(&mut self, slot: &Slot<Scan>, _watched: bool, counts: &PublishCounters) {
             slot.read(&mut self.scan, &mut self.seen);
             let (planned, frame_id) = (&self.lidar.planned, &self.lidar.frame_id);
             let sent = match &mut self.publisher {
@@ -182,47 +183,11 @@ mod running {
             };
             counts.count(sent.is_ok());
         }
-    }
 
-    impl Running for LidarPublishing {
-        fn deadline(&self) -> Option<Instant> {
-            self.asking.deadline()
-        }
-
-        fn run(&mut self, tick: &Tick, node: &backend::Node) {
-            let Some(lidars) = tick.lidars else {
-                return;
-            };
-            // While the last scan is still going out, nothing new is asked or sent.
-            if let Some(wire) = self.wire.idle() {
-                if let Some(wire) = wire.as_ref() {
-                    self.watched = wire.subscribers(node) > 0;
-                }
-            } else {
-                self.asking.hold(tick.now);
-                return;
-            }
-            let index = self.index;
-            if self.asking.came(lidars.slot(index), tick.now) {
-                let (lidars, counts) = (lidars.clone(), tick.publishing.clone());
-                self.wire.send(tick.offload, move |wire| {
-                    wire.publish(lidars.slot(index), &counts)
-                });
-            }
-            if self.asking.ask(tick.now, || self.watched) {
-                lidars.request(index);
-            }
-        }
-
-        fn align(&mut self, epoch: Instant) {
-            self.asking.align(epoch);
-        }
-
-        fn retire(self: Box<Self>, node: &mut backend::Node) {
-            match self.wire.take().map(|w| w.publisher) {
-                Some(Publisher::Points(publisher, _)) => node.retire(publisher),
-                Some(Publisher::Scan(publisher, _)) => node.retire(publisher),
-                None => {}
+        fn retire(self, node: &mut backend::Node) {
+            match self.publisher {
+                Publisher::Points(publisher, _) => node.retire(publisher),
+                Publisher::Scan(publisher, _) => node.retire(publisher),
             }
         }
     }

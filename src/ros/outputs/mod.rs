@@ -12,6 +12,8 @@ mod cloud;
 mod fixture;
 pub mod offload;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod on_request;
+#[cfg(any(feature = "ros", feature = "dds"))]
 pub(crate) mod publishing;
 mod sensors;
 // Planned after every kind: they send the transforms and fixed frames the others planned.
@@ -23,12 +25,10 @@ use super::interfaces::Message;
 use super::interfaces::builtin_interfaces::msg::Time;
 use super::interfaces::geometry_msgs::msg::TransformStamped;
 use crate::config::Config;
-use crate::model::RobotMap;
 use crate::model::sensors::SensorPlan;
+use crate::model::{RobotMap, World};
 use crate::sim::{SimStats, StateSnapshot};
 use mujoco_rs::prelude::MjModel;
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -125,11 +125,32 @@ impl PublishCounters {
     }
 }
 
-/// A value two outputs of the node share (odometry's estimate, which tf also sends).
-pub type Shared<T> = Rc<RefCell<T>>;
+/// A value two outputs of the node share (odometry's estimate, which tf also sends). Both run
+/// on the node's thread, so the lock is never contended: it is there because the plan is
+/// made where the world is built and handed to the node with the world.
+pub struct Shared<T>(std::sync::Arc<std::sync::Mutex<T>>);
+
+impl<T> Shared<T> {
+    pub fn new(value: T) -> Self {
+        Self(std::sync::Arc::new(std::sync::Mutex::new(value)))
+    }
+
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, T> {
+        match self.0.lock() {
+            Ok(value) => value,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
 
 /// A planned output of any kind, ready to be given its publisher.
-pub trait Planned {
+pub trait Planned: Send {
     fn topic(&self) -> &Topic;
 
     /// `observe`, then `fill` as JSON (unit tests look into messages of any kind).
@@ -143,7 +164,7 @@ pub trait Planned {
     ) -> Result<Box<dyn publishing::Running>, super::Error>;
 }
 
-impl<O: Output + 'static> Planned for O {
+impl<O: Output + Send + 'static> Planned for O {
     fn topic(&self) -> &Topic {
         Output::topic(self)
     }
@@ -247,7 +268,7 @@ impl<'a> Plan<'a> {
         Ok(plan)
     }
 
-    pub fn add(&mut self, output: impl Output + 'static) {
+    pub fn add(&mut self, output: impl Output + Send + 'static) {
         self.outputs.push(Box::new(output));
     }
 
@@ -329,10 +350,33 @@ pub fn robot_topic(config: &Config, robot_name: &str, prefixed: bool, name: &str
     format!("{}/{name}", namespace.trim_matches('/'))
 }
 
-/// Checks that the outputs of `config` can be planned on `model` (at load, with or without
-/// ROS). The error names the config field.
-pub fn check(world: &crate::model::World, config: &Config) -> Result<(), PlanError> {
-    Plan::new(&world.model, &world.robots, &world.sensors, config, false).map(drop)
+/// The outputs of one world, planned where the world is built and taken by the node.
+pub struct WorldOutputs(pub Vec<Box<dyn Planned>>);
+
+/// The node's planner (see `sim::Planner`): the outputs of each world, planned once, with the
+/// world; a world whose outputs cannot be planned is refused with the config field named.
+/// Every build gives it to the simulation, so each refuses the same worlds.
+pub fn planner() -> std::sync::Arc<crate::sim::Planner> {
+    std::sync::Arc::new(|world, context| {
+        let plan = plan_world(world, context.exported_contacts > 0)
+            .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
+        Ok(Box::new(WorldOutputs(plan.into_outputs())))
+    })
+}
+
+/// Checks that the outputs of `world` can be planned (for what starts no simulation).
+pub fn check(world: &World) -> Result<(), PlanError> {
+    plan_world(world, world.config.sim.export_contacts > 0).map(drop)
+}
+
+fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanError> {
+    Plan::new(
+        &world.model,
+        &world.robots,
+        &world.sensors,
+        &world.config,
+        contacts_exported,
+    )
 }
 
 #[cfg(test)]

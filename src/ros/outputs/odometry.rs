@@ -14,8 +14,6 @@ use crate::ros::interfaces::nav_msgs::msg::Odometry as OdometryMsg;
 use crate::sim::StateSnapshot;
 use mujoco_rs::prelude::*;
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
-use std::cell::RefCell;
-use std::rc::Rc;
 
 /// `odom` of a robot with a floating base.
 pub struct Odometry {
@@ -50,7 +48,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             child_frame_id: estimate.root_frame.clone(),
             ..Default::default()
         };
-        let estimate = Rc::new(RefCell::new(estimate));
+        let estimate = Shared::new(estimate);
         plan.odometry[robot] = Some(estimate.clone());
         let topic = Topic {
             name: plan.robot_topic(robot, "odom"),
@@ -74,11 +72,11 @@ impl Output for Odometry {
     }
 
     fn observe(&mut self, tick: &Tick) {
-        self.estimate.borrow_mut().update(tick.state);
+        self.estimate.lock().update(tick.state);
     }
 
     fn fill(&mut self, tick: &Tick) -> Option<&OdometryMsg> {
-        let estimate = self.estimate.borrow();
+        let estimate = self.estimate.lock();
         let pose = estimate.pose(tick.state);
         let (linear, angular) = estimate.twist(tick.state, &pose);
         let m = &mut self.message;

@@ -28,7 +28,7 @@ pub(super) fn body_frames(
     moving: bool,
 ) -> Vec<((usize, usize), TransformStamped)> {
     let (model, map, prefixed) = (plan.model, &plan.robots[robot], plan.prefixed(robot));
-    let odometry_root = plan.odometry[robot].as_ref().map(|e| e.borrow().root());
+    let odometry_root = plan.odometry[robot].as_ref().map(|e| e.lock().root());
     let bodies: Vec<usize> = match map.urdf {
         Some(_) => map.root_body.into_iter().collect(),
         None => map.bodies.iter().map(|b| b.id).collect(),
@@ -80,7 +80,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     }
     let mut odometry = Vec::new();
     for estimate in plan.odometry.iter().flatten() {
-        let e = estimate.borrow();
+        let e = estimate.lock();
         message.transforms.push(transform_stamped(
             e.odom_frame.clone(),
             e.root_frame.clone(),
@@ -115,7 +115,7 @@ impl Output for Tf {
         let (body_frames, odometry_frames) =
             self.message.transforms.split_at_mut(self.bodies.len());
         for (estimate, frame) in self.odometry.iter().zip(odometry_frames.iter_mut()) {
-            estimate.borrow().update_transform(tick.state, frame);
+            estimate.lock().update_transform(tick.state, frame);
         }
         set_body_frames(&self.bodies, body_frames, tick);
         stamp_all(&mut self.message.transforms, tick);
