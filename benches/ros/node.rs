@@ -461,13 +461,18 @@ fn backend() -> &'static str {
     }
 }
 
-/// The backend of the peer build (the other one).
-fn peer_backend() -> &'static str {
-    if cfg!(feature = "dds") {
+/// What the peer build is: `BENCH_PEER_NAME` where given (another commit of the same backend,
+/// to compare before and after a change), else the other backend.
+fn peer_backend() -> String {
+    if let Ok(name) = std::env::var("BENCH_PEER_NAME") {
+        return name;
+    }
+    let other = if cfg!(feature = "dds") {
         "r2r: rcl + rmw_fastrtps"
     } else {
         "dds: ros2-client"
-    }
+    };
+    other.into()
 }
 
 /// One part of the benchmark, in this process; gives the throughput ratio where it has one.

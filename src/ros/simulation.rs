@@ -1,7 +1,7 @@
 //! The core of `simulation_interfaces`, the ROS standard for simulators, in the node's
 //! private namespace: `get_simulator_features`, `reset_simulation`,
 //! `get_simulation_state`, `set_simulation_state`, `step_simulation`, `get_entities`,
-//! `get_entity_state` and `set_entity_state`.
+//! `get_entities_states`, `get_entity_state` and `set_entity_state`.
 //!
 //! Entities are the robots (by name; their state is their root body's) and the bodies
 //! placed directly in the world that belong to no robot. Poses and velocities are in the
@@ -11,11 +11,12 @@ use crate::ros::convert::quaternion_wxyz;
 use crate::ros::interfaces::geometry_msgs::msg::Vector3 as RosVector3;
 use crate::ros::interfaces::geometry_msgs::msg::{Accel, Point, Pose, Twist};
 use crate::ros::interfaces::simulation_interfaces::msg::{
-    Bounds, EntityCategory, EntityState, Result as SimResult, SimulationState, SimulatorFeatures,
+    Bounds, EntityCategory, EntityFilters, EntityState, Result as SimResult, SimulationState,
+    SimulatorFeatures,
 };
 use crate::ros::interfaces::simulation_interfaces::srv::{
-    GetEntities, GetEntityState, GetSimulationState, GetSimulatorFeatures, ResetSimulation,
-    SetEntityState, SetSimulationState, StepSimulation,
+    GetEntities, GetEntitiesStates, GetEntityState, GetSimulationState, GetSimulatorFeatures,
+    ResetSimulation, SetEntityState, SetSimulationState, StepSimulation,
 };
 use crate::ros::interfaces::std_msgs::msg::Header;
 use crate::sim::{OperationError, SimHandle, StateSnapshot, WorldGeneration};
@@ -225,41 +226,72 @@ fn set_entity_state(handle: &SimHandle, request: &SetEntityState::Request) -> Si
     from(handle.set_body_state(entity.body, [p.x, p.y, p.z], [q.w, q.x, q.y, q.z], velocity))
 }
 
-fn get_entities(handle: &SimHandle, request: &GetEntities::Request) -> GetEntities::Response {
-    let filters = &request.filters;
-    let respond = |result, entities| GetEntities::Response { result, entities };
+/// The entities of `world` that pass `filters`, in the world's order; a filter this
+/// simulator cannot apply is refused.
+fn matching(world: &WorldGeneration, filters: &EntityFilters) -> Result<Vec<Entity>, SimResult> {
     if !filters.tags.tags.is_empty() {
-        return respond(
-            outcome(
-                SimResult::RESULT_FEATURE_UNSUPPORTED,
-                "entities have no tags here",
-            ),
-            vec![],
-        );
+        return Err(outcome(
+            SimResult::RESULT_FEATURE_UNSUPPORTED,
+            "entities have no tags here",
+        ));
     }
     if filters.bounds.type_ != Bounds::TYPE_EMPTY {
-        return respond(
-            outcome(
-                SimResult::RESULT_FEATURE_UNSUPPORTED,
-                "filtering by bounds is not supported",
-            ),
-            vec![],
-        );
+        return Err(outcome(
+            SimResult::RESULT_FEATURE_UNSUPPORTED,
+            "filtering by bounds is not supported",
+        ));
     }
-    let pattern = match regex::Regex::new(&filters.filter) {
-        Ok(p) => p,
-        Err(e) => return respond(failed(format!("filter: {e}")), vec![]),
-    };
-    let names = entities(&handle.world())
+    let pattern = regex::Regex::new(&filters.filter).map_err(|e| failed(format!("filter: {e}")))?;
+    Ok(entities(world)
         .into_iter()
         .filter(|e| pattern.is_match(&e.name))
         .filter(|e| {
             filters.categories.is_empty()
                 || filters.categories.iter().any(|c| c.category == e.category)
         })
-        .map(|e| e.name)
-        .collect();
-    respond(ok(), names)
+        .collect())
+}
+
+fn get_entities(handle: &SimHandle, request: &GetEntities::Request) -> GetEntities::Response {
+    match matching(&handle.world(), &request.filters) {
+        Ok(found) => GetEntities::Response {
+            result: ok(),
+            entities: found.into_iter().map(|e| e.name).collect(),
+        },
+        Err(result) => GetEntities::Response {
+            result,
+            entities: Vec::new(),
+        },
+    }
+}
+
+/// The entities that pass the request's filters with their states, all from one state.
+fn get_entities_states(
+    handle: &SimHandle,
+    request: &GetEntitiesStates::Request,
+    snapshot: &mut StateSnapshot,
+) -> GetEntitiesStates::Response {
+    let world = handle.world();
+    let found =
+        matching(&world, &request.filters).and_then(|found| match world.latest_state(snapshot) {
+            true => Ok(found),
+            false => Err(failed("no state yet")),
+        });
+    match found {
+        Ok(found) => GetEntitiesStates::Response {
+            result: ok(),
+            states: found
+                .iter()
+                .map(|e| entity_state(&world.model, snapshot, e.body))
+                .collect(),
+            entities: found.into_iter().map(|e| e.name).collect(),
+        },
+        Err(result) => GetEntitiesStates::Response {
+            result,
+            entities: Vec::new(),
+            states: Vec::new(),
+        },
+    }
 }
 
 /// Whether the simulation counts as stopped: paused right after a stop (reset), time 0.
@@ -508,6 +540,16 @@ pub fn start(
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let response = get_entities(&h, &request.message);
+            let _ = request.respond(response);
+        }
+    })?;
+
+    let mut requests = node.service::<GetEntitiesStates::Service>("~/get_entities_states")?;
+    let h = handle.clone();
+    let mut snapshot = handle.latest_state_buffer();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let response = get_entities_states(&h, &request.message, &mut snapshot);
             let _ = request.respond(response);
         }
     })?;

@@ -177,10 +177,10 @@ def test_imu_range_and_force_torque_match_the_legacy_rows_of_the_same_step(ros, 
 
 
 def test_simulation_interfaces_services(ros, world):
-    from simulation_interfaces.msg import EntityCategory, EntityFilters, Result, SimulationState, SimulatorFeatures
+    from simulation_interfaces.msg import EntityCategory, EntityFilters, Result, SimulationState, SimulatorFeatures, TagsFilter
     from simulation_interfaces.srv import (
-        GetEntities, GetEntityState, GetSimulationState, GetSimulatorFeatures, ResetSimulation,
-        SetEntityState, SetSimulationState, StepSimulation,
+        GetEntities, GetEntitiesStates, GetEntityState, GetSimulationState, GetSimulatorFeatures,
+        ResetSimulation, SetEntityState, SetSimulationState, StepSimulation,
     )
 
     ns = "/sim/mujoco_bridge/"
@@ -243,6 +243,14 @@ def test_simulation_interfaces_services(ros, world):
     assert (q.x, q.y, q.z, q.w) == pytest.approx((0, 0, math.sqrt(0.5), math.sqrt(0.5)), abs=1e-9)
     assert alpha.twist.linear.x == pytest.approx(0.5, abs=1e-9)
     assert alpha.twist.angular.z == pytest.approx(0.25, abs=1e-9), "angular velocity given and read in the world frame"
+
+    # Paused: the states of several entities at once are those read one by one.
+    both = call(ros, GetEntitiesStates, ns + "get_entities_states", GetEntitiesStates.Request(filters=EntityFilters(filter="^(alpha|beta)$")))
+    assert both.result.result == Result.RESULT_OK, both.result.error_message
+    assert list(both.entities) == ["alpha", "beta"]
+    assert both.states == [alpha, entity("beta")[1]]
+    tagged = call(ros, GetEntitiesStates, ns + "get_entities_states", GetEntitiesStates.Request(filters=EntityFilters(tags=TagsFilter(tags=["red"]))))
+    assert tagged.result.result == Result.RESULT_FEATURE_UNSUPPORTED and list(tagged.entities) == []
 
     request.entity = "wall"
     fixed = call(ros, SetEntityState, ns + "set_entity_state", request).result

@@ -130,6 +130,10 @@ pub mod srv {
         request { filters: EntityFilters }
         response { result: Result, entities: Vec<String> }
     } }
+    super::super::service! { "simulation_interfaces", GetEntitiesStates {
+        request { filters: EntityFilters }
+        response { result: Result, entities: Vec<String>, states: Vec<EntityState> }
+    } }
     super::super::service! { "simulation_interfaces", GetEntityState {
         request { entity: String }
         response { result: Result, state: EntityState }

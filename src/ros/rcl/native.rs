@@ -26,6 +26,8 @@ native! { ServiceType:
     std_srvs::srv::SetBool::Service => r2r::std_srvs::srv::SetBool::Service,
     simulation_interfaces::srv::GetEntities::Service =>
         r2r::simulation_interfaces::srv::GetEntities::Service,
+    simulation_interfaces::srv::GetEntitiesStates::Service =>
+        r2r::simulation_interfaces::srv::GetEntitiesStates::Service,
     simulation_interfaces::srv::GetEntityState::Service =>
         r2r::simulation_interfaces::srv::GetEntityState::Service,
     simulation_interfaces::srv::SetEntityState::Service =>
@@ -225,6 +227,8 @@ mod tests {
             simulation_interfaces::msg::SimulatorFeatures,
             simulation_interfaces::srv::GetEntities::Request,
             simulation_interfaces::srv::GetEntities::Response,
+            simulation_interfaces::srv::GetEntitiesStates::Request,
+            simulation_interfaces::srv::GetEntitiesStates::Response,
             simulation_interfaces::srv::GetEntityState::Request,
             simulation_interfaces::srv::GetEntityState::Response,
             simulation_interfaces::srv::SetEntityState::Request,
