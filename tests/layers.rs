@@ -210,6 +210,24 @@ fn no_modules_import_each_other_around_a_circle() {
         found.is_empty(),
         "modules that import each other: {found:?}"
     );
+    // The summary (`cargo test --test layers -- --nocapture`): what each top-level module
+    // imports of the others.
+    let imports: usize = edges.values().map(|targets| targets.len()).sum();
+    println!("{} modules, {imports} imports, no circle", edges.len());
+    let mut tops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, targets) in &edges {
+        let top = module.first().cloned().unwrap_or_else(|| "crate".into());
+        let entry = tops.entry(top.clone()).or_default();
+        for target in targets {
+            if let Some(other) = target.first().filter(|other| **other != top) {
+                entry.insert(other.clone());
+            }
+        }
+    }
+    for (top, others) in tops {
+        let others: Vec<&str> = others.iter().map(String::as_str).collect();
+        println!("  {top} -> {}", others.join(", "));
+    }
 }
 
 #[test]
