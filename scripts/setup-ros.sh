@@ -78,7 +78,7 @@ generate() {
   PATH="$venv/bin:$PATH" cmake --build "$dir/build" -j2 >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log" >&2; exit 1; }
   "$venv/bin/cmake" --install "$dir/build" >"$dir/install.log" 2>&1 || { tail -30 "$dir/install.log" >&2; exit 1; }
 }
-for package in tf2_msgs control_msgs simulation_interfaces composition_interfaces; do
+for package in tf2_msgs control_msgs simulation_interfaces composition_interfaces controller_manager_msgs; do
   generate "$package"
 done
 

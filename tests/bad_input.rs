@@ -388,3 +388,36 @@ fn a_world_beyond_its_limits_is_refused_naming_the_limit() {
     );
     assert!(e.contains("limits.world_bound"), "{e}");
 }
+
+/// A robot's ros2_control controllers file is read at load: a wrong one is refused with the
+/// file and the field in it; a good one is listed by `--summary` with each type.
+#[test]
+fn a_controllers_file_is_read_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let robot = "robots:\n  - name: a\n    mjcf_string: |\n      <mujoco><worldbody><body name=\"b\"><joint name=\"j\"/><geom size=\"0.1\"/></body></worldbody></mujoco>\n    controllers: c.yaml\n";
+    let config = write(dir.path(), "robot.yaml", robot);
+    let wrong =
+        "controller_manager:\n  ros__parameters:\n    update_rate: 100\n    arm: {type: 7}\n";
+    let file = write(dir.path(), "c.yaml", wrong);
+    let e = expect_error(&["--config", &config, "--summary"], &[]);
+    assert!(e.contains(&file), "the controllers file is named: {e}");
+    assert!(
+        e.contains("controller_manager.ros__parameters.arm.type: must name the controller's type"),
+        "{e}"
+    );
+    let good = "controller_manager:\n  ros__parameters:\n    update_rate: 100\n    arm:\n      type: position_controllers/JointGroupPositionController\narm:\n  ros__parameters:\n    joints: [j]\n";
+    write(dir.path(), "c.yaml", good);
+    let out = run_bridge(&["--config", &config, "--summary"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "ros2_control controllers (1) from {file}, update_rate 100 Hz: arm (position_controllers/JointGroupPositionController)"
+        )),
+        "{stdout}"
+    );
+}

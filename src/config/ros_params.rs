@@ -70,7 +70,7 @@ impl Remaps {
     }
 }
 
-fn applies_to(key: &str, node: &str) -> bool {
+pub(super) fn applies_to(key: &str, node: &str) -> bool {
     let key = key.trim_start_matches('/');
     key == "**" || key == node || key.ends_with(&format!("/{node}"))
 }

@@ -15,6 +15,7 @@ pub mod xml;
 pub use names::{NamedId, RobotMap};
 pub use summary::summary;
 
+use crate::config::controllers::ControllersFile;
 use crate::config::{Config, full_match_regex};
 use crate::error::{InputError, InputResult};
 use mujoco_rs::prelude::*;
@@ -35,6 +36,8 @@ pub struct World {
     pub config: Config,
     /// Which cameras render and which lidars cast, each at its slot.
     pub sensors: Arc<sensors::SensorPlan>,
+    /// The ros2_control controllers each robot's config declares (`controllers: FILE`).
+    pub declared_controllers: Vec<Option<Arc<ControllersFile>>>,
     /// Non-fatal findings (skipped meshes, ignored fields), already logged.
     pub warnings: Vec<String>,
 }
@@ -222,6 +225,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         model,
         robots,
         controls: config.robots.iter().map(|r| r.control.clone()).collect(),
+        declared_controllers: (0..config.robots.len())
+            .map(|index| declared_controllers(config, index))
+            .collect::<InputResult<_>>()?,
         origin: config.origin.clone(),
         config: config.clone(),
         sensors: Arc::new(sensors),
@@ -231,6 +237,30 @@ pub fn build_world(config: &Config) -> InputResult<World> {
 
 /// Refuses a world beyond what `limits` lets one world hold: pixels over every camera that
 /// renders, texture pixels over every texture, rays over every lidar.
+/// The ros2_control controllers robot `index` declares (`controllers: FILE`), read at load:
+/// a wrong file is refused with its name and the field in it.
+fn declared_controllers(
+    config: &Config,
+    index: usize,
+) -> InputResult<Option<Arc<ControllersFile>>> {
+    let robot = &config.robots[index];
+    let Some(raw) = &robot.controllers else {
+        return Ok(None);
+    };
+    let field = format!("robots[{index}].controllers");
+    if robot.from_request {
+        return Err(InputError::new(
+            &config.origin,
+            "a request's robot names no controllers file",
+        )
+        .at(field));
+    }
+    let path = config.resolve_path(raw, &field)?;
+    let file =
+        ControllersFile::read(&path).map_err(|e| InputError::new(path.display().to_string(), e))?;
+    Ok(Some(Arc::new(file)))
+}
+
 fn check_caps(config: &Config, model: &MjModel, sensors: &sensors::SensorPlan) -> InputResult<()> {
     let limits = &config.limits;
     let camera_pixels = sensors.camera_pixels();

@@ -29,7 +29,7 @@ pub fn summary(world: &World) -> String {
         f.nsensor,
         f.nkey
     );
-    for robot in &world.robots {
+    for (index, robot) in world.robots.iter().enumerate() {
         let _ = writeln!(
             out,
             "robot {} (prefix '{}') from {}",
@@ -107,6 +107,22 @@ pub fn summary(world: &World) -> String {
             ("keyframes", &robot.keyframes),
         ] {
             let _ = writeln!(out, "  {label} ({}): {}", list.len(), names(list));
+        }
+        if let Some(Some(file)) = world.declared_controllers.get(index) {
+            let declared: Vec<String> = file
+                .controllers
+                .iter()
+                .map(|(name, c)| format!("{name} ({})", c.type_name))
+                .collect();
+            let rate = file.update_rate.map(|hz| format!(", update_rate {hz} Hz"));
+            let _ = writeln!(
+                out,
+                "  ros2_control controllers ({}) from {}{}: {}",
+                declared.len(),
+                file.origin,
+                rate.unwrap_or_default(),
+                declared.join(", ")
+            );
         }
     }
     out

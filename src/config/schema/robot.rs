@@ -82,6 +82,11 @@ pub struct RobotConfig {
     /// How the robot is driven: control source, controller, mobile base, presets.
     #[serde(default)]
     pub control: ControlConfig,
+    /// A ros2_control controllers file (ros2_control_node's parameters: the controller
+    /// manager's `update_rate` and controllers with their types, then each controller's
+    /// parameters), relative to the config's folder.
+    #[serde(default)]
+    pub controllers: Option<String>,
     /// Legacy ZMQ endpoints of this robot (default: the top-level `zmq` ones) and its
     /// action-key bitmask.
     #[serde(default)]

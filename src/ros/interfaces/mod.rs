@@ -141,8 +141,10 @@ pub(crate) use service;
 
 pub mod builtin_interfaces;
 pub mod control_msgs;
+pub mod controller_manager_msgs;
 pub mod diagnostic_msgs;
 pub mod geometry_msgs;
+pub mod lifecycle_msgs;
 pub mod nav_msgs;
 pub mod rcl_interfaces;
 pub mod rosgraph_msgs;

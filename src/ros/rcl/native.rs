@@ -1,7 +1,9 @@
 //! The r2r generated type of each service and action the node serves. Requests, responses,
 //! goals, feedback and results cross between these and the shared structs as CDR bytes.
 use crate::ros::interfaces::{Action, Service};
-use crate::ros::interfaces::{control_msgs, rcl_interfaces, simulation_interfaces, std_srvs};
+use crate::ros::interfaces::{
+    control_msgs, controller_manager_msgs, rcl_interfaces, simulation_interfaces, std_srvs,
+};
 
 /// A service the node can serve on rcl.
 pub trait ServiceType: Service {
@@ -68,6 +70,28 @@ native! { ServiceType:
         r2r::simulation_interfaces::srv::GetNamedPoses::Service,
     simulation_interfaces::srv::GetNamedPoseBounds::Service =>
         r2r::simulation_interfaces::srv::GetNamedPoseBounds::Service,
+    controller_manager_msgs::srv::ListControllers::Service =>
+        r2r::controller_manager_msgs::srv::ListControllers::Service,
+    controller_manager_msgs::srv::ListControllerTypes::Service =>
+        r2r::controller_manager_msgs::srv::ListControllerTypes::Service,
+    controller_manager_msgs::srv::ListHardwareComponents::Service =>
+        r2r::controller_manager_msgs::srv::ListHardwareComponents::Service,
+    controller_manager_msgs::srv::ListHardwareInterfaces::Service =>
+        r2r::controller_manager_msgs::srv::ListHardwareInterfaces::Service,
+    controller_manager_msgs::srv::LoadController::Service =>
+        r2r::controller_manager_msgs::srv::LoadController::Service,
+    controller_manager_msgs::srv::ConfigureController::Service =>
+        r2r::controller_manager_msgs::srv::ConfigureController::Service,
+    controller_manager_msgs::srv::CleanupController::Service =>
+        r2r::controller_manager_msgs::srv::CleanupController::Service,
+    controller_manager_msgs::srv::UnloadController::Service =>
+        r2r::controller_manager_msgs::srv::UnloadController::Service,
+    controller_manager_msgs::srv::ReloadControllerLibraries::Service =>
+        r2r::controller_manager_msgs::srv::ReloadControllerLibraries::Service,
+    controller_manager_msgs::srv::SetHardwareComponentState::Service =>
+        r2r::controller_manager_msgs::srv::SetHardwareComponentState::Service,
+    controller_manager_msgs::srv::SwitchController::Service =>
+        r2r::controller_manager_msgs::srv::SwitchController::Service,
     rcl_interfaces::srv::ListParameters::Service =>
         r2r::rcl_interfaces::srv::ListParameters::Service,
     rcl_interfaces::srv::GetParameters::Service =>
@@ -218,6 +242,35 @@ mod tests {
             simulation_interfaces::msg::EntityInfo,
             simulation_interfaces::msg::SpawnEntity,
             simulation_interfaces::msg::WorldResource,
+            lifecycle_msgs::msg::State,
+            controller_manager_msgs::msg::ChainConnection,
+            controller_manager_msgs::msg::NamedLifecycleState,
+            controller_manager_msgs::msg::ControllerManagerActivity,
+            controller_manager_msgs::msg::ControllerState,
+            controller_manager_msgs::msg::HardwareInterface,
+            controller_manager_msgs::msg::HardwareComponentState,
+            controller_manager_msgs::srv::ListControllers::Request,
+            controller_manager_msgs::srv::ListControllers::Response,
+            controller_manager_msgs::srv::ListControllerTypes::Request,
+            controller_manager_msgs::srv::ListControllerTypes::Response,
+            controller_manager_msgs::srv::ListHardwareComponents::Request,
+            controller_manager_msgs::srv::ListHardwareComponents::Response,
+            controller_manager_msgs::srv::ListHardwareInterfaces::Request,
+            controller_manager_msgs::srv::ListHardwareInterfaces::Response,
+            controller_manager_msgs::srv::LoadController::Request,
+            controller_manager_msgs::srv::LoadController::Response,
+            controller_manager_msgs::srv::ConfigureController::Request,
+            controller_manager_msgs::srv::ConfigureController::Response,
+            controller_manager_msgs::srv::CleanupController::Request,
+            controller_manager_msgs::srv::CleanupController::Response,
+            controller_manager_msgs::srv::UnloadController::Request,
+            controller_manager_msgs::srv::UnloadController::Response,
+            controller_manager_msgs::srv::ReloadControllerLibraries::Request,
+            controller_manager_msgs::srv::ReloadControllerLibraries::Response,
+            controller_manager_msgs::srv::SetHardwareComponentState::Request,
+            controller_manager_msgs::srv::SetHardwareComponentState::Response,
+            controller_manager_msgs::srv::SwitchController::Request,
+            controller_manager_msgs::srv::SwitchController::Response,
             std_srvs::srv::Trigger::Request,
             std_srvs::srv::Trigger::Response,
             std_srvs::srv::SetBool::Request,
