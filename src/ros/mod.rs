@@ -36,6 +36,8 @@ mod clock;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod commands;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod controller_manager;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod entities;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod executor;

@@ -1,6 +1,7 @@
 //! The node: one list of outputs published from the latest state on one loop, the command
 //! subscriptions, services and actions on an executor, and /rosout.
 use super::clock::ClockThread;
+use super::controller_manager::{Manager, ManagerState};
 use super::executor::{Ticks, collect_tasks};
 use super::outputs::publishing::Running;
 use super::outputs::{PublishCounters, Tick, WorldOutputs};
@@ -122,6 +123,8 @@ struct Node {
     rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
     logger_name: String,
     ticks: Ticks,
+    /// ros2_control's controller manager: the robots' declared controllers and their states.
+    manager: Manager,
     /// What parameter sets change on this thread.
     live: LiveSettings,
     /// The render thread and the lidar caster of the run.
@@ -175,16 +178,25 @@ impl Node {
         let spawner = pool.spawner();
         let ticks = Ticks::new(publishing.clone());
         let live = LiveSettings::new(config);
+        let manager = ManagerState::new();
+        manager.borrow_mut().follow(&world);
         Self::serve(&mut node, &spawner, &handle, config, play_mode, &live)?;
+        super::controller_manager::start(&mut node, &spawner, &manager).map_err(|error| {
+            NodeError::Middleware {
+                what: "controller manager services".into(),
+                error,
+            }
+        })?;
         let mut robot_tasks = Vec::new();
         for index in 0..world.robots.len() {
             robot_tasks.push(
-                start_robot(&mut node, &spawner, &handle, &ticks, &world, index).map_err(
-                    |error| NodeError::Serve {
-                        origin: config.origin.clone(),
-                        error,
-                    },
-                )?,
+                start_robot(
+                    &mut node, &spawner, &handle, &ticks, &world, index, &manager,
+                )
+                .map_err(|error| NodeError::Serve {
+                    origin: config.origin.clone(),
+                    error,
+                })?,
             );
         }
         let (cameras, lidars) = sensors.sources(&world);
@@ -206,6 +218,7 @@ impl Node {
             rosout,
             logger_name,
             ticks,
+            manager,
             live,
             sensors,
             cameras,
@@ -313,6 +326,7 @@ impl Node {
             Err(Advertise::Topic(topic, e)) => log::error!("world {}: {topic}: {e}", world.number),
         }
         self.node.destroy_retired();
+        self.manager.borrow_mut().follow(&world);
         let spawner = self.pool.spawner();
         let mut kept: Vec<Option<RobotTasks>> = self.robot_tasks.drain(..).map(Some).collect();
         for (index, map) in world.robots.iter().enumerate() {
@@ -340,6 +354,7 @@ impl Node {
                 &self.ticks,
                 &world,
                 index,
+                &self.manager,
             ) {
                 Ok(tasks) => self.robot_tasks.push(tasks),
                 Err(e) => log::error!("world {}: robot '{}': {e}", world.number, map.name),
@@ -452,6 +467,7 @@ fn start_robot(
     ticks: &Ticks,
     world: &crate::sim::WorldGeneration,
     index: usize,
+    manager: &Manager,
 ) -> Result<RobotTasks, ServeError> {
     let map = &world.robots[index];
     let config = &world.config;
@@ -463,6 +479,8 @@ fn start_robot(
             return Ok(());
         }
         super::commands::start(node, spawner, handle, world, index, &robot_topic)
+            .map_err(ServeError::Middleware)?;
+        super::controller_manager::start_robot(node, spawner, handle, world, index, manager)
             .map_err(ServeError::Middleware)?;
         super::actions::start(
             node,

@@ -24,6 +24,8 @@ pub struct WorldGeneration {
     pub controls: Vec<ControlConfig>,
     /// Its cameras and lidars, each at the slot every adapter asks for it by.
     pub sensors: Arc<crate::model::sensors::SensorPlan>,
+    /// The ros2_control controllers each robot's config declares.
+    pub declared_controllers: Vec<Option<Arc<crate::config::controllers::ControllersFile>>>,
     /// The config this world is built from (a spawn adds a robot to it, a delete removes one).
     pub config: Config,
     pub fingerprint: u64,
@@ -75,6 +77,7 @@ impl WorldGeneration {
             robots: world.robots.clone(),
             controls: world.controls.clone(),
             sensors: world.sensors.clone(),
+            declared_controllers: world.declared_controllers.clone(),
             config: world.config.clone(),
             model,
             adapter_plans: std::sync::Mutex::new(adapter_plans),

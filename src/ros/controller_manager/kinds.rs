@@ -1,0 +1,230 @@
+//! The controller types the manager can load, and what each does once configured. A type is
+//! a name ros2_control users write in their controllers file, and a `configure` that reads
+//! its parameters against the robot and says which interfaces it uses.
+use super::lifecycle::Interfaces;
+use crate::control::{ActuatorInfo, ActuatorKind};
+use crate::model::RobotMap;
+use mujoco_rs::prelude::MjModel;
+use serde_json::{Map, Value};
+
+/// What a controller of a type commands, if anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Publishes joint states; commands nothing.
+    JointStateBroadcaster,
+    /// `~/commands` (Float64MultiArray) to one interface of its joints: the given one, or
+    /// the one its parameter `interface_name` names.
+    Forward(Option<Interface>),
+}
+
+/// A joint's command interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interface {
+    Position,
+    Velocity,
+    Effort,
+}
+
+impl Interface {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Position => "position",
+            Self::Velocity => "velocity",
+            Self::Effort => "effort",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "position" => Some(Self::Position),
+            "velocity" => Some(Self::Velocity),
+            "effort" => Some(Self::Effort),
+            _ => None,
+        }
+    }
+
+    /// The interface an actuator of `kind` takes commands on.
+    pub fn of(kind: ActuatorKind) -> Self {
+        match kind {
+            ActuatorKind::PositionServo => Self::Position,
+            ActuatorKind::VelocityServo => Self::Velocity,
+            ActuatorKind::Force => Self::Effort,
+        }
+    }
+}
+
+/// Every type the manager loads, with its kind.
+pub const TYPES: &[(&str, Kind)] = &[
+    (
+        "joint_state_broadcaster/JointStateBroadcaster",
+        Kind::JointStateBroadcaster,
+    ),
+    (
+        "forward_command_controller/ForwardCommandController",
+        Kind::Forward(None),
+    ),
+    (
+        "position_controllers/JointGroupPositionController",
+        Kind::Forward(Some(Interface::Position)),
+    ),
+    (
+        "velocity_controllers/JointGroupVelocityController",
+        Kind::Forward(Some(Interface::Velocity)),
+    ),
+    (
+        "effort_controllers/JointGroupEffortController",
+        Kind::Forward(Some(Interface::Effort)),
+    ),
+];
+
+/// The kind of type `type_name`, or a refusal that names the types there are.
+pub fn kind_of(type_name: &str) -> Result<Kind, String> {
+    TYPES
+        .iter()
+        .find(|(name, _)| *name == type_name)
+        .map(|(_, kind)| *kind)
+        .ok_or_else(|| {
+            let known: Vec<&str> = TYPES.iter().map(|(name, _)| *name).collect();
+            format!(
+                "controller type '{type_name}' is not supported; supported: {}",
+                known.join(", ")
+            )
+        })
+}
+
+/// A configured controller's joints, in its order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Configured {
+    pub joints: Vec<String>,
+    pub interfaces: Interfaces,
+}
+
+fn strings(params: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>, String> {
+    let Some(value) = params.get(name) else {
+        return Ok(None);
+    };
+    let list = value
+        .as_array()
+        .ok_or_else(|| format!("'{name}' must be a list of names"))?;
+    list.iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("'{name}' must be a list of names"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Some)
+}
+
+/// Reads a controller's parameters against robot `map` of `model`: the joints it names, the
+/// interface each takes commands on.
+pub fn configure(
+    kind: Kind,
+    params: &Map<String, Value>,
+    model: &MjModel,
+    map: &RobotMap,
+) -> Result<Configured, String> {
+    let joint_names: Vec<String> = map.joints.iter().map(|j| j.name.clone()).collect();
+    match kind {
+        Kind::JointStateBroadcaster => {
+            let joints = strings(params, "joints")?
+                .filter(|j| !j.is_empty())
+                .unwrap_or(joint_names.clone());
+            let interfaces = strings(params, "interfaces")?
+                .filter(|i| !i.is_empty())
+                .unwrap_or_else(|| {
+                    ["position", "velocity", "effort"]
+                        .map(String::from)
+                        .to_vec()
+                });
+            if let Some(missing) = joints.iter().find(|j| !joint_names.contains(j)) {
+                return Err(format!(
+                    "'joints': robot '{}' has no joint '{missing}'",
+                    map.name
+                ));
+            }
+            let state = joints
+                .iter()
+                .flat_map(|j| interfaces.iter().map(move |i| format!("{j}/{i}")))
+                .collect();
+            Ok(Configured {
+                joints,
+                interfaces: Interfaces {
+                    command: Vec::new(),
+                    state,
+                },
+            })
+        }
+        Kind::Forward(fixed) => {
+            let joints = strings(params, "joints")?.unwrap_or_default();
+            if joints.is_empty() {
+                return Err("'joints' parameter is empty".into());
+            }
+            let interface = match fixed {
+                Some(interface) => interface,
+                None => {
+                    let name = params
+                        .get("interface_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    Interface::parse(name).ok_or_else(|| {
+                        format!(
+                            "'interface_name' must be position, velocity or effort, got '{name}'"
+                        )
+                    })?
+                }
+            };
+            for joint in &joints {
+                let taken = actuator_interface(model, map, joint).ok_or_else(|| {
+                    format!("robot '{}' has no actuated joint '{joint}'", map.name)
+                })?;
+                if taken != interface {
+                    return Err(format!(
+                        "joint '{joint}' has no {} command interface (its actuator takes {})",
+                        interface.name(),
+                        taken.name()
+                    ));
+                }
+            }
+            let command = joints
+                .iter()
+                .map(|j| format!("{j}/{}", interface.name()))
+                .collect();
+            Ok(Configured {
+                joints,
+                interfaces: Interfaces {
+                    command,
+                    state: Vec::new(),
+                },
+            })
+        }
+    }
+}
+
+/// The command interface of the actuator that drives joint `joint` of robot `map`.
+pub fn actuator_interface(model: &MjModel, map: &RobotMap, joint: &str) -> Option<Interface> {
+    let joint_id = map.joint(joint)?.id;
+    map.actuators
+        .iter()
+        .map(|a| ActuatorInfo::of(model, a.id))
+        .find(|info| info.joint.map(|(j, _, _)| j) == Some(joint_id))
+        .map(|info| Interface::of(info.kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_type_names_the_supported_ones() {
+        let error = kind_of("ur_controllers/GPIOController").unwrap_err();
+        assert!(
+            error.starts_with("controller type 'ur_controllers/GPIOController' is not supported; supported: joint_state_broadcaster/JointStateBroadcaster, "),
+            "{error}"
+        );
+        assert_eq!(
+            kind_of("velocity_controllers/JointGroupVelocityController"),
+            Ok(Kind::Forward(Some(Interface::Velocity)))
+        );
+    }
+}

@@ -1,0 +1,465 @@
+//! ros2_control's controller manager, as its `spawner` and `ros2 control` verbs talk to it:
+//! the services `controller_manager/{list_controllers, list_controller_types,
+//! list_hardware_components, list_hardware_interfaces, load_controller,
+//! configure_controller, cleanup_controller, switch_controller, unload_controller,
+//! reload_controller_libraries}` in the node's namespace. The controllers it can load are
+//! those the robots' controllers files declare (`controllers: FILE`); each runs as its type
+//! says (`kinds.rs`) on the robot that declared it. A request it refuses answers `ok: false`
+//! and logs why, as upstream does.
+//!
+//! A forward command controller's `~/commands` subscription is made with its robot's tasks
+//! (a service answer cannot make one) and acts only while the controller is active.
+mod kinds;
+mod lifecycle;
+
+use super::Qos;
+use super::interfaces::controller_manager_msgs::msg::{
+    ControllerState, HardwareComponentState, HardwareInterface,
+};
+use super::interfaces::controller_manager_msgs::srv::{
+    CleanupController, ConfigureController, ListControllerTypes, ListControllers,
+    ListHardwareComponents, ListHardwareInterfaces, LoadController, ReloadControllerLibraries,
+    SwitchController, UnloadController,
+};
+use super::interfaces::lifecycle_msgs::msg::State as LifecycleState;
+use super::interfaces::std_msgs::msg::Float64MultiArray;
+use crate::config::ControlSource;
+use crate::config::controllers::DeclaredController;
+use crate::sim::{SimHandle, WorldGeneration};
+use futures::StreamExt;
+use futures::executor::LocalSpawner;
+use indexmap::IndexMap;
+use kinds::Kind;
+use lifecycle::{Lifecycle, Refusal, State, Strictness};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// The manager, shared by its services and the robots' controller tasks on the node's thread.
+pub type Manager = Rc<RefCell<ManagerState>>;
+
+/// Where the services are, relative to the node's namespace (ros2_control_node's name).
+const PREFIX: &str = "controller_manager";
+
+/// What a controller's own task reads: whether it may act, and on which joints.
+#[derive(Default)]
+struct Slot {
+    active: Cell<bool>,
+    joints: RefCell<Vec<String>>,
+}
+
+/// A controller a robot's file declares.
+struct Declared {
+    robot: String,
+    controller: DeclaredController,
+    slot: Rc<Slot>,
+}
+
+/// A loaded controller: its robot, kind and parameters, and its task's slot.
+#[derive(Clone)]
+struct Running {
+    robot: String,
+    kind: Kind,
+    declared: DeclaredController,
+    slot: Rc<Slot>,
+}
+
+pub struct ManagerState {
+    declared: IndexMap<String, Declared>,
+    lifecycle: Lifecycle<Running>,
+    update_rate: u16,
+    /// The world the declarations are of.
+    world: Option<std::sync::Arc<WorldGeneration>>,
+}
+
+impl ManagerState {
+    pub fn new() -> Manager {
+        Rc::new(RefCell::new(Self {
+            declared: IndexMap::new(),
+            lifecycle: Lifecycle::default(),
+            update_rate: 0,
+            world: None,
+        }))
+    }
+
+    /// Takes the declarations of `world`'s robots; a controller whose robot is gone goes
+    /// too. A robot that stays keeps its controllers and their states.
+    pub fn follow(&mut self, world: &std::sync::Arc<WorldGeneration>) {
+        let mut declared = IndexMap::new();
+        let mut rate = 0.0f64;
+        for (map, file) in world.robots.iter().zip(&world.declared_controllers) {
+            let Some(file) = file else { continue };
+            rate = rate.max(file.update_rate.unwrap_or(0.0));
+            for (name, controller) in &file.controllers {
+                if declared.contains_key(name) {
+                    log::error!(
+                        "{}: controller '{name}' is declared by another robot already; this one is left out",
+                        file.origin
+                    );
+                    continue;
+                }
+                let slot = match self.declared.get(name) {
+                    Some(old) if old.robot == map.name => old.slot.clone(),
+                    _ => Rc::default(),
+                };
+                declared.insert(
+                    name.clone(),
+                    Declared {
+                        robot: map.name.clone(),
+                        controller: controller.clone(),
+                        slot,
+                    },
+                );
+            }
+        }
+        let robots: Vec<&str> = world.robots.iter().map(|r| r.name.as_str()).collect();
+        for gone in self
+            .lifecycle
+            .drop_where(|r| !robots.contains(&r.robot.as_str()))
+        {
+            gone.slot.active.set(false);
+        }
+        self.declared = declared;
+        self.update_rate = rate.min(u16::MAX as f64) as u16;
+        self.world = Some(world.clone());
+    }
+
+    fn load(&mut self, name: &str) -> Result<(), Refusal> {
+        let declared = self.declared.get(name).ok_or_else(|| {
+            Refusal::Kind(format!(
+                "no controller '{name}' is declared (a robot's controllers file gives its type)"
+            ))
+        })?;
+        let kind = kinds::kind_of(&declared.controller.type_name).map_err(Refusal::Kind)?;
+        let running = Running {
+            robot: declared.robot.clone(),
+            kind,
+            declared: declared.controller.clone(),
+            slot: declared.slot.clone(),
+        };
+        self.lifecycle
+            .load(name, &declared.controller.type_name, running)
+    }
+
+    fn configure(&mut self, name: &str) -> Result<(), Refusal> {
+        let world = self.world.clone();
+        self.lifecycle.configure(name, |running| {
+            let world = world.ok_or_else(|| "no world".to_string())?;
+            let map = world
+                .robots
+                .iter()
+                .find(|r| r.name == running.robot)
+                .ok_or_else(|| format!("robot '{}' is gone", running.robot))?;
+            let configured =
+                kinds::configure(running.kind, &running.declared.params, &world.model, map)
+                    .map_err(|e| format!("controller '{name}': {e}"))?;
+            *running.slot.joints.borrow_mut() = configured.joints;
+            Ok(configured.interfaces)
+        })
+    }
+
+    fn switch(&mut self, request: &SwitchController::Request) -> Result<(), Refusal> {
+        let strictness = Strictness::from_request(request.strictness);
+        let (switch, skipped) = self.lifecycle.plan_switch(
+            &request.activate_controllers,
+            &request.deactivate_controllers,
+            strictness,
+        )?;
+        for refusal in skipped {
+            log::warn!("controller_manager: switch (best effort): {refusal}; left out");
+        }
+        self.lifecycle
+            .apply_switch(&switch, |running, active| running.slot.active.set(active));
+        Ok(())
+    }
+
+    fn controller_states(&self) -> Vec<ControllerState> {
+        self.lifecycle
+            .iter()
+            .map(|(name, loaded)| ControllerState {
+                name: name.clone(),
+                state: loaded.state.label().into(),
+                type_: loaded.type_name.clone(),
+                update_rate: self.update_rate,
+                claimed_interfaces: match loaded.state {
+                    State::Active => loaded.interfaces.command.clone(),
+                    _ => Vec::new(),
+                },
+                required_command_interfaces: loaded.interfaces.command.clone(),
+                required_state_interfaces: loaded.interfaces.state.clone(),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    /// Every robot's command interfaces (one per actuated joint, by its actuator's kind) and
+    /// state interfaces (position, velocity, effort of each joint).
+    fn hardware_interfaces(
+        &self,
+        map: &crate::model::RobotMap,
+    ) -> (Vec<HardwareInterface>, Vec<HardwareInterface>) {
+        let Some(world) = &self.world else {
+            return Default::default();
+        };
+        let interface = |name: String, is_claimed: bool| HardwareInterface {
+            name,
+            data_type: "double".into(),
+            is_available: true,
+            is_claimed,
+        };
+        let mut command = Vec::new();
+        let mut state = Vec::new();
+        for joint in &map.joints {
+            if let Some(taken) = kinds::actuator_interface(&world.model, map, &joint.name) {
+                let name = format!("{}/{}", joint.name, taken.name());
+                let claimed = self.lifecycle.claimed_by(&name).is_some();
+                command.push(interface(name, claimed));
+            }
+            for kind in ["position", "velocity", "effort"] {
+                state.push(interface(format!("{}/{kind}", joint.name), false));
+            }
+        }
+        (command, state)
+    }
+
+    fn components(&self) -> Vec<HardwareComponentState> {
+        let Some(world) = self.world.clone() else {
+            return Vec::new();
+        };
+        world
+            .robots
+            .iter()
+            .map(|map| {
+                let (command_interfaces, state_interfaces) = self.hardware_interfaces(map);
+                HardwareComponentState {
+                    name: map.name.clone(),
+                    type_: "system".into(),
+                    plugin_name: "mujoco_bridge/MujocoSystem".into(),
+                    state: LifecycleState {
+                        id: LifecycleState::PRIMARY_STATE_ACTIVE,
+                        label: "active".into(),
+                    },
+                    command_interfaces,
+                    state_interfaces,
+                    ..Default::default()
+                }
+            })
+            .collect()
+    }
+}
+
+/// Answers `ok` for a request that `result` decided, logging a refusal.
+fn ok_or_log(what: &str, result: Result<(), Refusal>) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(refusal) => {
+            log::error!("controller_manager: {what}: {refusal}");
+            false
+        }
+    }
+}
+
+/// Serves `name` (under the manager's prefix) with `answer`, on the manager.
+fn serve<S: super::backend::ServiceType>(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    manager: &Manager,
+    name: &str,
+    answer: impl Fn(&mut ManagerState, &S::Request) -> S::Response + 'static,
+) -> Result<(), super::Error> {
+    let mut requests = node.service::<S>(&format!("{PREFIX}/{name}"))?;
+    let manager = manager.clone();
+    super::spawn(spawner, async move {
+        while let Some(request) = requests.next().await {
+            let response = answer(&mut manager.borrow_mut(), &request.message);
+            let _ = request.respond(response);
+        }
+    })
+}
+
+/// Starts the manager's services.
+pub fn start(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    manager: &Manager,
+) -> Result<(), super::Error> {
+    serve::<ListControllers::Service>(node, spawner, manager, "list_controllers", |m, _| {
+        ListControllers::Response {
+            controller: m.controller_states(),
+        }
+    })?;
+    serve::<ListControllerTypes::Service>(
+        node,
+        spawner,
+        manager,
+        "list_controller_types",
+        |_, _| ListControllerTypes::Response {
+            types: kinds::TYPES
+                .iter()
+                .map(|(name, _)| name.to_string())
+                .collect(),
+            base_classes: kinds::TYPES
+                .iter()
+                .map(|_| "controller_interface::ControllerInterface".to_string())
+                .collect(),
+        },
+    )?;
+    serve::<ListHardwareComponents::Service>(
+        node,
+        spawner,
+        manager,
+        "list_hardware_components",
+        |m, _| ListHardwareComponents::Response {
+            component: m.components(),
+        },
+    )?;
+    serve::<ListHardwareInterfaces::Service>(
+        node,
+        spawner,
+        manager,
+        "list_hardware_interfaces",
+        |m, _| {
+            let (mut command_interfaces, mut state_interfaces) = (Vec::new(), Vec::new());
+            for component in m.components() {
+                command_interfaces.extend(component.command_interfaces);
+                state_interfaces.extend(component.state_interfaces);
+            }
+            ListHardwareInterfaces::Response {
+                command_interfaces,
+                state_interfaces,
+            }
+        },
+    )?;
+    serve::<LoadController::Service>(node, spawner, manager, "load_controller", |m, r| {
+        LoadController::Response {
+            ok: ok_or_log("load_controller", m.load(&r.name)),
+        }
+    })?;
+    serve::<ConfigureController::Service>(
+        node,
+        spawner,
+        manager,
+        "configure_controller",
+        |m, r| ConfigureController::Response {
+            ok: ok_or_log("configure_controller", m.configure(&r.name)),
+        },
+    )?;
+    serve::<CleanupController::Service>(node, spawner, manager, "cleanup_controller", |m, r| {
+        CleanupController::Response {
+            ok: ok_or_log("cleanup_controller", m.lifecycle.cleanup(&r.name).map(drop)),
+        }
+    })?;
+    serve::<UnloadController::Service>(node, spawner, manager, "unload_controller", |m, r| {
+        UnloadController::Response {
+            ok: ok_or_log("unload_controller", m.lifecycle.unload(&r.name).map(drop)),
+        }
+    })?;
+    serve::<SwitchController::Service>(
+        node,
+        spawner,
+        manager,
+        "switch_controller",
+        |m, r| match m.switch(r) {
+            Ok(()) => SwitchController::Response {
+                ok: true,
+                message: String::new(),
+            },
+            Err(refusal) => {
+                log::error!("controller_manager: switch_controller: {refusal}");
+                SwitchController::Response {
+                    ok: false,
+                    message: refusal.to_string(),
+                }
+            }
+        },
+    )?;
+    serve::<ReloadControllerLibraries::Service>(
+        node,
+        spawner,
+        manager,
+        "reload_controller_libraries",
+        |m, r| {
+            // Types are built in: there is nothing to reload. Upstream refuses while controllers
+            // are loaded, unless force_kill, which stops and unloads them.
+            let names: Vec<String> = m.lifecycle.iter().map(|(n, _)| n.clone()).collect();
+            if !names.is_empty() && !r.force_kill {
+                log::error!(
+                    "controller_manager: reload_controller_libraries: controllers are loaded ({names:?}); force_kill stops and unloads them"
+                );
+                return ReloadControllerLibraries::Response { ok: false };
+            }
+            let request = SwitchController::Request {
+                deactivate_controllers: m
+                    .lifecycle
+                    .iter()
+                    .filter(|(_, l)| l.state == State::Active)
+                    .map(|(n, _)| n.clone())
+                    .collect(),
+                ..Default::default()
+            };
+            let _ = m.switch(&request);
+            for name in names {
+                if let Ok(running) = m.lifecycle.unload(&name) {
+                    running.slot.active.set(false);
+                }
+            }
+            ReloadControllerLibraries::Response { ok: true }
+        },
+    )?;
+    Ok(())
+}
+
+/// Starts the `~/commands` subscriptions of the forward command controllers robot `robot`
+/// of `world` declares; each acts only while its controller is active.
+pub fn start_robot(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    world: &WorldGeneration,
+    robot: usize,
+    manager: &Manager,
+) -> Result<(), super::Error> {
+    let robot_name = world.robots[robot].name.clone();
+    let forward: Vec<(String, Rc<Slot>)> = manager
+        .borrow()
+        .declared
+        .iter()
+        .filter(|(_, d)| d.robot == robot_name)
+        .filter(|(_, d)| {
+            matches!(
+                kinds::kind_of(&d.controller.type_name),
+                Ok(Kind::Forward(_))
+            )
+        })
+        .map(|(name, d)| (name.clone(), d.slot.clone()))
+        .collect();
+    for (name, slot) in forward {
+        let mut commands =
+            node.subscribe::<Float64MultiArray>(&format!("{name}/commands"), Qos::DEFAULT)?;
+        let (handle, robot_name) = (handle.clone(), robot_name.clone());
+        super::spawn(spawner, async move {
+            while let Some(message) = commands.next().await {
+                if !slot.active.get() {
+                    continue;
+                }
+                let joints = slot.joints.borrow();
+                if message.data.len() != joints.len() {
+                    let _ = handle.bad_command(
+                        "forward commands",
+                        format!(
+                            "{name}/commands: {} values for {} joints",
+                            message.data.len(),
+                            joints.len()
+                        ),
+                    );
+                    continue;
+                }
+                let Ok(robot) = handle.robot_index(&robot_name) else {
+                    continue;
+                };
+                let names: Vec<&str> = joints.iter().map(String::as_str).collect();
+                let _ = handle.command_actuators(ControlSource::Ros, robot, &names, &message.data);
+            }
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+"""ros2_control's own tools against the bridge's controller manager: the real `spawner`
+(through `ros2 run controller_manager spawner`, as launch files start it) loads, configures
+and activates controllers a robot's controllers file declares; `ros2 control
+list_controllers` lists them with their types, states and claimed interfaces; a forward
+command controller moves the joints while active and not once deactivated; an unknown type
+and a controller that names an interface its joint lacks are refused one by one while the
+others run. Runs in the suite's private network namespace with LOCALHOST discovery."""
+import os
+import re
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+from conftest import Bridge, latest_message, needs_ros2_cli, ros2, spin_until  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
+)
+
+# For the embedded default robot: its arm joints are position servos, its wheels velocity
+# servos.
+CONTROLLERS = """\
+controller_manager:
+  ros__parameters:
+    update_rate: 100
+    joint_state_broadcaster:
+      type: joint_state_broadcaster/JointStateBroadcaster
+    arm_controller:
+      type: position_controllers/JointGroupPositionController
+    io_and_status_controller:
+      type: ur_controllers/GPIOController
+    wheel_as_position_controller:
+      type: position_controllers/JointGroupPositionController
+arm_controller:
+  ros__parameters:
+    joints: [arm_shoulder_yaw, arm_elbow]
+wheel_as_position_controller:
+  ros__parameters:
+    joints: [left_wheel_joint]
+"""
+
+
+def spawner(*names, check=True):
+    return ros2("run", "controller_manager", "spawner", *names, "--controller-manager-timeout", "30",
+                timeout=120, check=check)
+
+
+def listed():
+    """`ros2 control list_controllers --claimed-interfaces` without its colours: name -> (type, state)."""
+    out = ros2("control", "list_controllers", "--claimed-interfaces").stdout
+    out = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and not line.startswith("\t"):
+            rows[parts[0]] = (parts[1], parts[2])
+    return rows, out
+
+
+def arm_position(node):
+    message = latest_message(node, JointState, "/joint_states")
+    return dict(zip(message.name, message.position))
+
+
+@needs_ros2_cli
+def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path, ros):
+    controllers = tmp_path / "controllers.yaml"
+    controllers.write_text(CONTROLLERS)
+    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}"])
+    try:
+        bridge.console("realtime")
+        spawner("joint_state_broadcaster", "arm_controller")
+        rows, out = listed()
+        assert rows["joint_state_broadcaster"] == ("joint_state_broadcaster/JointStateBroadcaster", "active"), out
+        assert rows["arm_controller"] == ("position_controllers/JointGroupPositionController", "active"), out
+        assert "\t\tarm_shoulder_yaw/position" in out and "\t\tarm_elbow/position" in out, out
+
+        commands = ros.create_publisher(Float64MultiArray, "/arm_controller/commands", 10)
+        spin_until(ros, lambda: commands.get_subscription_count() > 0, what="the controller's subscription")
+        commands.publish(Float64MultiArray(data=[0.5, -0.7]))
+        spin_until(ros, lambda: abs(arm_position(ros)["arm_shoulder_yaw"] - 0.5) < 0.02, timeout=30,
+                   what="the shoulder at 0.5 rad")
+        assert arm_position(ros)["arm_elbow"] == pytest.approx(-0.7, abs=0.02)
+
+        # Deactivated, the controller's commands no longer act.
+        ros2("control", "set_controller_state", "arm_controller", "inactive")
+        assert listed()[0]["arm_controller"][1] == "inactive"
+        commands.publish(Float64MultiArray(data=[-0.5, 0.3]))
+        deadline = __import__("time").monotonic() + 2.0
+        while __import__("time").monotonic() < deadline:
+            rclpy.spin_once(ros, timeout_sec=0.1)
+        assert arm_position(ros)["arm_shoulder_yaw"] == pytest.approx(0.5, abs=0.02), "an inactive controller moved the arm"
+
+        # Refused one by one, with the reason in the bridge's log; the others stay active.
+        for name, reason in [
+            ("io_and_status_controller", "controller type 'ur_controllers/GPIOController' is not supported; supported: "),
+            ("wheel_as_position_controller", "joint 'left_wheel_joint' has no position command interface (its actuator takes velocity)"),
+        ]:
+            refused = spawner(name, check=False)
+            assert refused.returncode != 0, refused.stdout + refused.stderr
+            assert reason in bridge.log_so_far(), bridge.log_so_far()[-3000:]
+        rows, out = listed()
+        assert "io_and_status_controller" not in rows, out
+        assert rows["wheel_as_position_controller"][1] == "unconfigured", out
+        assert rows["joint_state_broadcaster"][1] == "active", out
+    finally:
+        bridge.close()
