@@ -15,6 +15,8 @@ Arguments:
     urdf, mjcf    the user's own robot file instead of a config (.urdf, .urdf.xacro, .xml)
     floating_base with urdf: true gives the root link a free joint, false fixes it
     x, y, z, yaw  with urdf or mjcf: where the robot stands in the world
+    controllers   a ros2_control controllers file for the (first) robot: its controller
+                  manager's services then start them (`ros2 run controller_manager spawner`)
     namespace     ROS namespace of the node and its topics
     rviz          start RViz (config/<robot>.rviz when there is one, else config/default.rviz)
     viewer        open the MuJoCo viewer window (without a display the node says so and runs on)
@@ -23,6 +25,7 @@ Arguments:
 A package that is not installed (robot_state_publisher, rviz2) is reported and left out;
 the simulation starts without it.
 """
+import json
 import math
 import os
 
@@ -117,6 +120,11 @@ def setup(context):
     else:
         urdf_robots, count = config_urdf_robots(share, robot)
         several = count > 1
+    if arg["controllers"]:
+        controllers = os.path.abspath(os.path.expanduser(arg["controllers"]))
+        if not os.path.isfile(controllers):
+            raise RuntimeError(f"sim.launch.py: controllers:={controllers}: no such file")
+        node_arguments += ["--set", f"robots.0.controllers={json.dumps(controllers)}"]
     if arg["viewer"].lower() == "true" and not headless:
         node_arguments.append("--viewer")
     params_file = arg["params_file"]
@@ -184,6 +192,8 @@ def generate_launch_description():
         DeclareLaunchArgument("y", default_value="0.0", description="with urdf or mjcf: y in the world (m)"),
         DeclareLaunchArgument("z", default_value="0.0", description="with urdf or mjcf: z in the world (m)"),
         DeclareLaunchArgument("yaw", default_value="0.0", description="with urdf or mjcf: yaw in the world (rad)"),
+        DeclareLaunchArgument("controllers", default_value="",
+                              description="a ros2_control controllers file for the robot"),
         DeclareLaunchArgument("namespace", default_value="", description="ROS namespace of the node"),
         DeclareLaunchArgument("rviz", default_value="true", description="start RViz"),
         DeclareLaunchArgument("viewer", default_value="false", choices=["true", "false"],

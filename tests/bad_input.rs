@@ -420,4 +420,16 @@ fn a_controllers_file_is_read_at_load() {
         )),
         "{stdout}"
     );
+    // Given as ros2_control_node is given it, through --ros-args --params-file.
+    let out = run_bridge(&["--summary", "--ros-args", "--params-file", &file], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("ros2_control controllers (1) from {file}")),
+        "{stdout}"
+    );
 }

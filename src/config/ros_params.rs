@@ -168,6 +168,22 @@ impl RosParams {
             ));
         };
         let base = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        // A file that names controllers for ros2_control_node's controller manager (as a
+        // bringup gives it to ros2_control_node) is the first robot's controllers file.
+        let declares_controllers = nodes.iter().any(|(key, section)| {
+            key.trim_start_matches('/') != "**"
+                && applies_to(key, super::controllers::CONTROLLER_MANAGER)
+                && section
+                    .get("ros__parameters")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| p.values().any(|v| v.get("type").is_some()))
+        });
+        if declares_controllers {
+            let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+            let quoted = Value::String(absolute.display().to_string());
+            self.overrides
+                .push(format!("robots.0.controllers={quoted}"));
+        }
         for (key, section) in &nodes {
             if !applies_to(key, node) {
                 continue;
@@ -217,6 +233,23 @@ mod tests {
                 "ros.rates.joint_states=250",
                 "world.timestep=0.001"
             ]
+        );
+    }
+
+    #[test]
+    fn a_params_file_with_the_controller_managers_section_is_the_controllers_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("controllers.yaml");
+        std::fs::write(
+            &file,
+            "controller_manager:\n  ros__parameters:\n    update_rate: 100\n    arm: {type: position_controllers/JointGroupPositionController}\narm:\n  ros__parameters: {joints: [a]}\n",
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let params = RosParams::from_ros_args(&args(&["--params-file", path])).unwrap();
+        assert_eq!(
+            params.overrides,
+            [format!("robots.0.controllers=\"{path}\"")]
         );
     }
 

@@ -397,6 +397,8 @@ struct Server {
     handle: SimHandle,
     ticks: Ticks,
     group: Group,
+    /// A controller the controller manager runs takes goals only while it is active.
+    gate: Option<Rc<super::controller_manager::Slot>>,
 }
 
 impl goals::Controller for Server {
@@ -404,6 +406,13 @@ impl goals::Controller for Server {
     type Plan = Plan;
 
     fn plan(&self, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refusal> {
+        if self.gate.as_ref().is_some_and(|gate| !gate.active()) {
+            // As joint_trajectory_controller answers while it is not active.
+            return Err(Refusal::new(
+                "rejected",
+                "can't accept new action goals: the controller is not active",
+            ));
+        }
         plan(&self.group, goal)
     }
 
@@ -427,7 +436,8 @@ impl goals::Controller for Server {
     }
 }
 
-/// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`.
+/// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`;
+/// `gates` holds, in the same order, the slots of those the controller manager runs.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     node: &mut super::backend::Node,
@@ -437,15 +447,20 @@ pub fn start(
     world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[TrajectoryController],
+    gates: &[Option<Rc<super::controller_manager::Slot>>],
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), ServeError> {
     let field = format!("robots[{robot}].ros");
-    for (name, group) in groups(world, robot, configured, &field)? {
+    for (k, (name, group)) in groups(world, robot, configured, &field)?
+        .into_iter()
+        .enumerate()
+    {
         let action = topic(&format!("{name}/follow_joint_trajectory"));
         let server = Rc::new(Server {
             handle: handle.clone(),
             ticks: ticks.clone(),
             group,
+            gate: gates.get(k).cloned().flatten(),
         });
         goals::serve(node, spawner, &action, server)?;
     }

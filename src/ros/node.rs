@@ -482,6 +482,24 @@ fn start_robot(
             .map_err(ServeError::Middleware)?;
         super::controller_manager::start_robot(node, spawner, handle, world, index, manager)
             .map_err(ServeError::Middleware)?;
+        // The config's trajectory controllers, then a controllers file's (gated by the
+        // controller manager) under names the config does not use.
+        let mut trajectory = ros.trajectory_controllers.clone();
+        let mut gates = vec![None; trajectory.len()];
+        for (controller, gate) in
+            super::controller_manager::trajectory_controllers(manager, world, index)
+        {
+            if trajectory.iter().any(|c| c.name == controller.name) {
+                log::warn!(
+                    "robot '{}': the controllers file's '{}' is left out: the config names a trajectory controller so",
+                    map.name,
+                    controller.name
+                );
+                continue;
+            }
+            trajectory.push(controller);
+            gates.push(Some(gate));
+        }
         super::actions::start(
             node,
             spawner,
@@ -489,7 +507,8 @@ fn start_robot(
             ticks,
             world,
             index,
-            &ros.trajectory_controllers,
+            &trajectory,
+            &gates,
             &robot_topic,
         )?;
         super::gripper::start(

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BINARY, REPO, echo_once, install_prefix, needs_ros2_cli, ros2_env, ROS2
+from conftest import BINARY, REPO, echo_once, install_prefix, needs_ros2_cli, ros2, ros2_env, ROS2
 
 ROBOTS = ["default", "panda", "go1", "spot", "barkour", "g1"]
 URDF_ROBOTS = {"default", "barkour"}
@@ -112,6 +112,24 @@ def test_ros2_launch_with_a_params_file(prefix, tmp_path):
     states, output = launched(prefix, "robot:=default", f"params_file:={params}", "headless:=true")
     assert "joint1" in joint_names(states), "the params file's config, not robot:=default's"
     assert "panda.yaml" in output
+
+
+@needs_ros2_cli
+def test_ros2_launch_with_a_controllers_file_and_the_real_spawner(prefix, tmp_path):
+    controllers = tmp_path / "controllers.yaml"
+    controllers.write_text("controller_manager:\n  ros__parameters:\n    update_rate: 100\n"
+                           "    arm_controller: {type: position_controllers/JointGroupPositionController}\n"
+                           "arm_controller:\n  ros__parameters:\n    joints: [arm_elbow]\n")
+    launch = Launch(prefix, "robot:=default", "headless:=true", f"controllers:={controllers}")
+    try:
+        launch.echo("/clock", "rosgraph_msgs/msg/Clock")
+        spawned = ros2("run", "controller_manager", "spawner", "arm_controller", prefix=prefix, timeout=120)
+        assert "Configured and activated" in spawned.stdout + spawned.stderr
+        listed = ros2("control", "list_controllers", prefix=prefix).stdout
+        assert re.search(r"arm_controller\S*\s+position_controllers/JointGroupPositionController\s+\S*active", listed), listed
+    finally:
+        code, output = launch.stop()
+    assert code == 0, output[-3000:]
 
 
 @needs_ros2_cli

@@ -11,10 +11,15 @@ import re
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
+from builtin_interfaces.msg import Duration  # noqa: E402
+from control_msgs.action import FollowJointTrajectory  # noqa: E402
+from controller_manager_msgs.srv import SwitchController  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
-from conftest import Bridge, latest_message, needs_ros2_cli, ros2, spin_until  # noqa: E402
+from conftest import Bridge, call, latest_message, needs_ros2_cli, ros2, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -34,6 +39,16 @@ controller_manager:
       type: ur_controllers/GPIOController
     wheel_as_position_controller:
       type: position_controllers/JointGroupPositionController
+    arm_trajectory_controller:
+      type: joint_trajectory_controller/JointTrajectoryController
+arm_trajectory_controller:
+  ros__parameters:
+    joints: [arm_shoulder_yaw, arm_shoulder_pitch, arm_elbow, arm_wrist]
+    command_interfaces: [position]
+    state_interfaces: [position, velocity]
+    constraints:
+      goal_time: 2.0
+      arm_shoulder_yaw: {goal: 0.03}
 arm_controller:
   ros__parameters:
     joints: [arm_shoulder_yaw, arm_elbow]
@@ -106,5 +121,31 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         assert "io_and_status_controller" not in rows, out
         assert rows["wheel_as_position_controller"][1] == "unconfigured", out
         assert rows["joint_state_broadcaster"][1] == "active", out
+
+        # The trajectory controller, spawned, takes MoveIt-style goals on its action server;
+        # its claims keep the forward controller from being activated beside it (strict).
+        spawner("arm_trajectory_controller")
+        client = ActionClient(ros, FollowJointTrajectory, "/arm_trajectory_controller/follow_joint_trajectory")
+        assert client.wait_for_server(timeout_sec=30)
+
+        def send(positions):
+            goal = FollowJointTrajectory.Goal()
+            goal.trajectory.joint_names = ["arm_shoulder_yaw", "arm_elbow"]
+            goal.trajectory.points = [JointTrajectoryPoint(positions=positions, time_from_start=Duration(sec=1))]
+            sent = client.send_goal_async(goal)
+            spin_until(ros, sent.done, what="the goal's answer")
+            return sent.result()
+
+        answer = send([-0.4, 0.6])
+        assert answer.accepted
+        result = answer.get_result_async()
+        spin_until(ros, result.done, timeout=60, what="the goal's result")
+        assert result.result().result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.result().result
+        assert arm_position(ros)["arm_shoulder_yaw"] == pytest.approx(-0.4, abs=0.03)
+        switch = SwitchController.Request(activate_controllers=["arm_controller"], strictness=SwitchController.Request.STRICT)
+        refused = call(ros, SwitchController, "/controller_manager/switch_controller", switch)
+        assert not refused.ok and "cannot claim 'arm_shoulder_yaw/position', which 'arm_trajectory_controller' holds" in refused.message
+        ros2("control", "set_controller_state", "arm_trajectory_controller", "inactive")
+        assert not send([0.0, 0.0]).accepted, "an inactive trajectory controller took a goal"
     finally:
         bridge.close()

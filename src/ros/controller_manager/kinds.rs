@@ -15,6 +15,10 @@ pub enum Kind {
     /// `~/commands` (Float64MultiArray) to one interface of its joints: the given one, or
     /// the one its parameter `interface_name` names.
     Forward(Option<Interface>),
+    /// joint_trajectory_controller: the FollowJointTrajectory server
+    /// `~/follow_joint_trajectory` of its joints (position commands), which takes goals
+    /// only while the controller is active.
+    Trajectory,
 }
 
 /// A joint's command interface.
@@ -62,6 +66,10 @@ pub const TYPES: &[(&str, Kind)] = &[
     (
         "forward_command_controller/ForwardCommandController",
         Kind::Forward(None),
+    ),
+    (
+        "joint_trajectory_controller/JointTrajectoryController",
+        Kind::Trajectory,
     ),
     (
         "position_controllers/JointGroupPositionController",
@@ -154,6 +162,25 @@ pub fn configure(
                     state,
                 },
             })
+        }
+        Kind::Trajectory => {
+            let commanded = strings(params, "command_interfaces")?.unwrap_or_default();
+            if commanded.iter().any(|i| i != "position") {
+                return Err(format!(
+                    "'command_interfaces' {commanded:?}: only position is supported (the joints follow the trajectory's positions)"
+                ));
+            }
+            let mut configured =
+                configure(Kind::Forward(Some(Interface::Position)), params, model, map)?;
+            let read = strings(params, "state_interfaces")?
+                .filter(|i| !i.is_empty())
+                .unwrap_or_else(|| ["position", "velocity"].map(String::from).to_vec());
+            configured.interfaces.state = configured
+                .joints
+                .iter()
+                .flat_map(|j| read.iter().map(move |i| format!("{j}/{i}")))
+                .collect();
+            Ok(configured)
         }
         Kind::Forward(fixed) => {
             let joints = strings(params, "joints")?.unwrap_or_default();

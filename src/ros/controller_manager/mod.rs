@@ -42,9 +42,16 @@ const PREFIX: &str = "controller_manager";
 
 /// What a controller's own task reads: whether it may act, and on which joints.
 #[derive(Default)]
-struct Slot {
+pub struct Slot {
     active: Cell<bool>,
     joints: RefCell<Vec<String>>,
+}
+
+impl Slot {
+    /// Whether the manager has the controller active.
+    pub fn active(&self) -> bool {
+        self.active.get()
+    }
 }
 
 /// A controller a robot's file declares.
@@ -406,6 +413,66 @@ pub fn start(
         },
     )?;
     Ok(())
+}
+
+/// The joint_trajectory_controllers robot `robot` declares, as the action servers take them
+/// (`ros.trajectory_controllers` entries), each with its slot: its server takes goals only
+/// while the manager has it active. `constraints.goal_time` (0 is upstream's "no limit",
+/// taken here as the default 1 s) and the largest per-joint `constraints.<joint>.goal`
+/// become the group's defaults. One whose parameters do not fit the robot gets no server:
+/// configuring it says why.
+pub fn trajectory_controllers(
+    manager: &Manager,
+    world: &WorldGeneration,
+    robot: usize,
+) -> Vec<(crate::config::TrajectoryController, Rc<Slot>)> {
+    let manager = manager.borrow();
+    let map = &world.robots[robot];
+    manager
+        .declared
+        .iter()
+        .filter(|(_, d)| d.robot == map.name)
+        .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(Kind::Trajectory))
+        .filter(|(_, d)| {
+            kinds::configure(Kind::Trajectory, &d.controller.params, &world.model, map).is_ok()
+        })
+        .map(|(name, d)| {
+            let params = &d.controller.params;
+            let joints: Vec<String> = params
+                .get("joints")
+                .and_then(|j| j.as_array())
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|j| j.as_str())
+                        .map(regex::escape)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let constraints = params.get("constraints");
+            let goal_time = constraints
+                .and_then(|c| c.get("goal_time"))
+                .and_then(|t| t.as_f64())
+                .filter(|t| *t > 0.0)
+                .unwrap_or(1.0);
+            let goal_tolerance = constraints
+                .and_then(|c| c.as_object())
+                .map(|c| {
+                    c.values()
+                        .filter_map(|joint| joint.get("goal").and_then(|g| g.as_f64()))
+                        .filter(|g| *g > 0.0)
+                        .fold(0.0f64, f64::max)
+                })
+                .filter(|g| *g > 0.0)
+                .unwrap_or(0.02);
+            let controller = crate::config::TrajectoryController {
+                name: name.clone(),
+                joints: crate::config::Patterns::Many(joints),
+                goal_tolerance,
+                goal_time,
+            };
+            (controller, d.slot.clone())
+        })
+        .collect()
 }
 
 /// Starts the `~/commands` subscriptions of the forward command controllers robot `robot`
