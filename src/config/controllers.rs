@@ -75,25 +75,7 @@ impl ControllersFile {
         let Value::Object(nodes) = tree else {
             return Err(ControllersError::NotNodes);
         };
-        // The parameters of node `name`: those of `/**`, then its own over them.
-        let section = |name: &str| -> Result<Option<Map<String, Value>>, ControllersError> {
-            let mut found: Option<Map<String, Value>> = None;
-            let mut ordered: Vec<(&String, &Value)> = nodes.iter().collect();
-            ordered.sort_by_key(|(key, _)| key.trim_start_matches('/') != "**");
-            for (key, value) in ordered {
-                if !applies_to(key, name) {
-                    continue;
-                }
-                let Some(Value::Object(params)) = value.get("ros__parameters") else {
-                    return Err(ControllersError::NoParameters { field: key.clone() });
-                };
-                let into = found.get_or_insert_with(Map::new);
-                for (name, value) in params {
-                    into.insert(name.clone(), value.clone());
-                }
-            }
-            Ok(found)
-        };
+        let section = |name: &str| node_params(&nodes, name);
         let manager = section(CONTROLLER_MANAGER)?.ok_or(ControllersError::NoManager)?;
         let field = |name: &str| format!("{CONTROLLER_MANAGER}.ros__parameters.{name}");
         let mut file = Self {
@@ -128,8 +110,64 @@ impl ControllersFile {
                 _ => {}
             }
         }
+        // A controller may also give its type in its own section.
+        for key in nodes.keys() {
+            let name = key.rsplit('/').next().unwrap_or(key);
+            if name == "**" || name == CONTROLLER_MANAGER || file.controllers.contains_key(name) {
+                continue;
+            }
+            let Some(params) = section(name)? else {
+                continue;
+            };
+            if let Some(Value::String(type_name)) = params.get("type").filter(|_| !name.is_empty())
+            {
+                let type_name = type_name.clone();
+                file.controllers
+                    .insert(name.to_string(), DeclaredController { type_name, params });
+            }
+        }
         Ok(file)
     }
+
+    /// The parameters params file `path` gives node `name` (those of `/**`, then its own),
+    /// when it gives any: how a controller set up through the manager's parameters
+    /// (`<name>.params_file`) gets its own.
+    pub fn node_params_of(
+        path: &Path,
+        name: &str,
+    ) -> Result<Option<Map<String, Value>>, ControllersError> {
+        let text = std::fs::read_to_string(path)?;
+        let tree: Value =
+            serde_saphyr::from_str(&text).map_err(|e| ControllersError::Yaml(e.to_string()))?;
+        let Value::Object(nodes) = tree else {
+            return Err(ControllersError::NotNodes);
+        };
+        node_params(&nodes, name)
+    }
+}
+
+/// The parameters of node `name` in a params file's `nodes`: those of `/**`, then its own
+/// over them; None when no section applies.
+fn node_params(
+    nodes: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<Map<String, Value>>, ControllersError> {
+    let mut found: Option<Map<String, Value>> = None;
+    let mut ordered: Vec<(&String, &Value)> = nodes.iter().collect();
+    ordered.sort_by_key(|(key, _)| key.trim_start_matches('/') != "**");
+    for (key, value) in ordered {
+        if !applies_to(key, name) {
+            continue;
+        }
+        let Some(Value::Object(params)) = value.get("ros__parameters") else {
+            return Err(ControllersError::NoParameters { field: key.clone() });
+        };
+        let into = found.get_or_insert_with(Map::new);
+        for (name, value) in params {
+            into.insert(name.clone(), value.clone());
+        }
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -151,6 +189,10 @@ controller_manager:
   ros__parameters:
     joints: [a, b]
     constraints: {goal_time: 0.5, a: {goal: 0.1}}
+gripper_controller:
+  ros__parameters:
+    type: parallel_gripper_action_controller/GripperActionController
+    joint: finger
 ";
 
     #[test]
@@ -160,7 +202,12 @@ controller_manager:
         let names: Vec<&str> = file.controllers.keys().map(String::as_str).collect();
         assert_eq!(
             names,
-            ["joint_state_broadcaster", "forward_position_controller"]
+            [
+                "joint_state_broadcaster",
+                "forward_position_controller",
+                "gripper_controller"
+            ],
+            "a type in the controller's own section declares it too"
         );
         let forward = &file.controllers["forward_position_controller"];
         assert_eq!(
