@@ -191,7 +191,15 @@ impl Node {
         for index in 0..world.robots.len() {
             robot_tasks.push(
                 start_robot(
-                    &mut node, &spawner, &handle, &ticks, &world, index, &manager,
+                    &mut node,
+                    &RobotStart {
+                        spawner: &spawner,
+                        handle: &handle,
+                        ticks: &ticks,
+                        world: &world,
+                        index,
+                        manager: &manager,
+                    },
                 )
                 .map_err(|error| NodeError::Serve {
                     origin: config.origin.clone(),
@@ -292,6 +300,36 @@ impl Node {
         }
     }
 
+    /// Starts the tasks of controllers the manager's parameters declared since the last
+    /// cycle, with their robot's tasks (they end with it).
+    fn start_added_controllers(&mut self) {
+        let added = self.manager.borrow_mut().take_added();
+        for name in added {
+            let Some(index) = self.manager.borrow().robot_of(&name, &self.world) else {
+                continue;
+            };
+            let spawner = self.pool.spawner();
+            let (started, collected) = collect_tasks(|| {
+                let start = RobotStart {
+                    spawner: &spawner,
+                    handle: &self.handle,
+                    ticks: &self.ticks,
+                    world: &self.world,
+                    index,
+                    manager: &self.manager,
+                };
+                start_controllers(&mut self.node, &start, Some(&name))
+            });
+            if let Err(e) = started {
+                log::error!("controller_manager: {name}: {e}");
+            }
+            if let Some(tasks) = self.robot_tasks.iter_mut().find(|t| t.index == index) {
+                tasks.aborts.extend(collected.aborts);
+                tasks._kept.extend(collected.kept);
+            }
+        }
+    }
+
     /// Applies the publisher rates that parameter sets changed.
     fn retime(&mut self) {
         let retimes = std::mem::take(&mut *self.live.retimes.borrow_mut());
@@ -347,15 +385,15 @@ impl Node {
             // subscriptions and servers go before the new ones take the same names.
             kept.retain(|t| t.as_ref().is_none_or(|t| t.map.name != map.name));
             self.pool.run_until_stalled();
-            match start_robot(
-                &mut self.node,
-                &spawner,
-                &self.handle,
-                &self.ticks,
-                &world,
+            let start = RobotStart {
+                spawner: &spawner,
+                handle: &self.handle,
+                ticks: &self.ticks,
+                world: &world,
                 index,
-                &self.manager,
-            ) {
+                manager: &self.manager,
+            };
+            match start_robot(&mut self.node, &start) {
                 Ok(tasks) => self.robot_tasks.push(tasks),
                 Err(e) => log::error!("world {}: robot '{}': {e}", world.number, map.name),
             }
@@ -392,6 +430,7 @@ impl Node {
             self.node.spin_once(wait);
             self.ticks.wake_all();
             self.pool.run_until_stalled();
+            self.start_added_controllers();
             self.forward_logs();
             self.retime();
             if self.handle.generation() != self.world.number {
@@ -452,6 +491,72 @@ fn advertise(
         .collect()
 }
 
+/// What a robot's tasks start from: the node's executor and handles, and robot `index` of
+/// `world`.
+#[derive(Clone, Copy)]
+struct RobotStart<'a> {
+    spawner: &'a LocalSpawner,
+    handle: &'a SimHandle,
+    ticks: &'a Ticks,
+    world: &'a crate::sim::WorldGeneration,
+    index: usize,
+    manager: &'a Manager,
+}
+
+/// Starts the tasks of the controllers robot `index` of `world` declares for the controller
+/// manager (`only`: of that one): forward commands' subscriptions, and trajectory
+/// controllers' action servers under names the config's own trajectory controllers leave.
+fn start_controllers(
+    node: &mut backend::Node,
+    start: &RobotStart,
+    only: Option<&str>,
+) -> Result<(), ServeError> {
+    let RobotStart {
+        spawner,
+        handle,
+        ticks,
+        world,
+        index,
+        manager,
+    } = *start;
+    super::controller_manager::start_forward(node, spawner, handle, world, index, manager, only)
+        .map_err(ServeError::Middleware)?;
+    let map = &world.robots[index];
+    let own = &world.config.robots[index].ros.trajectory_controllers;
+    let (mut trajectory, mut gates) = (Vec::new(), Vec::new());
+    for (controller, gate) in
+        super::controller_manager::trajectory_controllers(manager, world, index, only)
+    {
+        if own.iter().any(|c| c.name == controller.name) {
+            log::warn!(
+                "robot '{}': the controller manager's '{}' gets no action server: the config names a trajectory controller so",
+                map.name,
+                controller.name
+            );
+            continue;
+        }
+        trajectory.push(controller);
+        gates.push(Some(gate));
+    }
+    if trajectory.is_empty() {
+        return Ok(());
+    }
+    let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
+    let robot_topic =
+        |name: &str| super::outputs::robot_topic(&world.config, &map.name, prefixed, name);
+    super::actions::start(
+        node,
+        spawner,
+        handle,
+        ticks,
+        world,
+        index,
+        &trajectory,
+        &gates,
+        &robot_topic,
+    )
+}
+
 /// Where robot `index` of `world` has its topics (what its tasks serve under).
 fn robot_topics(world: &crate::sim::WorldGeneration, index: usize) -> String {
     let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
@@ -460,15 +565,15 @@ fn robot_topics(world: &crate::sim::WorldGeneration, index: usize) -> String {
 
 /// Starts the command subscriptions, actions and grippers of robot `index` of `world`. An
 /// object without actuators has none.
-fn start_robot(
-    node: &mut backend::Node,
-    spawner: &LocalSpawner,
-    handle: &SimHandle,
-    ticks: &Ticks,
-    world: &crate::sim::WorldGeneration,
-    index: usize,
-    manager: &Manager,
-) -> Result<RobotTasks, ServeError> {
+fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTasks, ServeError> {
+    let RobotStart {
+        spawner,
+        handle,
+        ticks,
+        world,
+        index,
+        manager,
+    } = *start;
     let map = &world.robots[index];
     let config = &world.config;
     let prefixed = super::outputs::robot_prefixed(config, &world.robots, index);
@@ -480,37 +585,25 @@ fn start_robot(
         }
         super::commands::start(node, spawner, handle, world, index, &robot_topic)
             .map_err(ServeError::Middleware)?;
-        super::controller_manager::start_robot(node, spawner, handle, world, index, manager)
-            .map_err(ServeError::Middleware)?;
-        // The config's trajectory controllers, then a controllers file's (gated by the
-        // controller manager) under names the config does not use.
-        let mut trajectory = ros.trajectory_controllers.clone();
-        let mut gates = vec![None; trajectory.len()];
-        for (controller, gate) in
-            super::controller_manager::trajectory_controllers(manager, world, index)
-        {
-            if trajectory.iter().any(|c| c.name == controller.name) {
-                log::warn!(
-                    "robot '{}': the controllers file's '{}' is left out: the config names a trajectory controller so",
-                    map.name,
-                    controller.name
-                );
-                continue;
-            }
-            trajectory.push(controller);
-            gates.push(Some(gate));
+        // With none configured, the default group serves `joint_trajectory_controller`,
+        // unless the controller manager runs trajectory controllers for the robot.
+        let managed =
+            !super::controller_manager::trajectory_controllers(manager, world, index, None)
+                .is_empty();
+        if !(ros.trajectory_controllers.is_empty() && managed) {
+            super::actions::start(
+                node,
+                spawner,
+                handle,
+                ticks,
+                world,
+                index,
+                &ros.trajectory_controllers,
+                &[],
+                &robot_topic,
+            )?;
         }
-        super::actions::start(
-            node,
-            spawner,
-            handle,
-            ticks,
-            world,
-            index,
-            &trajectory,
-            &gates,
-            &robot_topic,
-        )?;
+        start_controllers(node, start, None)?;
         super::gripper::start(
             node,
             spawner,

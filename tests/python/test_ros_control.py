@@ -4,7 +4,9 @@ and activates controllers a robot's controllers file declares; `ros2 control
 list_controllers` lists them with their types, states and claimed interfaces; a forward
 command controller moves the joints while active and not once deactivated; an unknown type
 and a controller that names an interface its joint lacks are refused one by one while the
-others run. Runs in the suite's private network namespace with LOCALHOST discovery."""
+others run; a joint_trajectory_controller takes goals only while active and its claims bar a
+second controller of its joints; the spawner's `-p FILE` declares a controller through the
+manager's parameters. Runs in the suite's private network namespace with LOCALHOST discovery."""
 import os
 import re
 
@@ -147,5 +149,19 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         assert not refused.ok and "cannot claim 'arm_shoulder_yaw/position', which 'arm_trajectory_controller' holds" in refused.message
         ros2("control", "set_controller_state", "arm_trajectory_controller", "inactive")
         assert not send([0.0, 0.0]).accepted, "an inactive trajectory controller took a goal"
+
+        # A controller the robot's file does not declare, given to the spawner with -p: its
+        # type and parameters reach the manager through its parameters, as upstream.
+        extra = tmp_path / "finger.yaml"
+        extra.write_text("finger_controller:\n  ros__parameters:\n"
+                         "    type: position_controllers/JointGroupPositionController\n"
+                         "    joints: [finger_left_joint]\n")
+        spawner("finger_controller", "-p", str(extra))
+        assert listed()[0]["finger_controller"] == ("position_controllers/JointGroupPositionController", "active")
+        fingers = ros.create_publisher(Float64MultiArray, "/finger_controller/commands", 10)
+        spin_until(ros, lambda: fingers.get_subscription_count() > 0, what="the finger controller's subscription")
+        fingers.publish(Float64MultiArray(data=[0.03]))
+        spin_until(ros, lambda: abs(arm_position(ros)["finger_left_joint"] - 0.03) < 0.004, timeout=30,
+                   what="the finger at 0.03 m")
     finally:
         bridge.close()

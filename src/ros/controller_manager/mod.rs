@@ -22,9 +22,17 @@ use super::interfaces::controller_manager_msgs::srv::{
     SwitchController, UnloadController,
 };
 use super::interfaces::lifecycle_msgs::msg::State as LifecycleState;
+use super::interfaces::rcl_interfaces::msg::{
+    ListParametersResult, Parameter, ParameterDescriptor, ParameterValue, SetParametersResult,
+    parameter_type,
+};
+use super::interfaces::rcl_interfaces::srv::{
+    DescribeParameters, GetParameterTypes, GetParameters, ListParameters, SetParameters,
+    SetParametersAtomically,
+};
 use super::interfaces::std_msgs::msg::Float64MultiArray;
 use crate::config::ControlSource;
-use crate::config::controllers::DeclaredController;
+use crate::config::controllers::{ControllersFile, DeclaredController};
 use crate::sim::{SimHandle, WorldGeneration};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
@@ -70,8 +78,21 @@ struct Running {
     slot: Rc<Slot>,
 }
 
+/// What the manager's parameters say of a controller before it is loaded (the spawner's
+/// `-p FILE` sets `<name>.type` and `<name>.params_file`).
+#[derive(Default)]
+struct Parameters {
+    type_name: Option<String>,
+    params_files: Vec<String>,
+}
+
 pub struct ManagerState {
     declared: IndexMap<String, Declared>,
+    /// Controllers declared through the manager's parameters, on the first robot.
+    by_parameters: IndexMap<String, Declared>,
+    parameters: IndexMap<String, Parameters>,
+    /// Controllers declared since the node last started tasks, whose tasks it must start.
+    added: Vec<String>,
     lifecycle: Lifecycle<Running>,
     update_rate: u16,
     /// The world the declarations are of.
@@ -82,6 +103,9 @@ impl ManagerState {
     pub fn new() -> Manager {
         Rc::new(RefCell::new(Self {
             declared: IndexMap::new(),
+            by_parameters: IndexMap::new(),
+            parameters: IndexMap::new(),
+            added: Vec::new(),
             lifecycle: Lifecycle::default(),
             update_rate: 0,
             world: None,
@@ -119,6 +143,20 @@ impl ManagerState {
             }
         }
         let robots: Vec<&str> = world.robots.iter().map(|r| r.name.as_str()).collect();
+        self.by_parameters
+            .retain(|_, d| robots.contains(&d.robot.as_str()));
+        for (name, by_parameters) in &self.by_parameters {
+            if !declared.contains_key(name) {
+                declared.insert(
+                    name.clone(),
+                    Declared {
+                        robot: by_parameters.robot.clone(),
+                        controller: by_parameters.controller.clone(),
+                        slot: by_parameters.slot.clone(),
+                    },
+                );
+            }
+        }
         for gone in self
             .lifecycle
             .drop_where(|r| !robots.contains(&r.robot.as_str()))
@@ -130,12 +168,153 @@ impl ManagerState {
         self.world = Some(world.clone());
     }
 
-    fn load(&mut self, name: &str) -> Result<(), Refusal> {
-        let declared = self.declared.get(name).ok_or_else(|| {
-            Refusal::Kind(format!(
-                "no controller '{name}' is declared (a robot's controllers file gives its type)"
-            ))
+    /// Takes the manager's parameters `<controller>.type` and `<controller>.params_file`
+    /// (what the spawner's `-p FILE` sets before it loads the controller).
+    fn set_parameter(&mut self, parameter: &Parameter) -> SetParametersResult {
+        let answer = |successful: bool, reason: &str| SetParametersResult {
+            successful,
+            reason: reason.into(),
+        };
+        let Some((controller, field)) = parameter.name.rsplit_once('.') else {
+            return answer(
+                false,
+                "the controller manager takes <controller>.type and <controller>.params_file",
+            );
+        };
+        let value = &parameter.value;
+        let entry = self.parameters.entry(controller.to_string()).or_default();
+        match (field, value.type_) {
+            ("type", parameter_type::STRING) => {
+                entry.type_name = Some(value.string_value.clone());
+                answer(true, "")
+            }
+            ("params_file", parameter_type::STRING_ARRAY) => {
+                entry.params_files.clone_from(&value.string_array_value);
+                answer(true, "")
+            }
+            ("params_file", parameter_type::STRING) => {
+                entry.params_files = vec![value.string_value.clone()];
+                answer(true, "")
+            }
+            ("type" | "params_file", _) => {
+                answer(false, "needs a string (params_file: or a string array)")
+            }
+            // Taken and not used: no controller falls back or runs as a node of its own here.
+            ("fallback_controllers" | "node_options_args", _) => {
+                answer(true, "not used by this controller manager")
+            }
+            _ => answer(
+                false,
+                "the controller manager takes <controller>.type and <controller>.params_file",
+            ),
+        }
+    }
+
+    /// Declares controller `name` from the manager's parameters, on the first robot, with
+    /// its parameters from the params files they name.
+    fn declare_from_parameters(&mut self, name: &str) -> Result<(), Refusal> {
+        let Some(parameters) = self.parameters.get(name) else {
+            return Err(Refusal::Kind(format!(
+                "no controller '{name}' is declared (a robot's controllers file, or the manager's parameter {name}.type, gives its type)"
+            )));
+        };
+        let type_name = parameters.type_name.clone().ok_or_else(|| {
+            Refusal::Kind(format!("controller '{name}' has no {name}.type parameter"))
         })?;
+        let mut params = serde_json::Map::new();
+        for file in &parameters.params_files {
+            let own = ControllersFile::node_params_of(std::path::Path::new(file), name)
+                .map_err(|e| Refusal::Kind(format!("{file}: {e}")))?;
+            params.extend(own.unwrap_or_default());
+        }
+        let robot = self
+            .world
+            .as_ref()
+            .and_then(|w| w.robots.first())
+            .map(|r| r.name.clone())
+            .ok_or_else(|| Refusal::Kind("the world has no robot".into()))?;
+        let declared = Declared {
+            robot,
+            controller: DeclaredController { type_name, params },
+            slot: Rc::default(),
+        };
+        let copy = Declared {
+            robot: declared.robot.clone(),
+            controller: declared.controller.clone(),
+            slot: declared.slot.clone(),
+        };
+        self.by_parameters.insert(name.to_string(), copy);
+        self.declared.insert(name.to_string(), declared);
+        self.added.push(name.to_string());
+        Ok(())
+    }
+
+    /// The manager's parameters: `update_rate`, and each controller's `type` and
+    /// `params_file` (those of its file's declaration, or set through the parameters).
+    fn parameter_values(&self) -> Vec<(String, ParameterValue)> {
+        let text = |value: &str| ParameterValue {
+            type_: parameter_type::STRING,
+            string_value: value.into(),
+            ..Default::default()
+        };
+        let mut values = vec![(
+            "update_rate".to_string(),
+            ParameterValue {
+                type_: parameter_type::INTEGER,
+                integer_value: self.update_rate as i64,
+                ..Default::default()
+            },
+        )];
+        for (name, declared) in &self.declared {
+            values.push((format!("{name}.type"), text(&declared.controller.type_name)));
+        }
+        for (name, set) in &self.parameters {
+            if let Some(type_name) = set
+                .type_name
+                .as_deref()
+                .filter(|_| !self.declared.contains_key(name))
+            {
+                values.push((format!("{name}.type"), text(type_name)));
+            }
+            if !set.params_files.is_empty() {
+                let files = ParameterValue {
+                    type_: parameter_type::STRING_ARRAY,
+                    string_array_value: set.params_files.clone(),
+                    ..Default::default()
+                };
+                values.push((format!("{name}.params_file"), files));
+            }
+        }
+        values
+    }
+
+    fn parameter(&self, name: &str) -> ParameterValue {
+        self.parameter_values()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .unwrap_or_default()
+    }
+
+    /// The controllers declared since the last call, whose tasks the node starts.
+    pub fn take_added(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.added)
+    }
+
+    /// The index in `world` of the robot controller `name` runs on.
+    pub fn robot_of(&self, name: &str, world: &WorldGeneration) -> Option<usize> {
+        let declared = self.declared.get(name)?;
+        world.robot_index(&declared.robot)
+    }
+
+    fn load(&mut self, name: &str) -> Result<(), Refusal> {
+        if !self.declared.contains_key(name) {
+            self.declare_from_parameters(name)?;
+        }
+        let declared = self
+            .declared
+            .get(name)
+            .ok_or_else(|| Refusal::Kind(format!("no controller '{name}' is declared")))?;
         let kind = kinds::kind_of(&declared.controller.type_name).map_err(Refusal::Kind)?;
         let running = Running {
             robot: declared.robot.clone(),
@@ -289,6 +468,84 @@ pub fn start(
     spawner: &LocalSpawner,
     manager: &Manager,
 ) -> Result<(), super::Error> {
+    // Its parameter services, which the spawner's -p and `ros2 param` use.
+    serve::<SetParameters::Service>(node, spawner, manager, "set_parameters", |m, r| {
+        SetParameters::Response {
+            results: r.parameters.iter().map(|p| m.set_parameter(p)).collect(),
+        }
+    })?;
+    serve::<SetParametersAtomically::Service>(
+        node,
+        spawner,
+        manager,
+        "set_parameters_atomically",
+        |m, r| {
+            let refused = r
+                .parameters
+                .iter()
+                .find(|p| !matches!(p.name.rsplit_once('.'), Some((_, "type" | "params_file"))));
+            let result = match refused {
+                Some(p) => SetParametersResult {
+                    successful: false,
+                    reason: format!(
+                        "{}: the controller manager takes <controller>.type and <controller>.params_file",
+                        p.name
+                    ),
+                },
+                None => {
+                    let results: Vec<_> = r.parameters.iter().map(|p| m.set_parameter(p)).collect();
+                    results
+                        .into_iter()
+                        .find(|r| !r.successful)
+                        .unwrap_or(SetParametersResult {
+                            successful: true,
+                            reason: String::new(),
+                        })
+                }
+            };
+            SetParametersAtomically::Response { result }
+        },
+    )?;
+    serve::<GetParameters::Service>(node, spawner, manager, "get_parameters", |m, r| {
+        GetParameters::Response {
+            values: r.names.iter().map(|n| m.parameter(n)).collect(),
+        }
+    })?;
+    serve::<GetParameterTypes::Service>(node, spawner, manager, "get_parameter_types", |m, r| {
+        GetParameterTypes::Response {
+            types: r.names.iter().map(|n| m.parameter(n).type_).collect(),
+        }
+    })?;
+    serve::<ListParameters::Service>(node, spawner, manager, "list_parameters", |m, r| {
+        let names = m
+            .parameter_values()
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| {
+                r.prefixes.is_empty() || r.prefixes.iter().any(|p| n.starts_with(p.as_str()))
+            })
+            .collect();
+        ListParameters::Response {
+            result: ListParametersResult {
+                names,
+                prefixes: Vec::new(),
+            },
+        }
+    })?;
+    serve::<DescribeParameters::Service>(node, spawner, manager, "describe_parameters", |m, r| {
+        DescribeParameters::Response {
+            descriptors: r
+                .names
+                .iter()
+                .map(|n| ParameterDescriptor {
+                    name: n.clone(),
+                    type_: m.parameter(n).type_,
+                    dynamic_typing: false,
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    })?;
     serve::<ListControllers::Service>(node, spawner, manager, "list_controllers", |m, _| {
         ListControllers::Response {
             controller: m.controller_states(),
@@ -425,13 +682,14 @@ pub fn trajectory_controllers(
     manager: &Manager,
     world: &WorldGeneration,
     robot: usize,
+    only: Option<&str>,
 ) -> Vec<(crate::config::TrajectoryController, Rc<Slot>)> {
     let manager = manager.borrow();
     let map = &world.robots[robot];
     manager
         .declared
         .iter()
-        .filter(|(_, d)| d.robot == map.name)
+        .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
         .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(Kind::Trajectory))
         .filter(|(_, d)| {
             kinds::configure(Kind::Trajectory, &d.controller.params, &world.model, map).is_ok()
@@ -476,21 +734,22 @@ pub fn trajectory_controllers(
 }
 
 /// Starts the `~/commands` subscriptions of the forward command controllers robot `robot`
-/// of `world` declares; each acts only while its controller is active.
-pub fn start_robot(
+/// of `world` declares (`only`: of that one); each acts only while its controller is active.
+pub fn start_forward(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     world: &WorldGeneration,
     robot: usize,
     manager: &Manager,
+    only: Option<&str>,
 ) -> Result<(), super::Error> {
     let robot_name = world.robots[robot].name.clone();
     let forward: Vec<(String, Rc<Slot>)> = manager
         .borrow()
         .declared
         .iter()
-        .filter(|(_, d)| d.robot == robot_name)
+        .filter(|(name, d)| d.robot == robot_name && only.is_none_or(|o| o == *name))
         .filter(|(_, d)| {
             matches!(
                 kinds::kind_of(&d.controller.type_name),
