@@ -17,13 +17,19 @@
 //! A section's key is a node name as in any params file: `name`, `/name`, `/ns/name` or
 //! `/**` (every node). Parameters keep their nesting (`constraints.goal_time` is
 //! `constraints: {goal_time: ..}`); each controller type reads the ones it knows.
-use super::ros_params::applies_to;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The controller manager's node name, as ros2_control_node has it.
 pub const CONTROLLER_MANAGER: &str = "controller_manager";
+
+/// Whether a params file's section `key` (`name`, `/name`, `/ns/name` or `/**`) applies to
+/// node `node`.
+pub(super) fn applies_to(key: &str, node: &str) -> bool {
+    let key = key.trim_start_matches('/');
+    key == "**" || key == node || key.ends_with(&format!("/{node}"))
+}
 
 /// The controllers a file declares, in its order.
 #[derive(Clone, Debug, Default, PartialEq)]

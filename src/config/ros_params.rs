@@ -4,6 +4,7 @@
 //! its namespaced name or `/**`) and `-p name:=value`. Parameter `config` names the robot
 //! config (relative to the params file's folder); every other parameter is a config field
 //! path such as `sim.mode` or `ros.rates.joint_states`, nested maps joined with dots.
+use super::controllers::applies_to;
 use crate::error::InputError;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -68,11 +69,6 @@ impl Remaps {
     pub fn node_name(&self) -> &str {
         self.node.as_deref().unwrap_or(NODE_NAME)
     }
-}
-
-pub(super) fn applies_to(key: &str, node: &str) -> bool {
-    let key = key.trim_start_matches('/');
-    key == "**" || key == node || key.ends_with(&format!("/{node}"))
 }
 
 /// Flattens nested maps into `a.b.c` names with their values.

@@ -86,7 +86,9 @@ def arm_position(node):
 def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path, ros):
     controllers = tmp_path / "controllers.yaml"
     controllers.write_text(CONTROLLERS)
-    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}"])
+    # Under a name of its own: the tests after this one look for the node mujoco_bridge.
+    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}",
+                                                "--ros-args", "-r", "__node:=control_bridge"])
     try:
         bridge.console("realtime")
         spawner("joint_state_broadcaster", "arm_controller")
