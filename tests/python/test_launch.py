@@ -129,6 +129,8 @@ def test_ros2_launch_with_a_controllers_file_and_the_real_spawner(prefix, tmp_pa
         assert re.search(r"arm_controller\S*\s+position_controllers/JointGroupPositionController\s+\S*active", listed), listed
     finally:
         code, output = launch.stop()
+        # `ros2 control` starts the ros2 CLI's daemon (its verbs have no --no-daemon).
+        ros2("daemon", "stop", prefix=prefix, check=False)
     assert code == 0, output[-3000:]
 
 

@@ -86,9 +86,7 @@ def arm_position(node):
 def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path, ros):
     controllers = tmp_path / "controllers.yaml"
     controllers.write_text(CONTROLLERS)
-    # Under a name of its own: the tests after this one look for the node mujoco_bridge.
-    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}",
-                                                "--ros-args", "-r", "__node:=control_bridge"])
+    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}"])
     try:
         bridge.console("realtime")
         spawner("joint_state_broadcaster", "arm_controller")
@@ -167,3 +165,10 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
                    what="the finger at 0.03 m")
     finally:
         bridge.close()
+        # `ros2 control` starts the ros2 CLI's daemon (its verbs have no --no-daemon).
+        ros2("daemon", "stop", check=False)
+    # Gone from the graph (this probe's client too) before the next test lists what the
+    # bridge serves.
+    client.destroy()
+    spin_until(ros, lambda: not any("arm_trajectory_controller" in n for n, _ in ros.get_service_names_and_types()),
+               timeout=60, what="the bridge's action servers to leave the graph")

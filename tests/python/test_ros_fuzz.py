@@ -88,13 +88,9 @@ def bridge_interfaces(ros):
     """The services, actions and subscribed topics of the node (names and types)."""
     deadline = time.monotonic() + 30
     while True:
-        # Only what the bridge's node serves: a test before this one may have left other
-        # servers and clients in the graph for a while.
-        served = []
-        if ("mujoco_bridge", "/") in ros.get_node_names_and_namespaces():
-            served = ros.get_service_names_and_types_by_node("mujoco_bridge", "/")
-        services = [(n, t[0]) for n, t in served
-                    if n.startswith(NODE) or n.startswith("/controller_manager/") or "_action/" in n]
+        services = [(n, t[0]) for n, t in ros.get_service_names_and_types()
+                    if n.startswith(NODE) or n.startswith("/controller_manager/") or "_action/" in n
+                    or n.endswith("/get_result")]
         subscribed = []
         if ("mujoco_bridge", "/") in ros.get_node_names_and_namespaces():
             subscribed = ros.get_subscriber_names_and_types_by_node("mujoco_bridge", "/")
