@@ -41,12 +41,29 @@ fn load_config(cli: &Cli, ros_args: &[String]) -> Result<Config, InputError> {
     let from_params = params
         .config
         .filter(|_| cli.config.is_none() && cli.mjcf.is_none() && cli.urdf.is_none());
+    if params.robot_description.is_some()
+        && (from_params.is_some()
+            || cli.config.is_some()
+            || cli.mjcf.is_some()
+            || cli.urdf.is_some())
+    {
+        log::warn!(
+            "parameter robot_description is ignored: a config or model file names the robots"
+        );
+    }
     let mut config = if let Some(path) = cli.config.as_ref().or(from_params.as_ref()) {
         Config::load(path, &overrides)
     } else if let Some(path) = &cli.mjcf {
         Config::single_model(ModelKind::Mjcf, path, &overrides)
     } else if let Some(path) = &cli.urdf {
         Config::single_model(ModelKind::Urdf, path, &overrides)
+    } else if let Some(text) = &params.robot_description {
+        // The robot's own name, as `ros_gz_sim create -name` would give it.
+        let name = mujoco_bridge::model::xml::parse(text)
+            .ok()
+            .and_then(|doc| doc.attr("name").map(str::to_string))
+            .unwrap_or_default();
+        Config::urdf_description(&name, text, &overrides)
     } else {
         Config::embedded_default(&overrides)
     }?;

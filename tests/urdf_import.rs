@@ -480,3 +480,60 @@ fn help_lists_the_batch_and_override_options() {
         assert!(help.contains(option), "--help lacks {option}:\n{help}");
     }
 }
+
+/// A fixed arm whose first link turns inside its base, as a UR5e's shoulder does: no contact
+/// between the two, and servo gains from the rule (model::gains) where the config gives none.
+const TURNING_IN_ITS_BASE: &str = r#"<robot name="arm">
+  <link name="world"/>
+  <joint name="mount" type="fixed"><parent link="world"/><child link="base"/></joint>
+  <link name="base">
+    <inertial><mass value="4"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="0 0 0.1"/><geometry><cylinder radius="0.08" length="0.2"/></geometry></collision>
+  </link>
+  <joint name="pan" type="revolute"><parent link="base"/><child link="upper"/><origin xyz="0 0 0.15"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="150" velocity="3"/></joint>
+  <link name="upper">
+    <inertial><origin xyz="0.3 0 0"/><mass value="5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="0 0 0"/><geometry><cylinder radius="0.07" length="0.1"/></geometry></collision>
+  </link>
+  <ros2_control name="arm" type="system">
+    <hardware><plugin>gz_ros2_control/GazeboSimSystem</plugin></hardware>
+    <joint name="pan"><command_interface name="position"/><state_interface name="position"/></joint>
+  </ros2_control>
+</robot>"#;
+
+#[test]
+fn a_link_turning_in_its_fixed_base_is_excluded_from_contact_with_it_and_its_servo_gains_follow_the_rule()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("arm.urdf"), TURNING_IN_ITS_BASE).unwrap();
+    let world = world_from_yaml("robots:\n  - name: arm\n    urdf: arm.urdf\n", dir.path());
+    let m = &world.model;
+    let robot = &world.robots[0];
+    let (base, upper) = (
+        robot.body("base").unwrap().id,
+        robot.body("upper").unwrap().id,
+    );
+    assert_eq!(m.ffi().nexclude, 1);
+    let pair = m.exclude_signature()[0];
+    assert_eq!(
+        pair,
+        ((base as i32) << 16) + upper as i32,
+        "exclude base-upper"
+    );
+
+    let servo = actuator_id(&world, 0, "pan");
+    let inertia = m.dof_m0()[m.jnt_dofadr()[joint_id(&world, 0, "pan")] as usize];
+    assert!(
+        (inertia - (0.01 + 5.0 * 0.09)).abs() < 1e-6,
+        "I = izz + m r^2: {inertia}"
+    );
+    let omega = 2.0 * std::f64::consts::PI * mujoco_bridge::model::gains::BANDWIDTH_HZ;
+    // 0.46 kg m^2 at 10 Hz asks 1816 N m/rad; the full 150 N m at 0.05 rad asks 3000: the
+    // larger governs.
+    let kp = (inertia * omega * omega).max(150.0 / 0.05);
+    assert!((m.actuator_gainprm()[servo][0] - kp).abs() < 1e-6);
+    assert!((m.actuator_biasprm()[servo][1] + kp).abs() < 1e-6);
+    assert!((m.actuator_biasprm()[servo][2] + 2.0 * (kp * inertia).sqrt()).abs() < 1e-6);
+    assert!(robot.servo_gains.as_deref().unwrap().starts_with("pan kp "));
+}

@@ -107,10 +107,7 @@ impl Config {
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_else(|| "robot".into());
-        let name: String = stem
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let name = robot_name_from(&stem);
         let key = match kind {
             ModelKind::Mjcf => "mjcf",
             ModelKind::Urdf => "urdf",
@@ -124,6 +121,23 @@ impl Config {
         );
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::from_yaml(&text, "<command line>", &folder, overrides)
+    }
+
+    /// One robot from URDF text, such as the `robot_description` parameter a bringup gives
+    /// ros2_control's node, named `robot_name` (the URDF's own name); relative paths in it
+    /// resolve against the working folder.
+    pub fn urdf_description(
+        robot_name: &str,
+        text: &str,
+        overrides: &[String],
+    ) -> InputResult<Config> {
+        let yaml = format!(
+            "robots:\n  - name: {}\n    urdf_string: {}\n",
+            robot_name_from(robot_name),
+            serde_json::to_string(text).unwrap_or_default()
+        );
+        let folder = std::env::current_dir().unwrap_or_default();
+        Self::from_yaml(&yaml, "<robot_description>", &folder, overrides)
     }
 
     /// Resolves a path written for robot `index`: as `resolve_path`, but a robot that came
@@ -295,6 +309,12 @@ impl Config {
             }
         }
         for (i, robot) in self.robots.iter().enumerate() {
+            if let Some((name, gain)) = robot.urdf_gains.invalid() {
+                return err(
+                    format!("robots[{i}].urdf_gains.{name}"),
+                    format!("must be a positive number, got {gain}"),
+                );
+            }
             let mut names = std::collections::HashSet::new();
             for (k, camera) in robot.listed_cameras().iter().enumerate() {
                 if let Some((field, message)) = camera.problem() {
@@ -445,6 +465,20 @@ pub struct PatternError {
 }
 
 /// Compiles a pattern that must match a whole name.
+/// A robot name from a file stem or a model's own name: what is not a letter or a digit
+/// becomes `_`, since the name prefixes MuJoCo element names and ROS topics.
+fn robot_name_from(text: &str) -> String {
+    let name: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if name.is_empty() {
+        "robot".into()
+    } else {
+        name
+    }
+}
+
 pub fn full_match_regex(pattern: &str) -> Result<regex::Regex, PatternError> {
     regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|error| PatternError {
         pattern: pattern.to_string(),

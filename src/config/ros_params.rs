@@ -15,6 +15,9 @@ const STANDARD: [&str; 2] = ["use_sim_time", "start_type_description_service"];
 #[derive(Debug, Default, PartialEq)]
 pub struct RosParams {
     pub config: Option<PathBuf>,
+    /// `robot_description`: URDF text, the robot when nothing else names one (as
+    /// ros2_control's node and mujoco_ros2_control take it).
+    pub robot_description: Option<String>,
     /// `field.path=value` config overrides, in the order given.
     pub overrides: Vec<String>,
 }
@@ -104,6 +107,13 @@ impl RosParams {
                 return Err(InputError::new(origin, "must be a file path").at("config"));
             };
             self.config = Some(base.join(path));
+            return Ok(());
+        }
+        if name == "robot_description" {
+            let Value::String(text) = value else {
+                return Err(InputError::new(origin, "must be URDF text").at(name.to_string()));
+            };
+            self.robot_description = Some(text.clone());
             return Ok(());
         }
         // JSON text is YAML, which the override parser reads.

@@ -2,6 +2,7 @@
 //! one world under its name prefix at its configured pose, compiled once into the `MjModel`
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
 mod cameras;
+pub mod gains;
 mod names;
 pub mod pose;
 mod request_files;
@@ -197,15 +198,41 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
     }
+    // Gains the rule gives are set last: a compile would put back the placeholders.
+    let servo_gains: Vec<Option<String>> = config
+        .robots
+        .iter()
+        .zip(&robots_loaded)
+        .map(|(robot, loaded)| {
+            let set = gains::apply(&mut model, &prefix_of(&robot.name), &loaded.ruled_servos);
+            if let Some(set) = &set {
+                log::info!(
+                    "{}: servo gains by rule ({} Hz, critically damped, urdf_gains unset): {set}",
+                    loaded.origin,
+                    gains::BANDWIDTH_HZ
+                );
+            }
+            set
+        })
+        .collect();
+    let declared_controllers = robots_loaded
+        .iter()
+        .enumerate()
+        .map(|(index, loaded)| {
+            declared_controllers(config, index, loaded.plugin_controllers.as_deref())
+        })
+        .collect::<InputResult<_>>()?;
     let robots: Vec<RobotMap> = config
         .robots
         .iter()
         .zip(robots_loaded)
-        .map(|(robot, loaded)| {
+        .zip(servo_gains)
+        .map(|((robot, loaded), servo_gains)| {
             let prefix = prefix_of(&robot.name);
             let mut map = RobotMap::build(&model, &robot.name, &prefix, loaded.origin, loaded.urdf);
             map.actions = robot.zmq.actions;
             map.base_rule = loaded.base_rule;
+            map.servo_gains = servo_gains;
             map.repairs = loaded.repairs;
             map
         })
@@ -225,9 +252,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         model,
         robots,
         controls: config.robots.iter().map(|r| r.control.clone()).collect(),
-        declared_controllers: (0..config.robots.len())
-            .map(|index| declared_controllers(config, index))
-            .collect::<InputResult<_>>()?,
+        declared_controllers,
         origin: config.origin.clone(),
         config: config.clone(),
         sensors: Arc::new(sensors),
@@ -235,19 +260,23 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     })
 }
 
-/// Refuses a world beyond what `limits` lets one world hold: pixels over every camera that
-/// renders, texture pixels over every texture, rays over every lidar.
-/// The ros2_control controllers robot `index` declares (`controllers: FILE`), read at load:
-/// a wrong file is refused with its name and the field in it.
+/// The ros2_control controllers robot `index` declares, read at load: its config's
+/// `controllers: FILE`, else the file its URDF gives a simulator's ros2_control plugin (as
+/// a gz_ros2_control bringup does). A wrong file is refused with its name and the field.
 fn declared_controllers(
     config: &Config,
     index: usize,
+    plugin_file: Option<&str>,
 ) -> InputResult<Option<Arc<ControllersFile>>> {
     let robot = &config.robots[index];
-    let Some(raw) = &robot.controllers else {
-        return Ok(None);
+    let (raw, field) = match (&robot.controllers, plugin_file) {
+        (Some(raw), _) => (raw.as_str(), format!("robots[{index}].controllers")),
+        // A request's robot reads no file its URDF names.
+        (None, Some(raw)) if !robot.from_request => {
+            (raw, "<gazebo><plugin><parameters>".to_string())
+        }
+        _ => return Ok(None),
     };
-    let field = format!("robots[{index}].controllers");
     if robot.from_request {
         return Err(InputError::new(
             &config.origin,
@@ -258,9 +287,18 @@ fn declared_controllers(
     let path = config.resolve_path(raw, &field)?;
     let file =
         ControllersFile::read(&path).map_err(|e| InputError::new(path.display().to_string(), e))?;
+    if robot.controllers.is_none() {
+        log::info!(
+            "robot '{}': controllers from {} (its URDF's ros2_control plugin names it)",
+            robot.name,
+            path.display()
+        );
+    }
     Ok(Some(Arc::new(file)))
 }
 
+/// Refuses a world beyond what `limits` lets one world hold: pixels over every camera that
+/// renders, texture pixels over every texture, rays over every lidar.
 fn check_caps(config: &Config, model: &MjModel, sensors: &sensors::SensorPlan) -> InputResult<()> {
     let limits = &config.limits;
     let camera_pixels = sensors.camera_pixels();

@@ -35,6 +35,8 @@ pub struct RobotMap {
     pub actions: i32,
     /// URDF robots: whether the root floats and why (for `--summary`).
     pub base_rule: Option<String>,
+    /// URDF robots: the servo gains the rule gave (`model::gains`), when it gave any.
+    pub servo_gains: Option<String>,
     /// URDF robots: the one-line count of repairs made at load, if any.
     pub repairs: Option<String>,
 }
@@ -85,6 +87,7 @@ impl RobotMap {
             keyframes: named(model, MjtObjBase::mjOBJ_KEY, n(ffi.nkey), prefix),
             actions: 0,
             base_rule: None,
+            servo_gains: None,
             repairs: None,
         }
     }

@@ -17,6 +17,10 @@ pub struct LoadedRobot {
     pub origin: String,
     /// The URDF text, when the model came from URDF (for `robot_description`).
     pub urdf: Option<String>,
+    /// The controllers file the URDF gives its simulator's ros2_control plugin, as written.
+    pub plugin_controllers: Option<String>,
+    /// Generated servos whose gains come from the rule once the model is compiled.
+    pub ruled_servos: Vec<super::gains::RuledServo>,
     pub warnings: Vec<String>,
     /// URDF robots: the floating-base decision and the repair count, for `--summary`.
     pub base_rule: Option<String>,
@@ -108,6 +112,8 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             spec,
             origin,
             urdf: None,
+            plugin_controllers: None,
+            ruled_servos: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
             repairs: None,
@@ -127,6 +133,8 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             spec,
             origin,
             urdf: None,
+            plugin_controllers: None,
+            ruled_servos: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
             repairs: None,
@@ -208,6 +216,8 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             spec,
             origin,
             urdf: Some(converted.urdf),
+            plugin_controllers: converted.plugin_controllers,
+            ruled_servos: converted.ruled_servos,
             warnings,
             base_rule: Some(format!(
                 "{} ({})",

@@ -94,6 +94,13 @@ pub fn summary(world: &World) -> String {
             actuators.len(),
             actuators.join(", ")
         );
+        if let Some(gains) = &robot.servo_gains {
+            let _ = writeln!(
+                out,
+                "  servo gains by rule ({} Hz): {gains}",
+                super::gains::BANDWIDTH_HZ
+            );
+        }
         let names = |v: &[super::NamedId]| {
             v.iter()
                 .map(|n| n.name.as_str())

@@ -133,35 +133,34 @@ pub struct PoseConfig {
     pub rpy: [f64; 3],
 }
 
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+/// Gains of the servos generated for a URDF's position and velocity command interfaces. A
+/// gain left out comes from the rule in `model::gains` (the inertia each joint moves at its
+/// initial pose, its effort limit and the timestep).
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct UrdfGains {
-    #[serde(default = "default_kp")]
-    pub position_kp: f64,
-    #[serde(default = "default_kv")]
-    pub position_kv: f64,
-    #[serde(default = "default_velocity_kv")]
-    pub velocity_kv: f64,
+    #[serde(default)]
+    pub position_kp: Option<f64>,
+    #[serde(default)]
+    pub position_kv: Option<f64>,
+    #[serde(default)]
+    pub velocity_kv: Option<f64>,
 }
 
-impl Default for UrdfGains {
-    fn default() -> Self {
-        Self {
-            position_kp: default_kp(),
-            position_kv: default_kv(),
-            velocity_kv: default_velocity_kv(),
-        }
+impl UrdfGains {
+    /// The first gain given that is not a positive finite number, with its name.
+    pub fn invalid(&self) -> Option<(&'static str, f64)> {
+        [
+            ("position_kp", self.position_kp),
+            ("position_kv", self.position_kv),
+            ("velocity_kv", self.velocity_kv),
+        ]
+        .into_iter()
+        .find_map(|(name, gain)| {
+            gain.filter(|g| !(g.is_finite() && *g > 0.0))
+                .map(|g| (name, g))
+        })
     }
-}
-
-fn default_kp() -> f64 {
-    100.0
-}
-fn default_kv() -> f64 {
-    10.0
-}
-fn default_velocity_kv() -> f64 {
-    10.0
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]

@@ -80,6 +80,28 @@ pub fn from_ros2_control(robot: &Element, warnings: &mut Vec<String>) -> Vec<Act
     requests
 }
 
+/// The controllers file a simulator plugin of ros2_control is given in the URDF
+/// (`<gazebo><plugin filename="gz_ros2_control-system"><parameters>FILE</parameters>`, as
+/// gz_ros2_control and gazebo_ros2_control read it), with a `file://` scheme taken off.
+pub fn plugin_controllers_file(robot: &Element) -> Option<String> {
+    robot
+        .children_named("gazebo")
+        .flat_map(|gazebo| gazebo.children_named("plugin"))
+        .filter(|plugin| {
+            let named = |key| {
+                plugin
+                    .attr(key)
+                    .unwrap_or_default()
+                    .contains("ros2_control")
+            };
+            named("filename") || named("name")
+        })
+        .flat_map(|plugin| plugin.children_named("parameters"))
+        .map(|parameters| parameters.text.trim())
+        .find(|path| !path.is_empty())
+        .map(|path| path.strip_prefix("file://").unwrap_or(path).to_string())
+}
+
 /// Actuator requests from `<transmission>` elements (ROS 1 and ROS 2 layouts).
 pub fn from_transmissions(robot: &Element, warnings: &mut Vec<String>) -> Vec<ActuatorRequest> {
     let mut requests = Vec::new();
@@ -132,6 +154,24 @@ pub fn from_transmissions(robot: &Element, warnings: &mut Vec<String>) -> Vec<Ac
 mod tests {
     use super::*;
     use crate::model::xml::parse;
+
+    #[test]
+    fn the_ros2_control_plugin_names_its_controllers_file() {
+        let doc = crate::model::xml::parse(
+            r#"<robot name="r"><gazebo reference="world"/><gazebo>
+  <plugin filename="libgazebo_ros_p3d.so" name="p3d"><parameters>/no.yaml</parameters></plugin>
+  <plugin filename="gz_ros2_control-system" name="gz_ros2_control::GazeboSimROS2ControlPlugin">
+    <parameters>file:///share/ur/config/ur_controllers.yaml</parameters>
+  </plugin></gazebo></robot>"#,
+        )
+        .unwrap();
+        assert_eq!(
+            plugin_controllers_file(&doc).as_deref(),
+            Some("/share/ur/config/ur_controllers.yaml")
+        );
+        let bare = crate::model::xml::parse(r#"<robot name="r"/>"#).unwrap();
+        assert_eq!(plugin_controllers_file(&bare), None);
+    }
 
     #[test]
     fn reads_ros2_control_and_transmissions() {

@@ -17,6 +17,7 @@ pub use repairs::{Repair, RepairKind, Repairs};
 
 use crate::config::UrdfGains;
 use crate::error::{InputError, InputResult};
+use crate::model::gains::{RuledKind, RuledServo};
 use crate::model::xml::{self, Element, escape};
 use mesh::MeshData;
 use nalgebra::{UnitQuaternion, Vector3};
@@ -60,6 +61,10 @@ pub struct ConvertedUrdf {
     pub warnings: Vec<String>,
     /// The URDF text as read (without bytes after `</robot>`), for `robot_description`.
     pub urdf: String,
+    /// The controllers file the URDF gives its simulator's ros2_control plugin, as written.
+    pub plugin_controllers: Option<String>,
+    /// Generated servos whose gains come from the rule once the model is compiled.
+    pub ruled_servos: Vec<RuledServo>,
     /// Links whose mass MuJoCo computes from their collision geometry (a repair).
     pub geometry_mass_links: Vec<String>,
     /// The converted meshes' triangles, by mesh asset name, for `ConvertedMesh::fill`.
@@ -152,6 +157,8 @@ struct Converter<'a> {
     needs_mass: HashSet<String>,
     /// Links whose mass MuJoCo computes from their collision geometry.
     geometry_mass_links: Vec<String>,
+    /// Generated servos whose gains the rule gives (model::gains).
+    ruled_servos: Vec<RuledServo>,
     floating: bool,
     /// `<body name="LINK">` content from the `<mujoco>` extension, by link.
     extension_bodies: HashMap<String, String>,
@@ -596,7 +603,8 @@ impl<'a> Converter<'a> {
         total
     }
 
-    fn actuator_xml(&self, request: &ActuatorRequest) -> InputResult<String> {
+    /// An actuator's MJCF, and the servo whose gains the rule gives, if any.
+    fn actuator_xml(&self, request: &ActuatorRequest) -> InputResult<(String, Option<RuledServo>)> {
         let joint = self
             .robot
             .joints
@@ -628,24 +636,46 @@ impl<'a> Converter<'a> {
                 .unwrap_or_default()
         };
         let gains = self.opts.gains;
+        // A gain the config leaves out is set after compiling, from the inertia the joint
+        // moves (model::gains); 1 holds its place until then.
+        let ruled = |kind| RuledServo {
+            actuator: request.name.clone(),
+            kind,
+            effort,
+        };
         Ok(match request.kind {
-            CommandKind::Position => format!(
-                "<position name=\"{name}\" joint=\"{target}\" kp=\"{}\" kv=\"{}\"{}{force}{gear}/>",
-                gains.position_kp,
-                gains.position_kv,
-                range(request.ctrlrange.or(limit.range))
-            ),
+            CommandKind::Position => {
+                let (kp, kv) = (gains.position_kp, gains.position_kv);
+                let xml = format!(
+                    "<position name=\"{name}\" joint=\"{target}\" kp=\"{}\" kv=\"{}\"{}{force}{gear}/>",
+                    kp.unwrap_or(1.0),
+                    kv.unwrap_or(1.0),
+                    range(request.ctrlrange.or(limit.range))
+                );
+                let by_rule = kp.is_none() || kv.is_none();
+                (xml, by_rule.then(|| ruled(RuledKind::Position { kp, kv })))
+            }
             CommandKind::Velocity => {
                 let vel = (limit.velocity > 0.0).then_some([-limit.velocity, limit.velocity]);
-                format!(
+                let xml = format!(
                     "<velocity name=\"{name}\" joint=\"{target}\" kv=\"{}\"{}{force}{gear}/>",
-                    gains.velocity_kv,
+                    gains.velocity_kv.unwrap_or(1.0),
                     range(request.ctrlrange.or(vel))
+                );
+                (
+                    xml,
+                    gains
+                        .velocity_kv
+                        .is_none()
+                        .then(|| ruled(RuledKind::Velocity)),
                 )
             }
-            CommandKind::Effort => format!(
-                "<motor name=\"{name}\" joint=\"{target}\"{}{gear}/>",
-                range(request.ctrlrange.or(effort.map(|e| [-e, e])))
+            CommandKind::Effort => (
+                format!(
+                    "<motor name=\"{name}\" joint=\"{target}\"{}{gear}/>",
+                    range(request.ctrlrange.or(effort.map(|e| [-e, e])))
+                ),
+                None,
             ),
         })
     }
@@ -863,6 +893,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         link_index: tree.link_index,
         needs_mass: HashSet::new(),
         geometry_mass_links: Vec::new(),
+        ruled_servos: Vec::new(),
         floating: base.floating,
         extension_bodies: ext.bodies.clone(),
         discard_visual: ext.discard_visual,
@@ -883,7 +914,8 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         converter.refuse_repairs()?;
     }
 
-    let mjcf = converter.document(&ext, &body, &equality, &actuators);
+    let excludes = converter.static_parent_excludes(&root_link, base.floating);
+    let mjcf = converter.document(&ext, &body, &equality, &excludes, &actuators);
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),
@@ -892,6 +924,8 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         repairs: converter.repairs,
         warnings: converter.warnings,
         urdf: text.to_string(),
+        plugin_controllers: interfaces::plugin_controllers_file(&converter.doc),
+        ruled_servos: converter.ruled_servos,
         geometry_mass_links: converter.geometry_mass_links,
         meshes: converter
             .mesh_assets
@@ -927,6 +961,41 @@ impl Converter<'_> {
             self.write_link(&mut body, root_idx, None, 0)?;
         }
         Ok(body)
+    }
+
+    /// Contact exclusions between each moving link and its parent where that parent is fixed
+    /// to the world. MuJoCo skips parent-child contacts except where the parent is welded to
+    /// the world, so a fixed arm's first link would otherwise rub on the base it turns in
+    /// (a UR5e's shoulder on its base: the pan joint stuck); ROS simulators skip contacts
+    /// between links a joint connects.
+    fn static_parent_excludes(&self, root_link: &str, floating: bool) -> String {
+        let mut xml = String::new();
+        if floating {
+            return xml;
+        }
+        let mut static_links = vec![root_link.to_string()];
+        while let Some(link) = static_links.pop() {
+            for &j in self
+                .children_of
+                .get(&link)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                let joint = &self.robot.joints[j];
+                if !joint.joint_type.is_moving() {
+                    static_links.push(joint.child.clone());
+                } else if link != "world" {
+                    // (A `world` link is MuJoCo's world body, which is not the robot's.)
+                    let _ = writeln!(
+                        xml,
+                        "<exclude body1=\"{}\" body2=\"{}\"/>",
+                        escape(&link),
+                        escape(&joint.child)
+                    );
+                }
+            }
+        }
+        xml
     }
 
     /// Mimic joints as equality constraints (joint = offset + multiplier * leader), and the
@@ -1022,8 +1091,10 @@ impl Converter<'_> {
                 ));
                 continue;
             }
-            actuators.push_str(&self.actuator_xml(&request)?);
+            let (xml, ruled) = self.actuator_xml(&request)?;
+            actuators.push_str(&xml);
             actuators.push('\n');
+            self.ruled_servos.extend(ruled);
         }
         Ok(actuators)
     }
@@ -1047,7 +1118,14 @@ impl Converter<'_> {
     }
 
     /// The MJCF document around the converted parts.
-    fn document(&self, ext: &Extension, body: &str, equality: &str, actuators: &str) -> String {
+    fn document(
+        &self,
+        ext: &Extension,
+        body: &str,
+        equality: &str,
+        excludes: &str,
+        actuators: &str,
+    ) -> String {
         let mut mjcf = String::new();
         let _ = writeln!(mjcf, "<mujoco model=\"{}\">", escape(&self.robot.name));
         let compiler_attrs: String = ext
@@ -1067,6 +1145,9 @@ impl Converter<'_> {
         let _ = write!(mjcf, "<worldbody>\n{body}{}</worldbody>\n", ext.world);
         if !equality.is_empty() {
             let _ = write!(mjcf, "<equality>\n{equality}</equality>\n");
+        }
+        if !excludes.is_empty() {
+            let _ = write!(mjcf, "<contact>\n{excludes}</contact>\n");
         }
         if !actuators.is_empty() {
             let _ = write!(mjcf, "<actuator>\n{actuators}</actuator>\n");
