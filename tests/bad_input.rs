@@ -407,13 +407,7 @@ fn a_controllers_file_is_read_at_load() {
     );
     let good = "controller_manager:\n  ros__parameters:\n    update_rate: 100\n    arm:\n      type: position_controllers/JointGroupPositionController\narm:\n  ros__parameters:\n    joints: [j]\n";
     write(dir.path(), "c.yaml", good);
-    let out = run_bridge(&["--config", &config, "--summary"], &[]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = summary(&["--config", &config]);
     assert!(
         stdout.contains(&format!(
             "ros2_control controllers (1) from {file}, update_rate 100 Hz: arm (position_controllers/JointGroupPositionController)"
@@ -421,15 +415,79 @@ fn a_controllers_file_is_read_at_load() {
         "{stdout}"
     );
     // Given as ros2_control_node is given it, through --ros-args --params-file.
-    let out = run_bridge(&["--summary", "--ros-args", "--params-file", &file], &[]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = summary(&["--ros-args", "--params-file", &file]);
+    assert!(
+        stdout.contains(&format!("ros2_control controllers (1) from {file}")),
+        "{stdout}"
+    );
+}
+
+/// What `--summary` prints with `args`, which must load.
+fn summary(args: &[&str]) -> String {
+    let out = run_bridge(&[&["--summary"], args].concat(), &[]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_robot_description_parameter_is_the_robot_and_its_gz_plugin_names_the_controllers() {
+    let dir = tempfile::tempdir().unwrap();
+    let controllers = write(
+        dir.path(),
+        "c.yaml",
+        "controller_manager:\n  ros__parameters:\n    jsb: {type: joint_state_broadcaster/JointStateBroadcaster}\n",
+    );
+    let urdf = format!(
+        "<robot name='two link'><link name='world'/><link name='a'><inertial><mass value='1'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link><joint name='j' type='revolute'><parent link='world'/><child link='a'/><limit lower='-1' upper='1' effort='10' velocity='1'/></joint><gazebo><plugin filename='gz_ros2_control-system' name='gz_ros2_control::GazeboSimROS2ControlPlugin'><parameters>{controllers}</parameters></plugin></gazebo></robot>"
+    );
+    let params = write(
+        dir.path(),
+        "p.yaml",
+        &format!(
+            "/**:\n  ros__parameters:\n    use_sim_time: true\n    robot_description: {}\n",
+            serde_json::to_string(&urdf).unwrap()
+        ),
+    );
+    let stdout = summary(&["--ros-args", "--params-file", &params]);
     assert!(
-        stdout.contains(&format!("ros2_control controllers (1) from {file}")),
+        stdout.contains("robot two_link (prefix 'two_link_') from <robot_description>"),
         "{stdout}"
     );
+    assert!(stdout.contains("joints (1): j (hinge"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("ros2_control controllers (1) from {controllers}")),
+        "{stdout}"
+    );
+    // Not URDF text: refused with the parameter's name.
+    let wrong = write(
+        dir.path(),
+        "w.yaml",
+        "/**:\n  ros__parameters:\n    robot_description: 7\n",
+    );
+    let e = expect_error(&["--summary", "--ros-args", "--params-file", &wrong], &[]);
+    assert!(e.contains("robot_description: must be URDF text"), "{e}");
+}
+
+#[test]
+fn servo_gains_that_are_not_positive_numbers_are_refused() {
+    for gain in [".nan", "-5", "0"] {
+        let e = expect_error(
+            &[
+                "--summary",
+                "--set",
+                &format!("robots.0.urdf_gains.position_kp={gain}"),
+            ],
+            &[],
+        );
+        // NaN is refused where YAML is read, the others where the config is checked.
+        assert!(e.contains("urdf_gains.position_kp"), "{gain}: {e}");
+        assert!(
+            e.contains("must be a positive number") || e.contains("non-finite"),
+            "{gain}: {e}"
+        );
+    }
 }

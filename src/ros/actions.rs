@@ -18,6 +18,7 @@ use crate::ros::interfaces::control_msgs::msg::JointTolerance;
 use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectoryPoint;
 use crate::sim::{SimHandle, StateSnapshot};
 use futures::executor::LocalSpawner;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 type Action = FollowJointTrajectory::Action;
@@ -33,13 +34,45 @@ struct Joint {
     range: Option<[f64; 2]>,
 }
 
+/// What a goal is held to where it sets nothing of its own: the config's
+/// `goal_tolerance` and `goal_time` for its trajectory controllers, a
+/// joint_trajectory_controller's `constraints` and `allow_partial_joints_goal` for the
+/// controller manager's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoalDefaults {
+    /// Path tolerance by joint name; a joint not listed is not checked along the way.
+    pub path: HashMap<String, f64>,
+    /// Goal tolerance by joint name; a joint not listed takes `goal_otherwise`.
+    pub goal: HashMap<String, f64>,
+    pub goal_otherwise: Option<f64>,
+    /// At the end every joint's speed must be below it (rad/s or m/s), when set.
+    pub stopped_velocity: Option<f64>,
+    /// Seconds after the trajectory's end to get within the goal tolerances; None: no limit.
+    pub goal_time: Option<f64>,
+    /// Whether a goal may name only some of the group's joints.
+    pub allow_partial: bool,
+}
+
+impl GoalDefaults {
+    /// A config trajectory controller's (and the default group's) defaults.
+    fn of_config(goal_tolerance: f64, goal_time: f64) -> Self {
+        Self {
+            path: HashMap::new(),
+            goal: HashMap::new(),
+            goal_otherwise: Some(goal_tolerance),
+            stopped_velocity: None,
+            goal_time: Some(goal_time),
+            allow_partial: true,
+        }
+    }
+}
+
 /// A configured (or the default) joint group of one robot.
 struct Group {
     robot: usize,
     anchor: std::rc::Rc<super::Anchor>,
     joints: Vec<Joint>,
-    goal_tolerance: f64,
-    goal_time: f64,
+    defaults: GoalDefaults,
     /// No position or time of a goal lies beyond it (`limits.world_bound`, metres or
     /// radians and seconds).
     bound: f64,
@@ -50,6 +83,7 @@ fn groups(
     world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[TrajectoryController],
+    managed: &[Option<Managed>],
     field: &str,
 ) -> Result<Vec<(String, Group)>, ServeError> {
     let model = &world.model;
@@ -82,8 +116,7 @@ fn groups(
             robot,
             anchor,
             joints: held,
-            goal_tolerance: 0.02,
-            goal_time: 1.0,
+            defaults: GoalDefaults::of_config(0.02, 1.0),
             bound: world.config.limits.world_bound,
         };
         return Ok(vec![("joint_trajectory_controller".into(), group)]);
@@ -112,14 +145,17 @@ fn groups(
                 problem: ConfigProblem::GoalLimits,
             });
         }
+        let defaults = match managed.get(k).and_then(Option::as_ref) {
+            Some(managed) => managed.defaults.clone(),
+            None => GoalDefaults::of_config(controller.goal_tolerance, controller.goal_time),
+        };
         out.push((
             controller.name.clone(),
             Group {
                 robot,
                 anchor: anchor.clone(),
                 joints,
-                goal_tolerance: controller.goal_tolerance,
-                goal_time: controller.goal_time,
+                defaults,
                 bound: world.config.limits.world_bound,
             },
         ));
@@ -134,15 +170,19 @@ fn outcome(code: i32, text: impl Into<String>) -> GoalResult {
     }
 }
 
-/// A tolerance per goal joint from a JointTolerance list: 0 (or unlisted) takes `default`,
-/// a negative value turns the check off (None).
-fn tolerances(list: &[JointTolerance], names: &[String], default: Option<f64>) -> Vec<Option<f64>> {
+/// A tolerance per goal joint from a JointTolerance list: 0 (or unlisted) takes the joint's
+/// default, a negative value turns the check off (None).
+fn tolerances(
+    list: &[JointTolerance],
+    names: &[String],
+    default: impl Fn(&str) -> Option<f64>,
+) -> Vec<Option<f64>> {
     names
         .iter()
         .map(|name| match list.iter().find(|t| &t.name == name) {
             Some(t) if t.position < 0.0 => None,
             Some(t) if t.position > 0.0 => Some(t.position),
-            _ => default,
+            _ => default(name),
         })
         .collect()
 }
@@ -154,7 +194,9 @@ struct Plan {
     trajectory: Trajectory,
     path: Vec<Option<f64>>,
     goal: Vec<Option<f64>>,
-    goal_time: f64,
+    stopped_velocity: Option<f64>,
+    /// None: no limit.
+    goal_time: Option<f64>,
 }
 
 /// Checks a goal as joint_trajectory_controller does when one arrives (and what it leaves to
@@ -179,6 +221,19 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
     }
     if joints.is_empty() {
         return Err(invalid_joints("the trajectory names no joint".into()));
+    }
+    if !group.defaults.allow_partial && joints.len() < group.joints.len() {
+        let missing: Vec<&str> = group
+            .joints
+            .iter()
+            .filter(|j| !names.contains(&j.name))
+            .map(|j| j.name.as_str())
+            .collect();
+        // As joint_trajectory_controller refuses it without allow_partial_joints_goal.
+        return Err(invalid_joints(format!(
+            "joints on incoming goal don't match the controller joints: {missing:?} missing \
+             (allow_partial_joints_goal is false)"
+        )));
     }
     let n = joints.len();
     for (k, point) in trajectory.points.iter().enumerate() {
@@ -241,14 +296,20 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
         .validate()
         .map_err(|e| invalid_goal(e.to_string()))?;
     let goal_time = super::convert::seconds(&goal.goal_time_tolerance);
+    let defaults = &group.defaults;
     let goal_time = if goal_time.is_finite() && goal_time > 0.0 {
-        goal_time
+        Some(goal_time)
     } else {
-        group.goal_time
+        defaults.goal_time
     };
     Ok(Plan {
-        path: tolerances(&goal.path_tolerance, names, None),
-        goal: tolerances(&goal.goal_tolerance, names, Some(group.goal_tolerance)),
+        path: tolerances(&goal.path_tolerance, names, |name| {
+            defaults.path.get(name).copied()
+        }),
+        goal: tolerances(&goal.goal_tolerance, names, |name| {
+            defaults.goal.get(name).copied().or(defaults.goal_otherwise)
+        }),
+        stopped_velocity: defaults.stopped_velocity,
         joints,
         trajectory,
         goal_time,
@@ -341,7 +402,7 @@ async fn execute(
             },
             joint_names: names.clone(),
             desired: point(desired.0.clone(), desired.1),
-            actual: point(actual.0.clone(), actual.1),
+            actual: point(actual.0.clone(), actual.1.clone()),
             error: point(error.clone(), vec![]),
             ..Default::default()
         }));
@@ -374,22 +435,39 @@ async fn execute(
             .map(|(k, _)| (k, (t.positions[last * n + k] - actual.0[k]).abs()))
             .filter(|(k, e)| plan.goal[*k].is_some_and(|tol| *e > tol))
             .collect();
-        if misses.is_empty() {
+        let moving = plan
+            .stopped_velocity
+            .and_then(|tol| actual.1.iter().position(|v| v.abs() > tol));
+        if misses.is_empty() && moving.is_none() {
             return End::Done(outcome(GoalResult::SUCCESSFUL, ""));
         }
-        if elapsed > end + plan.goal_time {
-            let (k, e) = misses[0];
-            return End::Failed(outcome(
-                GoalResult::GOAL_TOLERANCE_VIOLATED,
-                format!(
-                    "joint '{}' is {e:.4} from its goal {:.3} s after the trajectory's end (tolerance {:.4})",
+        if let Some(goal_time) = plan.goal_time
+            && elapsed > end + goal_time
+        {
+            let text = match (misses.first(), moving) {
+                (Some(&(k, e)), _) => format!(
+                    "joint '{}' is {e:.4} from its goal {goal_time:.3} s after the trajectory's end (tolerance {:.4})",
                     names[k],
-                    plan.goal_time,
                     plan.goal[k].unwrap_or(0.0)
                 ),
-            ));
+                (None, Some(k)) => format!(
+                    "joint '{}' still moves at {:.4} {goal_time:.3} s after the trajectory's end (stopped_velocity_tolerance {:.4})",
+                    names[k],
+                    actual.1[k].abs(),
+                    plan.stopped_velocity.unwrap_or(0.0)
+                ),
+                (None, None) => unreachable!("a goal within its tolerances has succeeded"),
+            };
+            return End::Failed(outcome(GoalResult::GOAL_TOLERANCE_VIOLATED, text));
         }
     }
+}
+
+/// A trajectory controller the controller manager runs: its slot (goals are taken only
+/// while it is active) and what its parameters hold goals to.
+pub struct Managed {
+    pub slot: Rc<super::controller_manager::Slot>,
+    pub defaults: GoalDefaults,
 }
 
 /// One joint group's action server.
@@ -437,7 +515,7 @@ impl goals::Controller for Server {
 }
 
 /// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`;
-/// `gates` holds, in the same order, the slots of those the controller manager runs.
+/// `managed` holds, in the same order, what the controller manager says of those it runs.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     node: &mut super::backend::Node,
@@ -447,11 +525,11 @@ pub fn start(
     world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[TrajectoryController],
-    gates: &[Option<Rc<super::controller_manager::Slot>>],
+    managed: &[Option<Managed>],
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), ServeError> {
     let field = format!("robots[{robot}].ros");
-    for (k, (name, group)) in groups(world, robot, configured, &field)?
+    for (k, (name, group)) in groups(world, robot, configured, managed, &field)?
         .into_iter()
         .enumerate()
     {
@@ -460,7 +538,10 @@ pub fn start(
             handle: handle.clone(),
             ticks: ticks.clone(),
             group,
-            gate: gates.get(k).cloned().flatten(),
+            gate: managed
+                .get(k)
+                .and_then(Option::as_ref)
+                .map(|m| m.slot.clone()),
         });
         goals::serve(node, spawner, &action, server)?;
     }

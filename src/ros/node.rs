@@ -318,7 +318,13 @@ impl Node {
                     index,
                     manager: &self.manager,
                 };
-                start_controllers(&mut self.node, &start, Some(&name))
+                let trajectory = super::controller_manager::trajectory_controllers(
+                    &self.manager,
+                    &self.world,
+                    index,
+                    Some(&name),
+                );
+                start_controllers(&mut self.node, &start, Some(&name), trajectory)
             });
             if let Err(e) = started {
                 log::error!("controller_manager: {name}: {e}");
@@ -505,28 +511,29 @@ struct RobotStart<'a> {
 
 /// Starts the tasks of the controllers robot `index` of `world` declares for the controller
 /// manager (`only`: of that one): forward commands' subscriptions, and trajectory
-/// controllers' action servers under names the config's own trajectory controllers leave.
+/// controllers' action servers (`trajectory`, as `trajectory_controllers` gives them) under
+/// names the config's own trajectory controllers leave.
 fn start_controllers(
     node: &mut backend::Node,
     start: &RobotStart,
     only: Option<&str>,
+    trajectory: Vec<(crate::config::TrajectoryController, super::actions::Managed)>,
 ) -> Result<(), ServeError> {
-    let RobotStart {
-        spawner,
-        handle,
-        ticks,
+    let (world, index) = (start.world, start.index);
+    super::controller_manager::start_forward(
+        node,
+        start.spawner,
+        start.handle,
         world,
         index,
-        manager,
-    } = *start;
-    super::controller_manager::start_forward(node, spawner, handle, world, index, manager, only)
-        .map_err(ServeError::Middleware)?;
+        start.manager,
+        only,
+    )
+    .map_err(ServeError::Middleware)?;
     let map = &world.robots[index];
     let own = &world.config.robots[index].ros.trajectory_controllers;
-    let (mut trajectory, mut gates) = (Vec::new(), Vec::new());
-    for (controller, gate) in
-        super::controller_manager::trajectory_controllers(manager, world, index, only)
-    {
+    let (mut controllers, mut managed) = (Vec::new(), Vec::new());
+    for (controller, by_manager) in trajectory {
         if own.iter().any(|c| c.name == controller.name) {
             log::warn!(
                 "robot '{}': the controller manager's '{}' gets no action server: the config names a trajectory controller so",
@@ -535,10 +542,10 @@ fn start_controllers(
             );
             continue;
         }
-        trajectory.push(controller);
-        gates.push(Some(gate));
+        controllers.push(controller);
+        managed.push(Some(by_manager));
     }
-    if trajectory.is_empty() {
+    if controllers.is_empty() {
         return Ok(());
     }
     let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
@@ -546,13 +553,13 @@ fn start_controllers(
         |name: &str| super::outputs::robot_topic(&world.config, &map.name, prefixed, name);
     super::actions::start(
         node,
-        spawner,
-        handle,
-        ticks,
+        start.spawner,
+        start.handle,
+        start.ticks,
         world,
         index,
-        &trajectory,
-        &gates,
+        &controllers,
+        &managed,
         &robot_topic,
     )
 }
@@ -588,9 +595,8 @@ fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTask
         // With none configured, the default group serves `joint_trajectory_controller`,
         // unless the controller manager runs trajectory controllers for the robot.
         let managed =
-            !super::controller_manager::trajectory_controllers(manager, world, index, None)
-                .is_empty();
-        if !(ros.trajectory_controllers.is_empty() && managed) {
+            super::controller_manager::trajectory_controllers(manager, world, index, None);
+        if !(ros.trajectory_controllers.is_empty() && !managed.is_empty()) {
             super::actions::start(
                 node,
                 spawner,
@@ -603,7 +609,7 @@ fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTask
                 &robot_topic,
             )?;
         }
-        start_controllers(node, start, None)?;
+        start_controllers(node, start, None, managed)?;
         super::gripper::start(
             node,
             spawner,

@@ -130,15 +130,20 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         client = ActionClient(ros, FollowJointTrajectory, "/arm_trajectory_controller/follow_joint_trajectory")
         assert client.wait_for_server(timeout_sec=30)
 
-        def send(positions):
+        arm = ["arm_shoulder_yaw", "arm_shoulder_pitch", "arm_elbow", "arm_wrist"]
+
+        def send(positions, joints=arm):
             goal = FollowJointTrajectory.Goal()
-            goal.trajectory.joint_names = ["arm_shoulder_yaw", "arm_elbow"]
+            goal.trajectory.joint_names = joints
             goal.trajectory.points = [JointTrajectoryPoint(positions=positions, time_from_start=Duration(sec=1))]
             sent = client.send_goal_async(goal)
             spin_until(ros, sent.done, what="the goal's answer")
             return sent.result()
 
-        answer = send([-0.4, 0.6])
+        # allow_partial_joints_goal is false by default: a goal must name all four joints.
+        assert not send([-0.4, 0.6], joints=["arm_shoulder_yaw", "arm_elbow"]).accepted
+        assert "joints on incoming goal don't match the controller joints" in bridge.log_so_far()
+        answer = send([-0.4, 0.3, 0.6, 0.2])
         assert answer.accepted
         result = answer.get_result_async()
         spin_until(ros, result.done, timeout=60, what="the goal's result")
@@ -148,7 +153,7 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         refused = call(ros, SwitchController, "/controller_manager/switch_controller", switch)
         assert not refused.ok and "cannot claim 'arm_shoulder_yaw/position', which 'arm_trajectory_controller' holds" in refused.message
         ros2("control", "set_controller_state", "arm_trajectory_controller", "inactive")
-        assert not send([0.0, 0.0]).accepted, "an inactive trajectory controller took a goal"
+        assert not send([0.0, 0.0, 0.0, 0.0]).accepted, "an inactive trajectory controller took a goal"
 
         # A controller the robot's file does not declare, given to the spawner with -p: its
         # type and parameters reach the manager through its parameters, as upstream.

@@ -4,6 +4,7 @@
 use super::lifecycle::Interfaces;
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
+use crate::ros::actions::GoalDefaults;
 use mujoco_rs::prelude::MjModel;
 use serde_json::{Map, Value};
 
@@ -124,6 +125,69 @@ fn strings(params: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>
         .map(Some)
 }
 
+/// What a joint_trajectory_controller's parameters hold goals to, as upstream reads them:
+/// `constraints.goal_time` (0: no limit), `constraints.stopped_velocity_tolerance`
+/// (default 0.01), `constraints.<joint>.trajectory` and `.goal` (0 or absent: not checked)
+/// for joints of `joints`, and `allow_partial_joints_goal` (default false).
+pub fn goal_defaults(
+    params: &Map<String, Value>,
+    joints: &[String],
+) -> Result<GoalDefaults, String> {
+    let constraints = match params.get("constraints") {
+        None => &Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => return Err("'constraints' must be a map".into()),
+    };
+    let number = |value: Option<&Value>, name: &str| -> Result<Option<f64>, String> {
+        match value {
+            None => Ok(None),
+            Some(v) => v
+                .as_f64()
+                .filter(|x| x.is_finite())
+                .map(Some)
+                .ok_or_else(|| format!("'constraints.{name}' must be a number, got {v}")),
+        }
+    };
+    let positive = |x: Option<f64>| x.filter(|x| *x > 0.0);
+    let mut defaults = GoalDefaults {
+        path: Default::default(),
+        goal: Default::default(),
+        goal_otherwise: None,
+        stopped_velocity: positive(
+            number(
+                constraints.get("stopped_velocity_tolerance"),
+                "stopped_velocity_tolerance",
+            )?
+            .or(Some(0.01)),
+        ),
+        goal_time: positive(number(constraints.get("goal_time"), "goal_time")?),
+        allow_partial: match params.get("allow_partial_joints_goal") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => {
+                return Err(format!(
+                    "'allow_partial_joints_goal' must be true or false, got {v}"
+                ));
+            }
+        },
+    };
+    for joint in joints {
+        let Some(limits) = constraints.get(joint) else {
+            continue;
+        };
+        for (key, into) in [
+            ("trajectory", &mut defaults.path),
+            ("goal", &mut defaults.goal),
+        ] {
+            let at = format!("{joint}.{key}");
+            if let Some(tolerance) = positive(number(limits.get(key), &at)?) {
+                into.insert(joint.clone(), tolerance);
+            }
+        }
+    }
+    Ok(defaults)
+}
+
 /// Reads a controller's parameters against robot `map` of `model`: the joints it names, the
 /// interface each takes commands on.
 pub fn configure(
@@ -172,6 +236,7 @@ pub fn configure(
             }
             let mut configured =
                 configure(Kind::Forward(Some(Interface::Position)), params, model, map)?;
+            goal_defaults(params, &configured.joints)?;
             let read = strings(params, "state_interfaces")?
                 .filter(|i| !i.is_empty())
                 .unwrap_or_else(|| ["position", "velocity"].map(String::from).to_vec());

@@ -13,6 +13,7 @@ mod kinds;
 mod lifecycle;
 
 use super::Qos;
+use super::actions::Managed;
 use super::interfaces::controller_manager_msgs::msg::{
     ControllerState, HardwareComponentState, HardwareInterface,
 };
@@ -63,6 +64,7 @@ impl Slot {
 }
 
 /// A controller a robot's file declares.
+#[derive(Clone)]
 struct Declared {
     robot: String,
     controller: DeclaredController,
@@ -147,14 +149,7 @@ impl ManagerState {
             .retain(|_, d| robots.contains(&d.robot.as_str()));
         for (name, by_parameters) in &self.by_parameters {
             if !declared.contains_key(name) {
-                declared.insert(
-                    name.clone(),
-                    Declared {
-                        robot: by_parameters.robot.clone(),
-                        controller: by_parameters.controller.clone(),
-                        slot: by_parameters.slot.clone(),
-                    },
-                );
+                declared.insert(name.clone(), by_parameters.clone());
             }
         }
         for gone in self
@@ -238,12 +233,8 @@ impl ManagerState {
             controller: DeclaredController { type_name, params },
             slot: Rc::default(),
         };
-        let copy = Declared {
-            robot: declared.robot.clone(),
-            controller: declared.controller.clone(),
-            slot: declared.slot.clone(),
-        };
-        self.by_parameters.insert(name.to_string(), copy);
+        self.by_parameters
+            .insert(name.to_string(), declared.clone());
         self.declared.insert(name.to_string(), declared);
         self.added.push(name.to_string());
         Ok(())
@@ -673,17 +664,16 @@ pub fn start(
 }
 
 /// The joint_trajectory_controllers robot `robot` declares, as the action servers take them
-/// (`ros.trajectory_controllers` entries), each with its slot: its server takes goals only
-/// while the manager has it active. `constraints.goal_time` (0 is upstream's "no limit",
-/// taken here as the default 1 s) and the largest per-joint `constraints.<joint>.goal`
-/// become the group's defaults. One whose parameters do not fit the robot gets no server:
+/// (`ros.trajectory_controllers` entries), each with what the manager says of it: its slot
+/// (its server takes goals only while active) and what its parameters hold goals to
+/// (`kinds::goal_defaults`). One whose parameters do not fit the robot gets no server:
 /// configuring it says why.
 pub fn trajectory_controllers(
     manager: &Manager,
     world: &WorldGeneration,
     robot: usize,
     only: Option<&str>,
-) -> Vec<(crate::config::TrajectoryController, Rc<Slot>)> {
+) -> Vec<(crate::config::TrajectoryController, Managed)> {
     let manager = manager.borrow();
     let map = &world.robots[robot];
     manager
@@ -691,44 +681,23 @@ pub fn trajectory_controllers(
         .iter()
         .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
         .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(Kind::Trajectory))
-        .filter(|(_, d)| {
-            kinds::configure(Kind::Trajectory, &d.controller.params, &world.model, map).is_ok()
-        })
-        .map(|(name, d)| {
+        .filter_map(|(name, d)| {
             let params = &d.controller.params;
-            let joints: Vec<String> = params
-                .get("joints")
-                .and_then(|j| j.as_array())
-                .map(|list| {
-                    list.iter()
-                        .filter_map(|j| j.as_str())
-                        .map(regex::escape)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let constraints = params.get("constraints");
-            let goal_time = constraints
-                .and_then(|c| c.get("goal_time"))
-                .and_then(|t| t.as_f64())
-                .filter(|t| *t > 0.0)
-                .unwrap_or(1.0);
-            let goal_tolerance = constraints
-                .and_then(|c| c.as_object())
-                .map(|c| {
-                    c.values()
-                        .filter_map(|joint| joint.get("goal").and_then(|g| g.as_f64()))
-                        .filter(|g| *g > 0.0)
-                        .fold(0.0f64, f64::max)
-                })
-                .filter(|g| *g > 0.0)
-                .unwrap_or(0.02);
+            let configured = kinds::configure(Kind::Trajectory, params, &world.model, map).ok()?;
+            let defaults = kinds::goal_defaults(params, &configured.joints).ok()?;
+            let joints = configured.joints.iter().map(|j| regex::escape(j)).collect();
             let controller = crate::config::TrajectoryController {
                 name: name.clone(),
                 joints: crate::config::Patterns::Many(joints),
-                goal_tolerance,
-                goal_time,
+                // Checked as a config's; the goals follow `defaults`.
+                goal_tolerance: 0.02,
+                goal_time: 1.0,
             };
-            (controller, d.slot.clone())
+            let managed = Managed {
+                slot: d.slot.clone(),
+                defaults,
+            };
+            Some((controller, managed))
         })
         .collect()
 }
