@@ -16,12 +16,32 @@ use std::rc::Rc;
 
 type Action = GripperCommand::Action;
 
-/// Below this speed (m/s or rad/s) the joint counts as stopped.
+/// Below this speed (m/s or rad/s) the joint counts as stopped, for the config's grippers.
 const STOPPED: f64 = 1e-3;
-/// How long (sim seconds) it must stay stopped short of the goal to count as stalled.
+/// How long (sim seconds) it must stay stopped short of the goal to count as stalled, for
+/// the config's grippers.
 const STALL_TIME: f64 = 0.2;
 /// A goal that neither reaches nor stalls within this long (sim seconds) is aborted.
 const GIVE_UP: f64 = 10.0;
+
+/// How a gripper judges a goal: a config's gripper (`tolerance`, `allow_stalling`, the
+/// stall constants above) or a gripper_action_controller's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GripperSettings {
+    pub goal_tolerance: f64,
+    pub allow_stalling: bool,
+    /// Below this speed the joint counts as stopped.
+    pub stall_velocity: f64,
+    /// Stopped short of the goal this long (sim seconds): stalled.
+    pub stall_timeout: f64,
+}
+
+/// A gripper the controller manager runs: its slot (goals are taken only while it is
+/// active) and its parameters.
+pub struct ManagedGripper {
+    pub slot: Rc<super::controller_manager::Slot>,
+    pub settings: GripperSettings,
+}
 
 struct Gripper {
     robot: usize,
@@ -35,8 +55,7 @@ struct Gripper {
     mapping: Option<([f64; 2], [f64; 2])>,
     /// Reachable joint positions.
     range: [f64; 2],
-    tolerance: f64,
-    allow_stalling: bool,
+    settings: GripperSettings,
 }
 
 impl Gripper {
@@ -45,6 +64,7 @@ impl Gripper {
         world: &crate::sim::WorldGeneration,
         robot: usize,
         config: &GripperController,
+        settings: Option<GripperSettings>,
         field: &str,
     ) -> Result<Self, ServeError> {
         let wrong = |key: &str, problem| ServeError::Config {
@@ -114,8 +134,12 @@ impl Gripper {
             actuator_id: actuator.id,
             mapping,
             range,
-            tolerance: config.tolerance,
-            allow_stalling: config.allow_stalling,
+            settings: settings.unwrap_or(GripperSettings {
+                goal_tolerance: config.tolerance,
+                allow_stalling: config.allow_stalling,
+                stall_velocity: STOPPED,
+                stall_timeout: STALL_TIME,
+            }),
         })
     }
 
@@ -199,20 +223,24 @@ async fn execute(
         }
         let elapsed = state.time - started;
         let (q, v) = (state.qpos[gripper.qpos], state.qvel[gripper.dof]);
-        let reached = (q - target).abs() <= gripper.tolerance;
+        let settings = &gripper.settings;
+        let reached = (q - target).abs() <= settings.goal_tolerance;
         ticks.count(goal.publish_feedback(gripper.reading(&state, false, reached)));
         if reached {
             return End::Done(result(gripper.reading(&state, false, true)));
         }
         // Stopped short of the goal for a while: holding something (or blocked).
-        still_since = match (v.abs() < STOPPED && elapsed > 0.05, still_since) {
+        still_since = match (
+            v.abs() < settings.stall_velocity && elapsed > 0.05,
+            still_since,
+        ) {
             (true, None) => Some(state.time),
             (true, since) => since,
             (false, _) => None,
         };
-        if still_since.is_some_and(|since| state.time - since >= STALL_TIME) {
+        if still_since.is_some_and(|since| state.time - since >= settings.stall_timeout) {
             let stalled = result(gripper.reading(&state, true, false));
-            return if gripper.allow_stalling {
+            return if settings.allow_stalling {
                 End::Done(stalled)
             } else {
                 End::Failed(stalled)
@@ -229,6 +257,8 @@ struct Server {
     handle: SimHandle,
     ticks: Ticks,
     gripper: Gripper,
+    /// A controller the controller manager runs takes goals only while it is active.
+    gate: Option<Rc<super::controller_manager::Slot>>,
 }
 
 impl goals::Controller for Server {
@@ -237,6 +267,12 @@ impl goals::Controller for Server {
 
     /// The position must be a number within the joint's reach, the effort a number.
     fn plan(&self, goal: &GripperCommand::Goal) -> Result<(), Refusal> {
+        if self.gate.as_ref().is_some_and(|gate| !gate.active()) {
+            return Err(Refusal::new(
+                "rejected",
+                "can't accept new action goals: the controller is not active",
+            ));
+        }
         let (target, effort) = (goal.command.position, goal.command.max_effort);
         let [lo, hi] = self.gripper.range;
         if !target.is_finite() || target < lo - 1e-9 || target > hi + 1e-9 {
@@ -281,7 +317,8 @@ impl goals::Controller for Server {
     }
 }
 
-/// Serves `{prefix}{gripper}/gripper_cmd` for each configured gripper of robot `robot`.
+/// Serves `{prefix}{gripper}/gripper_cmd` for each configured gripper of robot `robot`;
+/// `managed` holds, in the same order, what the controller manager says of those it runs.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     node: &mut super::backend::Node,
@@ -291,16 +328,20 @@ pub fn start(
     world: &crate::sim::WorldGeneration,
     robot: usize,
     configured: &[GripperController],
+    managed: &[ManagedGripper],
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), ServeError> {
     for (k, config) in configured.iter().enumerate() {
         let field = format!("robots[{robot}].ros.grippers[{k}]");
-        let gripper = Gripper::resolve(handle, world, robot, config, &field)?;
+        let by_manager = managed.get(k);
+        let settings = by_manager.map(|m| m.settings);
+        let gripper = Gripper::resolve(handle, world, robot, config, settings, &field)?;
         let action = topic(&format!("{}/gripper_cmd", config.name));
         let server = Rc::new(Server {
             handle: handle.clone(),
             ticks: ticks.clone(),
             gripper,
+            gate: by_manager.map(|m| m.slot.clone()),
         });
         goals::serve(node, spawner, &action, server)?;
     }

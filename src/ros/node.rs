@@ -510,9 +510,9 @@ struct RobotStart<'a> {
 }
 
 /// Starts the tasks of the controllers robot `index` of `world` declares for the controller
-/// manager (`only`: of that one): forward commands' subscriptions, and trajectory
-/// controllers' action servers (`trajectory`, as `trajectory_controllers` gives them) under
-/// names the config's own trajectory controllers leave.
+/// manager (`only`: of that one): forward commands' subscriptions, trajectory controllers'
+/// action servers (`trajectory`, as `trajectory_controllers` gives them) and grippers'
+/// action servers, under names the config's own controllers leave.
 fn start_controllers(
     node: &mut backend::Node,
     start: &RobotStart,
@@ -545,21 +545,47 @@ fn start_controllers(
         controllers.push(controller);
         managed.push(Some(by_manager));
     }
-    if controllers.is_empty() {
-        return Ok(());
+    let own_grippers = &world.config.robots[index].ros.grippers;
+    let (mut grippers, mut managed_grippers) = (Vec::new(), Vec::new());
+    for (gripper, by_manager) in
+        super::controller_manager::gripper_controllers(start.manager, world, index, only)
+    {
+        if own_grippers.iter().any(|g| g.name == gripper.name) {
+            log::warn!(
+                "robot '{}': the controller manager's '{}' gets no action server: the config names a gripper so",
+                map.name,
+                gripper.name
+            );
+            continue;
+        }
+        grippers.push(gripper);
+        managed_grippers.push(by_manager);
     }
     let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
     let robot_topic =
         |name: &str| super::outputs::robot_topic(&world.config, &map.name, prefixed, name);
-    super::actions::start(
+    if !controllers.is_empty() {
+        super::actions::start(
+            node,
+            start.spawner,
+            start.handle,
+            start.ticks,
+            world,
+            index,
+            &controllers,
+            &managed,
+            &robot_topic,
+        )?;
+    }
+    super::gripper::start(
         node,
         start.spawner,
         start.handle,
         start.ticks,
         world,
         index,
-        &controllers,
-        &managed,
+        &grippers,
+        &managed_grippers,
         &robot_topic,
     )
 }
@@ -618,6 +644,7 @@ fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTask
             world,
             index,
             &ros.grippers,
+            &[],
             &robot_topic,
         )
     });

@@ -14,7 +14,7 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 from builtin_interfaces.msg import Duration  # noqa: E402
-from control_msgs.action import FollowJointTrajectory  # noqa: E402
+from control_msgs.action import FollowJointTrajectory, GripperCommand  # noqa: E402
 from controller_manager_msgs.srv import SwitchController  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -43,6 +43,12 @@ controller_manager:
       type: position_controllers/JointGroupPositionController
     arm_trajectory_controller:
       type: joint_trajectory_controller/JointTrajectoryController
+    finger_gripper:
+      type: position_controllers/GripperActionController
+finger_gripper:
+  ros__parameters:
+    joint: finger_left_joint
+    goal_tolerance: 0.003
 arm_trajectory_controller:
   ros__parameters:
     joints: [arm_shoulder_yaw, arm_shoulder_pitch, arm_elbow, arm_wrist]
@@ -155,6 +161,28 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         ros2("control", "set_controller_state", "arm_trajectory_controller", "inactive")
         assert not send([0.0, 0.0, 0.0, 0.0]).accepted, "an inactive trajectory controller took a goal"
 
+        # The gripper action controller: a MoveIt-style GripperCommand goal while active, none
+        # once inactive.
+        spawner("finger_gripper")
+        gripper = ActionClient(ros, GripperCommand, "/finger_gripper/gripper_cmd")
+        assert gripper.wait_for_server(timeout_sec=30)
+
+        def grip(position):
+            goal = GripperCommand.Goal()
+            goal.command.position, goal.command.max_effort = position, 10.0
+            sent = gripper.send_goal_async(goal)
+            spin_until(ros, sent.done, what="the gripper goal's answer")
+            return sent.result()
+
+        answer = grip(0.02)
+        assert answer.accepted
+        result = answer.get_result_async()
+        spin_until(ros, result.done, timeout=60, what="the gripper goal's result")
+        assert result.result().result.reached_goal, result.result().result
+        assert arm_position(ros)["finger_left_joint"] == pytest.approx(0.02, abs=0.003)
+        ros2("control", "set_controller_state", "finger_gripper", "inactive")
+        assert not grip(0.01).accepted, "an inactive gripper controller took a goal"
+
         # A controller the robot's file does not declare, given to the spawner with -p: its
         # type and parameters reach the manager through its parameters, as upstream.
         extra = tmp_path / "finger.yaml"
@@ -175,5 +203,7 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
     # Gone from the graph (this probe's client too) before the next test lists what the
     # bridge serves.
     client.destroy()
-    spin_until(ros, lambda: not any("arm_trajectory_controller" in n for n, _ in ros.get_service_names_and_types()),
+    gripper.destroy()
+    spin_until(ros, lambda: not any(name in n for n, _ in ros.get_service_names_and_types()
+                                    for name in ("arm_trajectory_controller", "finger_gripper")),
                timeout=60, what="the bridge's action servers to leave the graph")

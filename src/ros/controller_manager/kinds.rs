@@ -5,6 +5,7 @@ use super::lifecycle::Interfaces;
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
 use crate::ros::actions::GoalDefaults;
+use crate::ros::gripper::GripperSettings;
 use mujoco_rs::prelude::MjModel;
 use serde_json::{Map, Value};
 
@@ -20,6 +21,9 @@ pub enum Kind {
     /// `~/follow_joint_trajectory` of its joints (position commands), which takes goals
     /// only while the controller is active.
     Trajectory,
+    /// gripper_action_controller: the GripperCommand server `~/gripper_cmd` of its joint
+    /// (position commands), which takes goals only while the controller is active.
+    Gripper,
 }
 
 /// A joint's command interface.
@@ -71,6 +75,10 @@ pub const TYPES: &[(&str, Kind)] = &[
     (
         "joint_trajectory_controller/JointTrajectoryController",
         Kind::Trajectory,
+    ),
+    (
+        "position_controllers/GripperActionController",
+        Kind::Gripper,
     ),
     (
         "position_controllers/JointGroupPositionController",
@@ -188,6 +196,31 @@ pub fn goal_defaults(
     Ok(defaults)
 }
 
+/// What a gripper_action_controller's parameters say, with upstream's defaults:
+/// `goal_tolerance` (0.01), `allow_stalling` (false), `stall_velocity_threshold` (0.001)
+/// and `stall_timeout` (1.0 s).
+pub fn gripper_settings(params: &Map<String, Value>) -> Result<GripperSettings, String> {
+    let number = |name: &str, default: f64| -> Result<f64, String> {
+        match params.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| format!("'{name}' must be a number of at least 0, got {v}")),
+        }
+    };
+    Ok(GripperSettings {
+        goal_tolerance: number("goal_tolerance", 0.01)?,
+        allow_stalling: match params.get("allow_stalling") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => return Err(format!("'allow_stalling' must be true or false, got {v}")),
+        },
+        stall_velocity: number("stall_velocity_threshold", 0.001)?,
+        stall_timeout: number("stall_timeout", 1.0)?,
+    })
+}
+
 /// Reads a controller's parameters against robot `map` of `model`: the joints it names, the
 /// interface each takes commands on.
 pub fn configure(
@@ -226,6 +259,25 @@ pub fn configure(
                     state,
                 },
             })
+        }
+        Kind::Gripper => {
+            let joint = match params.get("joint") {
+                Some(Value::String(joint)) if !joint.is_empty() => joint.clone(),
+                _ => return Err("'joint' must name the gripper's joint".into()),
+            };
+            gripper_settings(params)?;
+            let joints = Value::Array(vec![Value::String(joint.clone())]);
+            let forward = Map::from_iter([("joints".to_string(), joints)]);
+            let mut configured = configure(
+                Kind::Forward(Some(Interface::Position)),
+                &forward,
+                model,
+                map,
+            )?;
+            configured.interfaces.state = ["position", "velocity"]
+                .map(|i| format!("{joint}/{i}"))
+                .to_vec();
+            Ok(configured)
         }
         Kind::Trajectory => {
             let commanded = strings(params, "command_interfaces")?.unwrap_or_default();

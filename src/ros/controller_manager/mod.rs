@@ -14,6 +14,7 @@ mod lifecycle;
 
 use super::Qos;
 use super::actions::Managed;
+use super::gripper::ManagedGripper;
 use super::interfaces::controller_manager_msgs::msg::{
     ControllerState, HardwareComponentState, HardwareInterface,
 };
@@ -698,6 +699,44 @@ pub fn trajectory_controllers(
                 defaults,
             };
             Some((controller, managed))
+        })
+        .collect()
+}
+
+/// The gripper_action_controllers robot `robot` declares (`only`: that one), as the
+/// GripperCommand servers take them, each with its slot and parameters. One whose
+/// parameters do not fit the robot gets no server: configuring it says why.
+pub fn gripper_controllers(
+    manager: &Manager,
+    world: &WorldGeneration,
+    robot: usize,
+    only: Option<&str>,
+) -> Vec<(crate::config::GripperController, ManagedGripper)> {
+    let manager = manager.borrow();
+    let map = &world.robots[robot];
+    manager
+        .declared
+        .iter()
+        .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
+        .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(Kind::Gripper))
+        .filter_map(|(name, d)| {
+            let params = &d.controller.params;
+            let configured = kinds::configure(Kind::Gripper, params, &world.model, map).ok()?;
+            let settings = kinds::gripper_settings(params).ok()?;
+            let gripper = crate::config::GripperController {
+                name: name.clone(),
+                joint: configured.joints.first()?.clone(),
+                actuator: None,
+                position_range: None,
+                // Checked as a config's; the goals follow `settings`.
+                tolerance: 0.002,
+                allow_stalling: settings.allow_stalling,
+            };
+            let managed = ManagedGripper {
+                slot: d.slot.clone(),
+                settings,
+            };
+            Some((gripper, managed))
         })
         .collect()
 }
