@@ -622,7 +622,7 @@ fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTask
         // unless the controller manager runs trajectory controllers for the robot.
         let managed =
             super::controller_manager::trajectory_controllers(manager, world, index, None);
-        if !(ros.trajectory_controllers.is_empty() && !managed.is_empty()) {
+        if !ros.trajectory_controllers.is_empty() || managed.is_empty() {
             super::actions::start(
                 node,
                 spawner,
