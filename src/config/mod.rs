@@ -2,6 +2,7 @@
 //! the file and the field path (`robots[0].pose.xyz`).
 mod access;
 pub mod controllers;
+pub mod diff_drive;
 mod paths;
 mod ros_params;
 mod schema;
@@ -309,6 +310,12 @@ impl Config {
             }
         }
         for (i, robot) in self.robots.iter().enumerate() {
+            if robot.ros.odometry.topic.is_empty() {
+                return err(
+                    format!("robots[{i}].ros.odometry.topic"),
+                    "needs a topic".into(),
+                );
+            }
             if let Some((name, gain)) = robot.urdf_gains.invalid() {
                 return err(
                     format!("robots[{i}].urdf_gains.{name}"),

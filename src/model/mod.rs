@@ -2,6 +2,7 @@
 //! one world under its name prefix at its configured pose, compiled once into the `MjModel`
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
 mod cameras;
+mod declared_bases;
 pub mod gains;
 mod names;
 pub mod pose;
@@ -215,7 +216,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             set
         })
         .collect();
-    let declared_controllers = robots_loaded
+    let declared_controllers: Vec<_> = robots_loaded
         .iter()
         .enumerate()
         .map(|(index, loaded)| {
@@ -237,6 +238,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map
         })
         .collect();
+    // The world's own config: with the bases its controllers files give.
+    let mut world_config = config.clone();
+    declared_bases::apply(&mut world_config, &model, &robots, &declared_controllers);
     let sensors = sensors::SensorPlan::of(&model, &robots, config)
         .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
     check_caps(config, &model, &sensors)?;
@@ -251,10 +255,14 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     Ok(World {
         model,
         robots,
-        controls: config.robots.iter().map(|r| r.control.clone()).collect(),
+        controls: world_config
+            .robots
+            .iter()
+            .map(|r| r.control.clone())
+            .collect(),
         declared_controllers,
         origin: config.origin.clone(),
-        config: config.clone(),
+        config: world_config,
         sensors: Arc::new(sensors),
         warnings,
     })

@@ -39,21 +39,27 @@ pub fn start(
     topic: &dyn Fn(&str) -> String,
 ) -> Result<(), super::Error> {
     let qos = Qos::DEFAULT;
-    let mut twists = node
-        .subscribe::<crate::ros::interfaces::geometry_msgs::msg::Twist>(&topic("cmd_vel"), qos)?;
-    let commands = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(t) = twists.next().await {
-            // Refusals (NaN) are counted and logged by the handle.
-            let _ = commands.command_twist(
-                ControlSource::Ros,
-                robot,
-                t.linear.x,
-                t.linear.y,
-                t.angular.z,
-            );
-        }
-    })?;
+    // A base that a diff_drive_controller gives takes that controller's ~/cmd_vel instead.
+    let base = world.config.robots[robot].control.base.as_ref();
+    if base.is_none_or(|b| b.controller.is_none()) {
+        let mut twists = node.subscribe::<crate::ros::interfaces::geometry_msgs::msg::Twist>(
+            &topic("cmd_vel"),
+            qos,
+        )?;
+        let commands = handle.clone();
+        super::spawn(spawner, async move {
+            while let Some(t) = twists.next().await {
+                // Refusals (NaN) are counted and logged by the handle.
+                let _ = commands.command_twist(
+                    ControlSource::Ros,
+                    robot,
+                    t.linear.x,
+                    t.linear.y,
+                    t.angular.z,
+                );
+            }
+        })?;
+    }
     let mut joint_commands = node
         .subscribe::<crate::ros::interfaces::sensor_msgs::msg::JointState>(
             &topic("joint_commands"),

@@ -530,6 +530,16 @@ fn start_controllers(
         only,
     )
     .map_err(ServeError::Middleware)?;
+    super::controller_manager::start_diff_drive(
+        node,
+        start.spawner,
+        start.handle,
+        world,
+        index,
+        start.manager,
+        only,
+    )
+    .map_err(ServeError::Middleware)?;
     let map = &world.robots[index];
     let own = &world.config.robots[index].ros.trajectory_controllers;
     let (mut controllers, mut managed) = (Vec::new(), Vec::new());

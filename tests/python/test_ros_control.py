@@ -207,3 +207,68 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
     spin_until(ros, lambda: not any(name in n for n, _ in ros.get_service_names_and_types()
                                     for name in ("arm_trajectory_controller", "finger_gripper")),
                timeout=60, what="the bridge's action servers to leave the graph")
+
+
+DIFF_DRIVE = """\
+controller_manager:
+  ros__parameters:
+    update_rate: 100
+    diff_drive_controller:
+      type: diff_drive_controller/DiffDriveController
+diff_drive_controller:
+  ros__parameters:
+    left_wheel_names: [left_wheel_joint]
+    right_wheel_names: [right_wheel_joint]
+    wheel_separation: 0.46
+    wheel_radius: 0.08
+    cmd_vel_timeout: 0.5
+"""
+
+
+@needs_ros2_cli
+def test_a_diff_drive_controller_drives_the_base_while_active_and_its_odom_integrates_it(tmp_path, ros):
+    """The default robot without its config's base: the diff_drive_controller of its
+    controllers file gives it one, driven by the controller's ~/cmd_vel (TwistStamped)."""
+    from geometry_msgs.msg import TwistStamped
+    from nav_msgs.msg import Odometry
+
+    controllers = tmp_path / "controllers.yaml"
+    controllers.write_text(DIFF_DRIVE)
+    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}",
+                                                "--set", "robots.0.control.base=null"])
+    try:
+        bridge.console("realtime")
+        assert "base from" in bridge.log_so_far() and "diff_drive_controller 'diff_drive_controller'" in bridge.log_so_far()
+        spawner("diff_drive_controller")
+        rows, out = listed()
+        assert rows["diff_drive_controller"] == ("diff_drive_controller/DiffDriveController", "active"), out
+        assert "\t\tleft_wheel_joint/velocity" in out and "\t\tright_wheel_joint/velocity" in out, out
+        twist = ros.create_publisher(TwistStamped, "/diff_drive_controller/cmd_vel", 10)
+        spin_until(ros, lambda: twist.get_subscription_count() > 0, what="the controller's cmd_vel subscription")
+
+        def x():
+            return latest_message(ros, Odometry, "/diff_drive_controller/odom").pose.pose.position.x
+
+        def drive(seconds):
+            import time
+            message = TwistStamped()
+            message.twist.linear.x = 0.4
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                twist.publish(message)
+                rclpy.spin_once(ros, timeout_sec=0.05)
+
+        start = x()
+        drive(2.0)
+        moved = x() - start
+        # 0.4 m/s for about 2 s, as the wheels' odometry integrates it.
+        assert 0.3 < moved < 1.2, moved
+        ros2("control", "set_controller_state", "diff_drive_controller", "inactive")
+        import time
+        time.sleep(1.0)  # the last twist times out (cmd_vel_timeout 0.5 s)
+        still = x()
+        drive(1.5)
+        assert abs(x() - still) < 0.02, "an inactive diff drive moved the base"
+    finally:
+        bridge.close()
+        ros2("daemon", "stop", check=False)

@@ -115,6 +115,10 @@ pub struct BaseConfig {
     /// Seconds (sim time) after the last twist at which the base stops; 0 keeps it forever.
     #[serde(default = "default_twist_timeout")]
     pub cmd_vel_timeout: f64,
+    /// The diff_drive_controller of the robot's controllers file that gives this base, when
+    /// one does: its `~/cmd_vel` drives the base, and the robot's `cmd_vel` does not.
+    #[serde(skip)]
+    pub controller: Option<String>,
 }
 
 fn default_twist_timeout() -> f64 {

@@ -190,6 +190,9 @@ pub struct OdometryConfig {
     /// publishes `map -> odom`.
     pub world_to_odom: bool,
     pub source: OdometrySource,
+    /// The topic, under the robot's namespace: `odom`, or `<controller>/odom` for a base
+    /// that a diff_drive_controller gives.
+    pub topic: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
@@ -210,6 +213,7 @@ impl Default for OdometryConfig {
             frame_id: "odom".into(),
             world_to_odom: true,
             source: OdometrySource::GroundTruth,
+            topic: "odom".into(),
         }
     }
 }

@@ -24,6 +24,9 @@ pub enum Kind {
     /// gripper_action_controller: the GripperCommand server `~/gripper_cmd` of its joint
     /// (position commands), which takes goals only while the controller is active.
     Gripper,
+    /// diff_drive_controller: `~/cmd_vel` to the robot's base (which the controller's
+    /// parameters give, see `config::diff_drive`) while the controller is active.
+    DiffDrive,
 }
 
 /// A joint's command interface.
@@ -76,6 +79,7 @@ pub const TYPES: &[(&str, Kind)] = &[
         "joint_trajectory_controller/JointTrajectoryController",
         Kind::Trajectory,
     ),
+    (crate::config::diff_drive::DIFF_DRIVE, Kind::DiffDrive),
     (
         "position_controllers/GripperActionController",
         Kind::Gripper,
@@ -258,6 +262,26 @@ pub fn configure(
                     command: Vec::new(),
                     state,
                 },
+            })
+        }
+        Kind::DiffDrive => {
+            let drive = crate::config::diff_drive::DiffDrive::parse(params)?;
+            let (mut command, mut state) = (Vec::new(), Vec::new());
+            for wheel in [&drive.left_wheel, &drive.right_wheel] {
+                let interface = actuator_interface(model, map, wheel).ok_or_else(|| {
+                    format!("robot '{}' has no actuated joint '{wheel}'", map.name)
+                })?;
+                if interface == Interface::Position {
+                    return Err(format!(
+                        "wheel '{wheel}' has a position command interface; a wheel needs velocity (or effort)"
+                    ));
+                }
+                command.push(format!("{wheel}/{}", interface.name()));
+                state.extend(["position", "velocity"].map(|i| format!("{wheel}/{i}")));
+            }
+            Ok(Configured {
+                joints: vec![drive.left_wheel, drive.right_wheel],
+                interfaces: Interfaces { command, state },
             })
         }
         Kind::Gripper => {

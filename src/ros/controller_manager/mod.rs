@@ -741,6 +741,70 @@ pub fn gripper_controllers(
         .collect()
 }
 
+/// Starts the `~/cmd_vel` subscriptions of the diff_drive_controllers robot `robot` of
+/// `world` declares (`only`: of that one) whose parameters gave the robot its base; each
+/// drives the base only while its controller is active.
+pub fn start_diff_drive(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    world: &WorldGeneration,
+    robot: usize,
+    manager: &Manager,
+    only: Option<&str>,
+) -> Result<(), super::Error> {
+    use super::interfaces::geometry_msgs::msg::{Twist, TwistStamped};
+    let robot_name = world.robots[robot].name.clone();
+    let base = world.config.robots[robot].control.base.as_ref();
+    let Some(driving) = base.and_then(|b| b.controller.clone()) else {
+        return Ok(());
+    };
+    let manager = manager.borrow();
+    let Some(declared) = manager
+        .declared
+        .get(&driving)
+        .filter(|d| d.robot == robot_name && only.is_none_or(|o| o == driving))
+    else {
+        return Ok(());
+    };
+    let Ok(drive) = crate::config::diff_drive::DiffDrive::parse(&declared.controller.params) else {
+        return Ok(());
+    };
+    let topic = format!("{driving}/cmd_vel");
+    let (slot, handle) = (declared.slot.clone(), handle.clone());
+    // Upstream's diff drive reads the twist's linear x and angular z.
+    let drive_base = move |twist: &Twist| {
+        if !slot.active.get() {
+            return;
+        }
+        if let Ok(robot) = handle.robot_index(&robot_name) {
+            let _ = handle.command_twist(
+                ControlSource::Ros,
+                robot,
+                twist.linear.x,
+                0.0,
+                twist.angular.z,
+            );
+        }
+    };
+    if drive.stamped {
+        let mut twists = node.subscribe::<TwistStamped>(&topic, Qos::DEFAULT)?;
+        super::spawn(spawner, async move {
+            while let Some(message) = twists.next().await {
+                drive_base(&message.twist);
+            }
+        })?;
+    } else {
+        let mut twists = node.subscribe::<Twist>(&topic, Qos::DEFAULT)?;
+        super::spawn(spawner, async move {
+            while let Some(message) = twists.next().await {
+                drive_base(&message);
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// Starts the `~/commands` subscriptions of the forward command controllers robot `robot`
 /// of `world` declares (`only`: of that one); each acts only while its controller is active.
 pub fn start_forward(

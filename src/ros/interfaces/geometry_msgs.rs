@@ -11,6 +11,7 @@ pub mod msg {
         Transform { translation: Vector3, rotation: Quaternion }
         TransformStamped { header: Header, child_frame_id: String, transform: Transform }
         Twist { linear: Vector3, angular: Vector3 }
+        TwistStamped { header: Header, twist: Twist }
         Accel { linear: Vector3, angular: Vector3 }
         Wrench { force: Vector3, torque: Vector3 }
         WrenchStamped { header: Header, wrench: Wrench }

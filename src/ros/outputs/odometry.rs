@@ -51,7 +51,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         let estimate = Shared::new(estimate);
         plan.odometry[robot] = Some(estimate.clone());
         let topic = Topic {
-            name: plan.robot_topic(robot, "odom"),
+            name: plan.robot_topic(robot, &config.ros.odometry.topic),
             schedule: plan.rate("odom", None),
             qos: Qos::STATE,
         };

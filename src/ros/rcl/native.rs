@@ -192,6 +192,7 @@ mod tests {
             geometry_msgs::msg::Transform,
             geometry_msgs::msg::TransformStamped,
             geometry_msgs::msg::Twist,
+            geometry_msgs::msg::TwistStamped,
             geometry_msgs::msg::Accel,
             geometry_msgs::msg::Wrench,
             geometry_msgs::msg::WrenchStamped,

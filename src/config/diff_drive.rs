@@ -1,0 +1,161 @@
+//! A diff_drive_controller's parameters, as ros2_control's DiffDriveController reads them,
+//! and the base and odometry of the robot's config they stand for: a robot whose config
+//! has no `control.base` gets its base from the diff_drive_controller its controllers file
+//! declares (one implementation of the base, whichever way it is given).
+use super::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
+use serde_json::{Map, Value};
+
+/// The controller type.
+pub const DIFF_DRIVE: &str = "diff_drive_controller/DiffDriveController";
+
+/// What the bridge reads of a diff_drive_controller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffDrive {
+    pub left_wheel: String,
+    pub right_wheel: String,
+    /// `wheel_separation` times `wheel_separation_multiplier`.
+    pub wheel_separation: f64,
+    pub wheel_radius: f64,
+    /// Seconds after the last twist at which the base stops (`cmd_vel_timeout`, 0.5).
+    pub cmd_vel_timeout: f64,
+    /// `odom_frame_id` ("odom").
+    pub odom_frame: String,
+    /// `~/cmd_vel` is geometry_msgs/TwistStamped (`use_stamped_vel`, true), else Twist.
+    pub stamped: bool,
+    /// `open_loop` (false): odometry from the commanded twist instead of the wheels; read
+    /// here as the wheels' (see the README's table).
+    pub open_loop: bool,
+}
+
+fn number(params: &Map<String, Value>, name: &str) -> Result<Option<f64>, String> {
+    match params.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| format!("'{name}' must be a number, got {v}")),
+    }
+}
+
+fn flag(params: &Map<String, Value>, name: &str, default: bool) -> Result<bool, String> {
+    match params.get(name) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(format!("'{name}' must be true or false, got {v}")),
+    }
+}
+
+/// The one wheel of a side (`left_wheel_names` / `right_wheel_names`).
+fn wheel(params: &Map<String, Value>, name: &str) -> Result<String, String> {
+    let names: Vec<&str> = params
+        .get(name)
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    match names.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => Err(format!("'{name}' must name the wheel joint of that side")),
+        more => Err(format!(
+            "'{name}' names {} wheels ({more:?}); one wheel per side is supported",
+            more.len()
+        )),
+    }
+}
+
+impl DiffDrive {
+    /// Reads a diff_drive_controller's parameters; what is wrong names its parameter.
+    pub fn parse(params: &Map<String, Value>) -> Result<Self, String> {
+        let positive = |name: &str, default: Option<f64>| -> Result<f64, String> {
+            match number(params, name)?.or(default) {
+                Some(x) if x > 0.0 => Ok(x),
+                Some(x) => Err(format!("'{name}' must be positive, got {x}")),
+                None => Err(format!("'{name}' is required")),
+            }
+        };
+        let multiplier = positive("wheel_separation_multiplier", Some(1.0))?;
+        for side in ["left", "right"] {
+            let name = format!("{side}_wheel_radius_multiplier");
+            if positive(&name, Some(1.0))? != 1.0 {
+                return Err(format!("'{name}' other than 1.0 is not supported"));
+            }
+        }
+        let cmd_vel_timeout = number(params, "cmd_vel_timeout")?.unwrap_or(0.5);
+        if cmd_vel_timeout < 0.0 {
+            return Err(format!(
+                "'cmd_vel_timeout' must be at least 0, got {cmd_vel_timeout}"
+            ));
+        }
+        let odom_frame = match params.get("odom_frame_id") {
+            None => "odom".to_string(),
+            Some(Value::String(frame)) if !frame.is_empty() => frame.clone(),
+            Some(v) => return Err(format!("'odom_frame_id' must name a frame, got {v}")),
+        };
+        Ok(Self {
+            left_wheel: wheel(params, "left_wheel_names")?,
+            right_wheel: wheel(params, "right_wheel_names")?,
+            wheel_separation: positive("wheel_separation", None)? * multiplier,
+            wheel_radius: positive("wheel_radius", None)?,
+            cmd_vel_timeout,
+            odom_frame,
+            stamped: flag(params, "use_stamped_vel", true)?,
+            open_loop: flag(params, "open_loop", false)?,
+        })
+    }
+
+    /// The robot config's base this controller stands for.
+    pub fn base(&self) -> BaseConfig {
+        BaseConfig {
+            kind: BaseKind::DiffDrive,
+            left_wheel: Some(self.left_wheel.clone()),
+            right_wheel: Some(self.right_wheel.clone()),
+            wheel_radius: Some(self.wheel_radius),
+            wheel_separation: Some(self.wheel_separation),
+            cmd_vel_timeout: self.cmd_vel_timeout,
+            controller: None,
+        }
+    }
+
+    /// Its odometry, published as `<controller>/odom`: from the wheels, as upstream's.
+    pub fn odometry(&self, controller: &str, odometry: &OdometryConfig) -> OdometryConfig {
+        OdometryConfig {
+            frame_id: self.odom_frame.clone(),
+            source: OdometrySource::Wheels,
+            topic: format!("{controller}/odom"),
+            ..odometry.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(yaml: &str) -> Map<String, Value> {
+        serde_saphyr::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn reads_upstream_parameters_and_names_the_wrong_one() {
+        let drive = DiffDrive::parse(&params(
+            "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, wheel_separation_multiplier: 1.5, use_stamped_vel: false}",
+        ))
+        .unwrap();
+        assert_eq!(
+            (drive.left_wheel.as_str(), drive.right_wheel.as_str()),
+            ("l", "r")
+        );
+        assert!((drive.wheel_separation - 0.6).abs() < 1e-12);
+        assert_eq!((drive.cmd_vel_timeout, drive.stamped), (0.5, false));
+        assert_eq!(drive.odom_frame, "odom");
+        let wrong = |yaml| DiffDrive::parse(&params(yaml)).unwrap_err();
+        assert!(
+            wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_radius: 0.1}")
+                .contains("'wheel_separation' is required")
+        );
+        assert!(wrong("{left_wheel_names: [a, b], right_wheel_names: [r], wheel_separation: 1, wheel_radius: 0.1}")
+            .contains("one wheel per side is supported"));
+        assert!(wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: -1, wheel_radius: 0.1}")
+            .contains("'wheel_separation' must be positive"));
+    }
+}

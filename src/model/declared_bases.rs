@@ -1,0 +1,84 @@
+//! Bases that a robot's controllers file gives: a diff_drive_controller stands for the
+//! robot config's `control.base` (and its odometry) when the config has none, so that the
+//! physics thread's one base controller drives the robot either way.
+use super::RobotMap;
+use crate::config::Config;
+use crate::config::controllers::ControllersFile;
+use crate::config::diff_drive::{DIFF_DRIVE, DiffDrive};
+use mujoco_rs::prelude::*;
+use std::sync::Arc;
+
+/// Whether some actuator of `map` drives joint `joint` other than as a position servo.
+fn drives_wheel(model: &MjModel, map: &RobotMap, joint: &str) -> Result<(), String> {
+    let id = map
+        .joint(joint)
+        .ok_or_else(|| format!("robot '{}' has no joint '{joint}'", map.name))?
+        .id;
+    let actuator = map
+        .actuators
+        .iter()
+        .find(|a| {
+            model.actuator_trntype()[a.id] == MjtTrn::mjTRN_JOINT
+                && model.actuator_trnid()[a.id][0] as usize == id
+        })
+        .ok_or_else(|| format!("no actuator drives joint '{joint}'"))?;
+    if model.actuator_biasprm()[actuator.id][1] != 0.0 {
+        return Err(format!(
+            "joint '{joint}' has a position servo; a wheel needs a velocity servo or a motor"
+        ));
+    }
+    Ok(())
+}
+
+/// Gives each robot without `control.base` the base its controllers file's
+/// diff_drive_controller stands for. One whose parameters do not fit is left without (the
+/// controller manager refuses to configure it, saying why).
+pub fn apply(
+    config: &mut Config,
+    model: &MjModel,
+    robots: &[RobotMap],
+    declared: &[Option<Arc<ControllersFile>>],
+) {
+    for (index, file) in declared.iter().enumerate() {
+        let Some(file) = file else { continue };
+        let robot = &mut config.robots[index];
+        for (name, controller) in &file.controllers {
+            if controller.type_name != DIFF_DRIVE {
+                continue;
+            }
+            if let Some(base) = &robot.control.base {
+                if base.controller.as_deref() != Some(name.as_str()) {
+                    log::warn!(
+                        "robot '{}': its config's control.base drives the base; {}'s '{name}' gives none",
+                        robot.name,
+                        file.origin
+                    );
+                }
+                continue;
+            }
+            let drive = DiffDrive::parse(&controller.params).and_then(|drive| {
+                drives_wheel(model, &robots[index], &drive.left_wheel)?;
+                drives_wheel(model, &robots[index], &drive.right_wheel)?;
+                Ok(drive)
+            });
+            match drive {
+                Ok(drive) => {
+                    let mut base = drive.base();
+                    base.controller = Some(name.clone());
+                    robot.control.base = Some(base);
+                    robot.ros.odometry = drive.odometry(name, &robot.ros.odometry);
+                    log::info!(
+                        "robot '{}': base from {}'s diff_drive_controller '{name}'",
+                        robot.name,
+                        file.origin
+                    );
+                }
+                Err(reason) => log::warn!(
+                    "robot '{}': {}'s diff_drive_controller '{name}' gives no base: {reason}",
+                    robot.name,
+                    file.origin
+                ),
+            }
+        }
+    }
+}
