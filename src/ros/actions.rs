@@ -17,6 +17,7 @@ use crate::ros::interfaces::control_msgs::action::FollowJointTrajectory;
 use crate::ros::interfaces::control_msgs::msg::JointTolerance;
 use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectoryPoint;
 use crate::sim::{SimHandle, StateSnapshot};
+use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -514,6 +515,42 @@ impl goals::Controller for Server {
     }
 }
 
+/// A joint_trajectory_controller's `~/joint_trajectory` (trajectory_msgs/JointTrajectory):
+/// followed at once while the controller is active, as upstream takes it (no tolerances,
+/// no result); joints not in `group` are refused by name.
+fn serve_topic(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    group: &Group,
+    slot: Rc<super::controller_manager::Slot>,
+    controller: &str,
+) -> Result<(), ServeError> {
+    use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory;
+    let topic = format!("{controller}/joint_trajectory");
+    let mut trajectories = node
+        .subscribe::<JointTrajectory>(&topic, super::Qos::DEFAULT)
+        .map_err(ServeError::Middleware)?;
+    let (handle, robot) = (handle.clone(), group.robot);
+    let joints: Vec<String> = group.joints.iter().map(|j| j.name.clone()).collect();
+    super::spawn(spawner, async move {
+        while let Some(message) = trajectories.next().await {
+            if !slot.active() {
+                continue;
+            }
+            if let Some(stranger) = message.joint_names.iter().find(|j| !joints.contains(j)) {
+                let _ = handle.bad_command(
+                    "trajectory",
+                    format!("{topic}: joint '{stranger}' is not in this controller"),
+                );
+                continue;
+            }
+            super::commands::follow(&handle, robot, &message, &topic);
+        }
+    })
+    .map_err(ServeError::Middleware)
+}
+
 /// Serves `{prefix}{controller}/follow_joint_trajectory` for each group of robot `robot`;
 /// `managed` holds, in the same order, what the controller manager says of those it runs.
 #[allow(clippy::too_many_arguments)]
@@ -534,14 +571,18 @@ pub fn start(
         .enumerate()
     {
         let action = topic(&format!("{name}/follow_joint_trajectory"));
+        let gate = managed
+            .get(k)
+            .and_then(Option::as_ref)
+            .map(|m| m.slot.clone());
+        if let Some(slot) = &gate {
+            serve_topic(node, spawner, handle, &group, slot.clone(), &topic(&name))?;
+        }
         let server = Rc::new(Server {
             handle: handle.clone(),
             ticks: ticks.clone(),
             group,
-            gate: managed
-                .get(k)
-                .and_then(Option::as_ref)
-                .map(|m| m.slot.clone()),
+            gate,
         });
         goals::serve(node, spawner, &action, server)?;
     }

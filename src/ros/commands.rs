@@ -122,23 +122,33 @@ pub fn start(
     let commands = handle.clone();
     super::spawn(spawner, async move {
         while let Some(message) = trajectories.next().await {
-            let joints: Vec<&str> = message.joint_names.iter().map(String::as_str).collect();
-            let arrays = match super::convert::trajectory_arrays(&message) {
-                Ok(arrays) => arrays,
-                Err(m) => {
-                    let _ = commands.bad_command("trajectory", format!("joint_trajectory: {m}"));
-                    continue;
-                }
-            };
-            // The handle checks the shapes, NaN and the times, and names the problem.
-            let _ = commands.follow_trajectory(
-                robot,
-                &joints,
-                &arrays.times,
-                &arrays.positions,
-                &arrays.velocities,
-            );
+            follow(&commands, robot, &message, "joint_trajectory");
         }
     })?;
     Ok(())
+}
+
+/// Hands trajectory `message` (from topic `topic`) to robot `robot`'s trajectory follower;
+/// the handle checks the shapes, NaN and the times, and names the problem.
+pub(super) fn follow(
+    handle: &SimHandle,
+    robot: usize,
+    message: &crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory,
+    topic: &str,
+) {
+    let joints: Vec<&str> = message.joint_names.iter().map(String::as_str).collect();
+    let arrays = match super::convert::trajectory_arrays(message) {
+        Ok(arrays) => arrays,
+        Err(m) => {
+            let _ = handle.bad_command("trajectory", format!("{topic}: {m}"));
+            return;
+        }
+    };
+    let _ = handle.follow_trajectory(
+        robot,
+        &joints,
+        &arrays.times,
+        &arrays.positions,
+        &arrays.velocities,
+    );
 }

@@ -18,7 +18,7 @@ from control_msgs.action import FollowJointTrajectory, GripperCommand  # noqa: E
 from controller_manager_msgs.srv import SwitchController  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 from conftest import Bridge, call, latest_message, needs_ros2_cli, ros2, spin_until  # noqa: E402
@@ -155,6 +155,13 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         spin_until(ros, result.done, timeout=60, what="the goal's result")
         assert result.result().result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.result().result
         assert arm_position(ros)["arm_shoulder_yaw"] == pytest.approx(-0.4, abs=0.03)
+        # Its ~/joint_trajectory topic: followed at once while active.
+        topic = ros.create_publisher(JointTrajectory, "/arm_trajectory_controller/joint_trajectory", 10)
+        spin_until(ros, lambda: topic.get_subscription_count() > 0, what="the controller's joint_trajectory")
+        topic.publish(JointTrajectory(joint_names=arm, points=[
+            JointTrajectoryPoint(positions=[0.3, 0.3, 0.6, 0.2], time_from_start=Duration(sec=1))]))
+        spin_until(ros, lambda: abs(arm_position(ros)["arm_shoulder_yaw"] - 0.3) < 0.03, timeout=30,
+                   what="the shoulder at 0.3 rad from ~/joint_trajectory")
         switch = SwitchController.Request(activate_controllers=["arm_controller"], strictness=SwitchController.Request.STRICT)
         refused = call(ros, SwitchController, "/controller_manager/switch_controller", switch)
         assert not refused.ok and "cannot claim 'arm_shoulder_yaw/position', which 'arm_trajectory_controller' holds" in refused.message
