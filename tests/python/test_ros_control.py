@@ -125,6 +125,11 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
             refused = spawner(name, check=False)
             assert refused.returncode != 0, refused.stdout + refused.stderr
             assert reason in bridge.log_so_far(), bridge.log_so_far()[-3000:]
+        # The robot's hardware component is active and stays so.
+        kept = ros2("control", "set_hardware_component_state", "mobile", "active", check=False)
+        assert kept.returncode == 0, kept.stdout + kept.stderr
+        refused = ros2("control", "set_hardware_component_state", "mobile", "inactive", check=False)
+        assert "'mobile' stays active" in bridge.log_so_far(), refused.stdout + refused.stderr
         rows, out = listed()
         assert "io_and_status_controller" not in rows, out
         assert rows["wheel_as_position_controller"][1] == "unconfigured", out

@@ -2,7 +2,7 @@
 //! the services `controller_manager/{list_controllers, list_controller_types,
 //! list_hardware_components, list_hardware_interfaces, load_controller,
 //! configure_controller, cleanup_controller, switch_controller, unload_controller,
-//! reload_controller_libraries}` in the node's namespace. The controllers it can load are
+//! reload_controller_libraries, set_hardware_component_state}` in the node's namespace. The controllers it can load are
 //! those the robots' controllers files declare (`controllers: FILE`); each runs as its type
 //! says (`kinds.rs`) on the robot that declared it. A request it refuses answers `ok: false`
 //! and logs why, as upstream does.
@@ -21,7 +21,7 @@ use super::interfaces::controller_manager_msgs::msg::{
 use super::interfaces::controller_manager_msgs::srv::{
     CleanupController, ConfigureController, ListControllerTypes, ListControllers,
     ListHardwareComponents, ListHardwareInterfaces, LoadController, ReloadControllerLibraries,
-    SwitchController, UnloadController,
+    SetHardwareComponentState, SwitchController, UnloadController,
 };
 use super::interfaces::lifecycle_msgs::msg::State as LifecycleState;
 use super::interfaces::rcl_interfaces::msg::{
@@ -582,6 +582,42 @@ pub fn start(
             ListHardwareInterfaces::Response {
                 command_interfaces,
                 state_interfaces,
+            }
+        },
+    )?;
+    serve::<SetHardwareComponentState::Service>(
+        node,
+        spawner,
+        manager,
+        "set_hardware_component_state",
+        |m, r| {
+            let component = m.components().into_iter().find(|c| c.name == r.name);
+            let active = |s: &LifecycleState| {
+                s.id == LifecycleState::PRIMARY_STATE_ACTIVE || s.label == "active"
+            };
+            let ok = match &component {
+                None => {
+                    log::error!(
+                        "controller_manager: set_hardware_component_state: no hardware component '{}'",
+                        r.name
+                    );
+                    false
+                }
+                Some(_) if active(&r.target_state) => true,
+                // A simulated robot's joints are always read and commanded.
+                Some(_) => {
+                    log::error!(
+                        "controller_manager: set_hardware_component_state: '{}' stays active: a simulated robot's component takes no other state (asked: {} '{}')",
+                        r.name,
+                        r.target_state.id,
+                        r.target_state.label
+                    );
+                    false
+                }
+            };
+            SetHardwareComponentState::Response {
+                ok,
+                state: component.map(|c| c.state).unwrap_or_default(),
             }
         },
     )?;
