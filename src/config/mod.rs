@@ -1,6 +1,7 @@
 //! Robot and world configuration: YAML files in `config/`, validated with errors that name
 //! the file and the field path (`robots[0].pose.xyz`).
 mod access;
+pub mod broadcasters;
 pub mod controllers;
 pub mod diff_drive;
 mod paths;

@@ -3,6 +3,7 @@
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
 mod cameras;
 mod declared_bases;
+mod declared_sensors;
 pub mod gains;
 mod names;
 pub mod pose;
@@ -241,6 +242,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     // The world's own config: with the bases its controllers files give.
     let mut world_config = config.clone();
     declared_bases::apply(&mut world_config, &model, &robots, &declared_controllers);
+    declared_sensors::apply(&mut world_config, &model, &robots, &declared_controllers);
     let sensors = sensors::SensorPlan::of(&model, &robots, config)
         .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
     check_caps(config, &model, &sensors)?;

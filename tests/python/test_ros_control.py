@@ -7,6 +7,7 @@ and a controller that names an interface its joint lacks are refused one by one 
 others run; a joint_trajectory_controller takes goals only while active and its claims bar a
 second controller of its joints; the spawner's `-p FILE` declares a controller through the
 manager's parameters. Runs in the suite's private network namespace with LOCALHOST discovery."""
+import math
 import os
 import re
 
@@ -281,6 +282,90 @@ def test_a_diff_drive_controller_drives_the_base_while_active_and_its_odom_integ
         still = x()
         drive(1.5)
         assert abs(x() - still) < 0.02, "an inactive diff drive moved the base"
+    finally:
+        bridge.close()
+        ros2("daemon", "stop", check=False)
+
+
+SENSOR_ROBOT = """\
+world: {floor: true}
+robots:
+  - name: probe
+    pose: {xyz: [0, 0, 0.5]}
+    mjcf_string: |
+      <mujoco>
+        <worldbody>
+          <body name="box">
+            <joint name="lift" type="slide" axis="0 0 1" range="-0.2 0.2"/>
+            <geom type="box" size="0.1 0.1 0.05" mass="2"/>
+            <site name="imu_site"/>
+            <site name="down" pos="0 0 -0.06" zaxis="0 0 -1"/>
+          </body>
+        </worldbody>
+        <actuator><position name="lift" joint="lift" kp="2000" kv="100"/></actuator>
+        <sensor>
+          <framequat name="imu_sensor_quat" objtype="site" objname="imu_site"/>
+          <gyro name="imu_sensor_gyro" site="imu_site"/>
+          <accelerometer name="imu_sensor_accel" site="imu_site"/>
+          <force name="fts_force" site="imu_site"/>
+          <torque name="fts_torque" site="imu_site"/>
+          <rangefinder name="floor_range" site="down"/>
+        </sensor>
+      </mujoco>
+    controllers: controllers.yaml
+"""
+
+BROADCASTERS = """\
+controller_manager:
+  ros__parameters:
+    imu_sensor_broadcaster: {type: imu_sensor_broadcaster/IMUSensorBroadcaster}
+    force_torque_sensor_broadcaster: {type: force_torque_sensor_broadcaster/ForceTorqueSensorBroadcaster}
+    range_sensor_broadcaster: {type: range_sensor_broadcaster/RangeSensorBroadcaster}
+    missing_imu_broadcaster: {type: imu_sensor_broadcaster/IMUSensorBroadcaster}
+imu_sensor_broadcaster:
+  ros__parameters: {sensor_name: imu_sensor, frame_id: imu_link}
+force_torque_sensor_broadcaster:
+  ros__parameters: {sensor_name: fts, frame_id: tool0}
+range_sensor_broadcaster:
+  ros__parameters: {sensor_name: floor_range, frame_id: range_link}
+missing_imu_broadcaster:
+  ros__parameters: {sensor_name: nowhere, frame_id: x}
+"""
+
+
+@needs_ros2_cli
+def test_sensor_broadcasters_publish_the_sensors_their_names_prefix(tmp_path, ros):
+    """imu, force-torque and range sensor broadcasters read the MuJoCo sensors their
+    sensor_name prefixes, as mujoco_ros2_control names them (S_quat, S_gyro, S_accel;
+    S_force, S_torque); one whose sensors the robot lacks is refused with their names."""
+    from geometry_msgs.msg import WrenchStamped
+    from sensor_msgs.msg import Imu, Range
+
+    (tmp_path / "controllers.yaml").write_text(BROADCASTERS)
+    config = tmp_path / "probe.yaml"
+    config.write_text(SENSOR_ROBOT)
+    bridge = Bridge(str(config))
+    try:
+        bridge.console("realtime")
+        spawner("imu_sensor_broadcaster", "force_torque_sensor_broadcaster", "range_sensor_broadcaster")
+        rows, out = listed()
+        for name in ("imu_sensor_broadcaster", "force_torque_sensor_broadcaster", "range_sensor_broadcaster"):
+            assert rows[name][1] == "active", out
+        refused = spawner("missing_imu_broadcaster", check=False)
+        assert refused.returncode != 0
+        assert "none of the MuJoCo sensors [\"nowhere_quat\", \"nowhere_gyro\", \"nowhere_accel\"]" in bridge.log_so_far()
+
+        imu = latest_message(ros, Imu, "/imu_sensor_broadcaster/imu")
+        assert imu.header.frame_id == "imu_link"
+        assert imu.linear_acceleration.z == pytest.approx(9.81, abs=0.2), imu.linear_acceleration
+        assert imu.orientation.w == pytest.approx(1.0, abs=1e-3), imu.orientation
+        wrench = latest_message(ros, WrenchStamped, "/force_torque_sensor_broadcaster/wrench")
+        assert wrench.header.frame_id == "tool0"
+        assert all(map(math.isfinite, [wrench.wrench.force.x, wrench.wrench.force.y, wrench.wrench.force.z]))
+        reading = latest_message(ros, Range, "/range_sensor_broadcaster/range")
+        assert reading.header.frame_id == "range_link"
+        # The box's bottom site is 0.06 m below its centre, which stands 0.5 m up.
+        assert reading.range == pytest.approx(0.44, abs=0.02), reading.range
     finally:
         bridge.close()
         ros2("daemon", "stop", check=False)

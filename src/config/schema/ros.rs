@@ -281,6 +281,9 @@ pub struct ImuTopic {
     pub frame_id: Option<String>,
     /// Hz; default `ros.rates.imu`.
     pub rate: Option<f64>,
+    /// The sensor broadcaster of the robot's controllers file this topic stands for.
+    #[serde(skip)]
+    pub controller: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
@@ -293,6 +296,9 @@ pub struct ForceTorqueTopic {
     pub torque: Option<String>,
     pub frame_id: Option<String>,
     pub rate: Option<f64>,
+    /// The sensor broadcaster of the robot's controllers file this topic stands for.
+    #[serde(skip)]
+    pub controller: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
@@ -310,4 +316,7 @@ pub struct RangeTopic {
     pub max_range: Option<f64>,
     pub frame_id: Option<String>,
     pub rate: Option<f64>,
+    /// The sensor broadcaster of the robot's controllers file this topic stands for.
+    #[serde(skip)]
+    pub controller: Option<String>,
 }

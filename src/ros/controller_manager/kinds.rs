@@ -2,6 +2,7 @@
 //! a name ros2_control users write in their controllers file, and a `configure` that reads
 //! its parameters against the robot and says which interfaces it uses.
 use super::lifecycle::Interfaces;
+use crate::config::broadcasters::{self, SensorKind};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
 use crate::ros::actions::GoalDefaults;
@@ -27,6 +28,10 @@ pub enum Kind {
     /// diff_drive_controller: `~/cmd_vel` to the robot's base (which the controller's
     /// parameters give, see `config::diff_drive`) while the controller is active.
     DiffDrive,
+    /// An imu, force-torque or range sensor broadcaster: `~/imu`, `~/wrench` or `~/range`
+    /// from the MuJoCo sensors its `sensor_name` prefixes (`config::broadcasters`); it
+    /// commands nothing.
+    Broadcaster(SensorKind),
 }
 
 /// A joint's command interface.
@@ -80,6 +85,12 @@ pub const TYPES: &[(&str, Kind)] = &[
         Kind::Trajectory,
     ),
     (crate::config::diff_drive::DIFF_DRIVE, Kind::DiffDrive),
+    (broadcasters::IMU, Kind::Broadcaster(SensorKind::Imu)),
+    (
+        broadcasters::FORCE_TORQUE,
+        Kind::Broadcaster(SensorKind::ForceTorque),
+    ),
+    (broadcasters::RANGE, Kind::Broadcaster(SensorKind::Range)),
     (
         "position_controllers/GripperActionController",
         Kind::Gripper,
@@ -258,6 +269,22 @@ pub fn configure(
                 .collect();
             Ok(Configured {
                 joints,
+                interfaces: Interfaces {
+                    command: Vec::new(),
+                    state,
+                },
+            })
+        }
+        Kind::Broadcaster(sensor) => {
+            let broadcaster = broadcasters::Broadcaster::parse(sensor, params)?;
+            broadcaster.sensors(|name| map.sensors.iter().any(|s| s.name == name))?;
+            let state = sensor
+                .interfaces()
+                .iter()
+                .map(|i| format!("{}/{i}", broadcaster.sensor_name))
+                .collect();
+            Ok(Configured {
+                joints: Vec::new(),
                 interfaces: Interfaces {
                     command: Vec::new(),
                     state,

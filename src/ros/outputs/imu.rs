@@ -18,11 +18,9 @@ pub struct Imu {
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for robot in 0..plan.robots.len() {
         let listed = &plan.config.robots[robot].ros.imu;
-        let imus = if listed.is_empty() {
+        let imus = sensors::listed_or_automatic(listed, |t| t.controller.is_some(), || {
             sensors::automatic_imus(plan.model, &plan.robots[robot])
-        } else {
-            listed.clone()
-        };
+        });
         for (k, imu) in imus.iter().enumerate() {
             let field = format!("robots[{robot}].ros.imu[{k}]");
             let find = |key, name, kind, what| {

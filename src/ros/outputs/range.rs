@@ -15,11 +15,9 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for robot in 0..plan.robots.len() {
         let ros = &plan.config.robots[robot].ros;
         let listed = &ros.range;
-        let ranges = if listed.is_empty() {
+        let ranges = sensors::listed_or_automatic(listed, |t| t.controller.is_some(), || {
             sensors::automatic_ranges(plan.model, &plan.robots[robot], &ros.laser_scans)
-        } else {
-            listed.clone()
-        };
+        });
         for (k, range) in ranges.iter().enumerate() {
             let field = format!("robots[{robot}].ros.range[{k}]");
             let rangefinder = sensors::find(

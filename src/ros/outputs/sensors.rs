@@ -349,3 +349,17 @@ pub fn fan(model: &MjModel, sensors: &[usize]) -> Result<Fan, FanError> {
     }
     Ok(Fan { body, origin, rays })
 }
+
+/// A robot's topics of one sensor kind: the config's own, else the automatic ones, and
+/// then those its controllers file's broadcasters stand for (`from_broadcaster`).
+pub fn listed_or_automatic<T: Clone>(
+    listed: &[T],
+    from_broadcaster: impl Fn(&T) -> bool,
+    automatic: impl FnOnce() -> Vec<T>,
+) -> Vec<T> {
+    let (broadcast, own): (Vec<T>, Vec<T>) =
+        listed.iter().cloned().partition(|t| from_broadcaster(t));
+    let mut topics = if own.is_empty() { automatic() } else { own };
+    topics.extend(broadcast);
+    topics
+}

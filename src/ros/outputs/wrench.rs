@@ -17,11 +17,9 @@ pub struct Wrench {
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for robot in 0..plan.robots.len() {
         let listed = &plan.config.robots[robot].ros.force_torque;
-        let wrenches = if listed.is_empty() {
+        let wrenches = sensors::listed_or_automatic(listed, |t| t.controller.is_some(), || {
             sensors::automatic_wrenches(plan.model, &plan.robots[robot])
-        } else {
-            listed.clone()
-        };
+        });
         for (k, ft) in wrenches.iter().enumerate() {
             let field = format!("robots[{robot}].ros.force_torque[{k}]");
             let force = sensors::find_optional(
