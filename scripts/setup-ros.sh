@@ -9,7 +9,9 @@ venv="$root/.deps/venv"
 shims="$root/.deps/ros-shims"
 build="$root/.deps/ros-build"
 stamp="$venv/.ros-ready"
-want=$(cat "$root/scripts/ros-requirements.txt" "$root/scripts/setup-ros.sh" | sha256sum | cut -c1-16)
+# The interface definitions are part of what is set up: a changed one is generated again.
+want=$(cat "$root/scripts/ros-requirements.txt" "$root/scripts/setup-ros.sh" \
+  $(find "$root/interfaces" -type f | LC_ALL=C sort) | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exec bash "$root/scripts/setup-ros-tools.sh"
 fi

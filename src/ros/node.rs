@@ -574,6 +574,18 @@ fn start_controllers(
     let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
     let robot_topic =
         |name: &str| super::outputs::robot_topic(&world.config, &map.name, prefixed, name);
+    super::controller_manager::published::start(
+        node,
+        start.spawner,
+        start.handle,
+        start.ticks,
+        world,
+        index,
+        start.manager,
+        only,
+        &robot_topic,
+    )
+    .map_err(ServeError::Middleware)?;
     if !controllers.is_empty() {
         super::actions::start(
             node,

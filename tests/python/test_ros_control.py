@@ -16,6 +16,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from builtin_interfaces.msg import Duration  # noqa: E402
 from control_msgs.action import FollowJointTrajectory, GripperCommand  # noqa: E402
+from control_msgs.msg import DynamicJointState, JointTrajectoryControllerState  # noqa: E402
 from controller_manager_msgs.srv import SwitchController  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -101,6 +102,12 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         assert rows["joint_state_broadcaster"] == ("joint_state_broadcaster/JointStateBroadcaster", "active"), out
         assert rows["arm_controller"] == ("position_controllers/JointGroupPositionController", "active"), out
         assert "\t\tarm_shoulder_yaw/position" in out and "\t\tarm_elbow/position" in out, out
+        # The broadcaster's dynamic_joint_states: each joint's interfaces with their values.
+        dynamic = latest_message(ros, DynamicJointState, "/dynamic_joint_states")
+        assert "arm_shoulder_yaw" in dynamic.joint_names
+        values = dynamic.interface_values[dynamic.joint_names.index("arm_shoulder_yaw")]
+        assert list(values.interface_names) == ["position", "velocity", "effort"], values
+        assert all(map(math.isfinite, values.values))
 
         commands = ros.create_publisher(Float64MultiArray, "/arm_controller/commands", 10)
         spin_until(ros, lambda: commands.get_subscription_count() > 0, what="the controller's subscription")
@@ -161,6 +168,11 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         spin_until(ros, result.done, timeout=60, what="the goal's result")
         assert result.result().result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.result().result
         assert arm_position(ros)["arm_shoulder_yaw"] == pytest.approx(-0.4, abs=0.03)
+        # Its ~/controller_state: the reference it commands and the joints' feedback.
+        state = latest_message(ros, JointTrajectoryControllerState, "/arm_trajectory_controller/controller_state")
+        assert list(state.joint_names) == arm, state.joint_names
+        assert state.reference.positions[0] == pytest.approx(-0.4, abs=0.03), state.reference
+        assert state.feedback.positions[0] == pytest.approx(-0.4, abs=0.03), state.feedback
         # Its ~/joint_trajectory topic: followed at once while active.
         topic = ros.create_publisher(JointTrajectory, "/arm_trajectory_controller/joint_trajectory", 10)
         spin_until(ros, lambda: topic.get_subscription_count() > 0, what="the controller's joint_trajectory")

@@ -11,6 +11,7 @@
 //! (a service answer cannot make one) and acts only while the controller is active.
 mod kinds;
 mod lifecycle;
+pub mod published;
 
 use super::Qos;
 use super::actions::Managed;

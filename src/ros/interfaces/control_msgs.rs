@@ -1,5 +1,28 @@
 pub mod msg {
+    use super::super::std_msgs::msg::Header;
+    use super::super::trajectory_msgs::msg::{JointTrajectoryPoint, MultiDOFJointTrajectoryPoint};
+
     super::super::structs! { "control_msgs", "msg";
+        InterfaceValue { interface_names: Vec<String>, values: Vec<f64> }
+        DynamicJointState {
+            header: Header,
+            joint_names: Vec<String>,
+            interface_values: Vec<InterfaceValue>,
+        }
+        JointTrajectoryControllerState {
+            header: Header,
+            joint_names: Vec<String>,
+            reference: JointTrajectoryPoint,
+            feedback: JointTrajectoryPoint,
+            error: JointTrajectoryPoint,
+            output: JointTrajectoryPoint,
+            multi_dof_joint_names: Vec<String>,
+            multi_dof_reference: MultiDOFJointTrajectoryPoint,
+            multi_dof_feedback: MultiDOFJointTrajectoryPoint,
+            multi_dof_error: MultiDOFJointTrajectoryPoint,
+            multi_dof_output: MultiDOFJointTrajectoryPoint,
+            speed_scaling_factor: f64,
+        }
         JointTolerance { name: String, position: f64, velocity: f64, acceleration: f64 }
         JointComponentTolerance {
             joint_name: String,
@@ -14,6 +37,7 @@ pub mod msg {
 
 pub mod action {
     use super::super::builtin_interfaces::msg::Duration;
+    use super::super::sensor_msgs::msg::JointState;
     use super::super::std_msgs::msg::Header;
     use super::super::trajectory_msgs::msg::{
         JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
@@ -60,5 +84,11 @@ pub mod action {
         goal { command: GripperCommandMsg }
         result { position: f64, effort: f64, stalled: bool, reached_goal: bool }
         feedback { position: f64, effort: f64, stalled: bool, reached_goal: bool }
+    } }
+
+    super::super::action! { "control_msgs", ParallelGripperCommand {
+        goal { command: JointState }
+        result { state: JointState, stalled: bool, reached_goal: bool }
+        feedback { state: JointState }
     } }
 }

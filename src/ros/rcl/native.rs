@@ -111,6 +111,8 @@ native! { ActionType:
         r2r::control_msgs::action::FollowJointTrajectory::Action,
     control_msgs::action::GripperCommand::Action =>
         r2r::control_msgs::action::GripperCommand::Action,
+    control_msgs::action::ParallelGripperCommand::Action =>
+        r2r::control_msgs::action::ParallelGripperCommand::Action,
     simulation_interfaces::action::SimulateSteps::Action =>
         r2r::simulation_interfaces::action::SimulateSteps::Action,
 }
@@ -227,6 +229,9 @@ mod tests {
             trajectory_msgs::msg::MultiDOFJointTrajectory,
             visualization_msgs::msg::Marker,
             visualization_msgs::msg::MarkerArray,
+            control_msgs::msg::InterfaceValue,
+            control_msgs::msg::DynamicJointState,
+            control_msgs::msg::JointTrajectoryControllerState,
             control_msgs::msg::JointTolerance,
             control_msgs::msg::JointComponentTolerance,
             control_msgs::msg::GripperCommand,
@@ -236,6 +241,9 @@ mod tests {
             control_msgs::action::GripperCommand::Goal,
             control_msgs::action::GripperCommand::Result,
             control_msgs::action::GripperCommand::Feedback,
+            control_msgs::action::ParallelGripperCommand::Goal,
+            control_msgs::action::ParallelGripperCommand::Result,
+            control_msgs::action::ParallelGripperCommand::Feedback,
             simulation_interfaces::action::SimulateSteps::Goal,
             simulation_interfaces::action::SimulateSteps::Result,
             simulation_interfaces::action::SimulateSteps::Feedback,
