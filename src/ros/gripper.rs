@@ -9,12 +9,11 @@ use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
-use crate::ros::interfaces::control_msgs::action::GripperCommand;
+use crate::ros::interfaces::control_msgs::action::{GripperCommand, ParallelGripperCommand};
+use crate::ros::interfaces::sensor_msgs::msg::JointState;
 use crate::sim::{OperationError, SimHandle, StateSnapshot};
 use futures::executor::LocalSpawner;
 use std::rc::Rc;
-
-type Action = GripperCommand::Action;
 
 /// Below this speed (m/s or rad/s) the joint counts as stopped, for the config's grippers.
 const STOPPED: f64 = 1e-3;
@@ -41,10 +40,13 @@ pub struct GripperSettings {
 pub struct ManagedGripper {
     pub slot: Rc<super::controller_manager::Slot>,
     pub settings: GripperSettings,
+    /// parallel_gripper_action_controller: ParallelGripperCommand goals.
+    pub parallel: bool,
 }
 
 struct Gripper {
     robot: usize,
+    joint: String,
     anchor: super::Anchor,
     qpos: usize,
     dof: usize,
@@ -127,6 +129,7 @@ impl Gripper {
         }
         Ok(Self {
             robot,
+            joint: config.joint.clone(),
             anchor: super::Anchor::new(world, robot),
             qpos,
             dof,
@@ -160,41 +163,122 @@ impl Gripper {
         )
     }
 
-    fn reading(
-        &self,
-        state: &StateSnapshot,
-        stalled: bool,
-        reached: bool,
-    ) -> GripperCommand::Feedback {
-        GripperCommand::Feedback {
+    fn reading(&self, state: &StateSnapshot, stalled: bool, reached: bool) -> Reading {
+        Reading {
+            joint: self.joint.clone(),
             position: state.qpos[self.qpos],
+            velocity: state.qvel[self.dof],
             effort: state.actuator_force[self.actuator_id],
             stalled,
-            reached_goal: reached,
+            reached,
         }
     }
 }
 
-fn result(feedback: GripperCommand::Feedback) -> GripperCommand::Result {
-    GripperCommand::Result {
-        position: feedback.position,
-        effort: feedback.effort,
-        stalled: feedback.stalled,
-        reached_goal: feedback.reached_goal,
+/// Where the gripper is, for a feedback or a result.
+pub struct Reading {
+    joint: String,
+    position: f64,
+    velocity: f64,
+    effort: f64,
+    stalled: bool,
+    reached: bool,
+}
+
+/// A gripper action: control_msgs' GripperCommand (MoveIt's, gripper_action_controller's)
+/// or ParallelGripperCommand (parallel_gripper_action_controller's).
+pub trait GripperAction: super::backend::ActionType {
+    /// The position a goal asks of joint `joint`, or why it asks none.
+    fn target(goal: &Self::Goal, joint: &str) -> Result<f64, String>;
+    fn feedback(reading: &Reading) -> Self::Feedback;
+    fn result(reading: &Reading) -> Self::Result;
+}
+
+impl GripperAction for GripperCommand::Action {
+    fn target(goal: &GripperCommand::Goal, _: &str) -> Result<f64, String> {
+        let effort = goal.command.max_effort;
+        if !effort.is_finite() {
+            return Err(format!("max_effort {effort} is not a number"));
+        }
+        Ok(goal.command.position)
+    }
+
+    fn feedback(r: &Reading) -> GripperCommand::Feedback {
+        GripperCommand::Feedback {
+            position: r.position,
+            effort: r.effort,
+            stalled: r.stalled,
+            reached_goal: r.reached,
+        }
+    }
+
+    fn result(r: &Reading) -> GripperCommand::Result {
+        GripperCommand::Result {
+            position: r.position,
+            effort: r.effort,
+            stalled: r.stalled,
+            reached_goal: r.reached,
+        }
     }
 }
 
-async fn execute(
+impl ParallelGripperCommand::Action {
+    fn state(r: &Reading) -> JointState {
+        JointState {
+            name: vec![r.joint.clone()],
+            position: vec![r.position],
+            velocity: vec![r.velocity],
+            effort: vec![r.effort],
+            ..Default::default()
+        }
+    }
+}
+
+impl GripperAction for ParallelGripperCommand::Action {
+    /// The command names the gripper's joint (or no joint) and gives its position.
+    fn target(goal: &ParallelGripperCommand::Goal, joint: &str) -> Result<f64, String> {
+        let command = &goal.command;
+        let k = match command.name.iter().position(|n| n == joint) {
+            Some(k) => k,
+            None if command.name.is_empty() => 0,
+            None => {
+                return Err(format!(
+                    "the command names {:?}, not '{joint}'",
+                    command.name
+                ));
+            }
+        };
+        let position = command.position.get(k).copied();
+        position.ok_or_else(|| format!("the command gives no position for '{joint}'"))
+    }
+
+    fn feedback(r: &Reading) -> ParallelGripperCommand::Feedback {
+        ParallelGripperCommand::Feedback {
+            state: Self::state(r),
+        }
+    }
+
+    fn result(r: &Reading) -> ParallelGripperCommand::Result {
+        ParallelGripperCommand::Result {
+            state: Self::state(r),
+            stalled: r.stalled,
+            reached_goal: r.reached,
+        }
+    }
+}
+
+async fn execute<A: GripperAction>(
     handle: &SimHandle,
     ticks: &Ticks,
-    goal: &super::backend::Goal<Action>,
+    goal: &super::backend::Goal<A>,
     gripper: &Gripper,
+    target: f64,
     current: impl Fn() -> bool,
-) -> End<GripperCommand::Result> {
+) -> End<A::Result> {
     let mut state = handle.latest_state_buffer();
-    let target = goal.goal.command.position;
+    let result = |reading: Reading| A::result(&reading);
     let failed = |state: &StateSnapshot| End::Failed(result(gripper.reading(state, false, false)));
-    let moved = || End::Failed(GripperCommand::Result::default());
+    let moved = || End::Failed(A::Result::default());
     if gripper.anchor.read(handle, &mut state).is_err() {
         return moved();
     }
@@ -225,7 +309,7 @@ async fn execute(
         let (q, v) = (state.qpos[gripper.qpos], state.qvel[gripper.dof]);
         let settings = &gripper.settings;
         let reached = (q - target).abs() <= settings.goal_tolerance;
-        ticks.count(goal.publish_feedback(gripper.reading(&state, false, reached)));
+        ticks.count(goal.publish_feedback(A::feedback(&gripper.reading(&state, false, reached))));
         if reached {
             return End::Done(result(gripper.reading(&state, false, true)));
         }
@@ -252,28 +336,48 @@ async fn execute(
     }
 }
 
-/// One gripper's action server.
-struct Server {
+impl<A> Server<A> {
+    fn new(
+        handle: &SimHandle,
+        ticks: &Ticks,
+        gripper: Gripper,
+        gate: Option<Rc<super::controller_manager::Slot>>,
+    ) -> Rc<Self> {
+        Rc::new(Self {
+            handle: handle.clone(),
+            ticks: ticks.clone(),
+            gripper,
+            gate,
+            action: std::marker::PhantomData,
+        })
+    }
+}
+
+/// One gripper's action server, of action `A`.
+struct Server<A> {
     handle: SimHandle,
     ticks: Ticks,
     gripper: Gripper,
     /// A controller the controller manager runs takes goals only while it is active.
     gate: Option<Rc<super::controller_manager::Slot>>,
+    action: std::marker::PhantomData<A>,
 }
 
-impl goals::Controller for Server {
-    type Action = Action;
-    type Plan = ();
+impl<A: GripperAction> goals::Controller for Server<A> {
+    type Action = A;
+    /// The goal's position.
+    type Plan = f64;
 
-    /// The position must be a number within the joint's reach, the effort a number.
-    fn plan(&self, goal: &GripperCommand::Goal) -> Result<(), Refusal> {
+    /// The position must be a number within the joint's reach.
+    fn plan(&self, goal: &A::Goal) -> Result<f64, Refusal> {
         if self.gate.as_ref().is_some_and(|gate| !gate.active()) {
             return Err(Refusal::new(
                 "rejected",
                 "can't accept new action goals: the controller is not active",
             ));
         }
-        let (target, effort) = (goal.command.position, goal.command.max_effort);
+        let target = A::target(goal, &self.gripper.joint)
+            .map_err(|reason| Refusal::new("INVALID_GOAL", reason))?;
         let [lo, hi] = self.gripper.range;
         if !target.is_finite() || target < lo - 1e-9 || target > hi + 1e-9 {
             return Err(Refusal::new(
@@ -281,39 +385,38 @@ impl goals::Controller for Server {
                 format!("position {target} is outside the gripper's range [{lo}, {hi}]"),
             ));
         }
-        if !effort.is_finite() {
-            return Err(Refusal::new(
-                "INVALID_GOAL",
-                format!("max_effort {effort} is not a number"),
-            ));
-        }
-        Ok(())
+        Ok(target)
     }
 
     async fn execute(
         self: Rc<Self>,
-        goal: super::backend::Goal<Action>,
-        _: (),
+        goal: super::backend::Goal<A>,
+        target: f64,
         owner: Owner,
-    ) -> End<GripperCommand::Result> {
-        execute(&self.handle, &self.ticks, &goal, &self.gripper, || {
-            owner.current()
-        })
+    ) -> End<A::Result> {
+        execute(
+            &self.handle,
+            &self.ticks,
+            &goal,
+            &self.gripper,
+            target,
+            || owner.current(),
+        )
         .await
     }
 
     /// Holds the fingers where they are.
-    fn cancel(&self, owner: &Owner) -> GripperCommand::Result {
+    fn cancel(&self, owner: &Owner) -> A::Result {
         let mut state = self.handle.latest_state_buffer();
         if self.gripper.anchor.read(&self.handle, &mut state).is_err() {
-            return GripperCommand::Result::default();
+            return A::Result::default();
         }
         if owner.current() {
             let _ = self
                 .gripper
                 .command(&self.handle, state.qpos[self.gripper.qpos]);
         }
-        result(self.gripper.reading(&state, false, false))
+        A::result(&self.gripper.reading(&state, false, false))
     }
 }
 
@@ -337,13 +440,15 @@ pub fn start(
         let settings = by_manager.map(|m| m.settings);
         let gripper = Gripper::resolve(handle, world, robot, config, settings, &field)?;
         let action = topic(&format!("{}/gripper_cmd", config.name));
-        let server = Rc::new(Server {
-            handle: handle.clone(),
-            ticks: ticks.clone(),
-            gripper,
-            gate: by_manager.map(|m| m.slot.clone()),
-        });
-        goals::serve(node, spawner, &action, server)?;
+        let gate = by_manager.map(|m| m.slot.clone());
+        if by_manager.is_some_and(|m| m.parallel) {
+            let server =
+                Server::<ParallelGripperCommand::Action>::new(handle, ticks, gripper, gate);
+            goals::serve(node, spawner, &action, server)?;
+        } else {
+            let server = Server::<GripperCommand::Action>::new(handle, ticks, gripper, gate);
+            goals::serve(node, spawner, &action, server)?;
+        }
     }
     Ok(())
 }

@@ -15,7 +15,7 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 from builtin_interfaces.msg import Duration  # noqa: E402
-from control_msgs.action import FollowJointTrajectory, GripperCommand  # noqa: E402
+from control_msgs.action import FollowJointTrajectory, GripperCommand, ParallelGripperCommand  # noqa: E402
 from control_msgs.msg import DynamicJointState, JointTrajectoryControllerState  # noqa: E402
 from controller_manager_msgs.srv import SwitchController  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
@@ -47,6 +47,12 @@ controller_manager:
       type: joint_trajectory_controller/JointTrajectoryController
     finger_gripper:
       type: position_controllers/GripperActionController
+    finger_parallel:
+      type: parallel_gripper_action_controller/GripperActionController
+finger_parallel:
+  ros__parameters:
+    joint: finger_left_joint
+    goal_tolerance: 0.003
 finger_gripper:
   ros__parameters:
     joint: finger_left_joint
@@ -208,6 +214,22 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
         ros2("control", "set_controller_state", "finger_gripper", "inactive")
         assert not grip(0.01).accepted, "an inactive gripper controller took a goal"
 
+        # The parallel gripper action controller: a ParallelGripperCommand names the joint.
+        spawner("finger_parallel")
+        parallel = ActionClient(ros, ParallelGripperCommand, "/finger_parallel/gripper_cmd")
+        assert parallel.wait_for_server(timeout_sec=30)
+        goal = ParallelGripperCommand.Goal()
+        goal.command.name, goal.command.position = ["finger_left_joint"], [0.01]
+        sent = parallel.send_goal_async(goal)
+        spin_until(ros, sent.done, what="the parallel gripper goal's answer")
+        assert sent.result().accepted
+        result = sent.result().get_result_async()
+        spin_until(ros, result.done, timeout=60, what="the parallel gripper goal's result")
+        reached = result.result().result
+        assert reached.reached_goal and list(reached.state.name) == ["finger_left_joint"], reached
+        assert reached.state.position[0] == pytest.approx(0.01, abs=0.003), reached
+        ros2("control", "set_controller_state", "finger_parallel", "inactive")
+
         # A controller the robot's file does not declare, given to the spawner with -p: its
         # type and parameters reach the manager through its parameters, as upstream.
         extra = tmp_path / "finger.yaml"
@@ -229,8 +251,10 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
     # bridge serves.
     client.destroy()
     gripper.destroy()
+    parallel.destroy()
     spin_until(ros, lambda: not any(name in n for n, _ in ros.get_service_names_and_types()
-                                    for name in ("arm_trajectory_controller", "finger_gripper")),
+                                    for name in ("arm_trajectory_controller", "finger_gripper",
+                                                 "finger_parallel")),
                timeout=60, what="the bridge's action servers to leave the graph")
 
 

@@ -22,9 +22,10 @@ pub enum Kind {
     /// `~/follow_joint_trajectory` of its joints (position commands), which takes goals
     /// only while the controller is active.
     Trajectory,
-    /// gripper_action_controller: the GripperCommand server `~/gripper_cmd` of its joint
-    /// (position commands), which takes goals only while the controller is active.
-    Gripper,
+    /// gripper_action_controller (`parallel`: parallel_gripper_action_controller): the
+    /// GripperCommand (ParallelGripperCommand) server `~/gripper_cmd` of its joint (position
+    /// commands), which takes goals only while the controller is active.
+    Gripper { parallel: bool },
     /// diff_drive_controller: `~/cmd_vel` to the robot's base (which the controller's
     /// parameters give, see `config::diff_drive`) while the controller is active.
     DiffDrive,
@@ -93,7 +94,11 @@ pub const TYPES: &[(&str, Kind)] = &[
     (broadcasters::RANGE, Kind::Broadcaster(SensorKind::Range)),
     (
         "position_controllers/GripperActionController",
-        Kind::Gripper,
+        Kind::Gripper { parallel: false },
+    ),
+    (
+        "parallel_gripper_action_controller/GripperActionController",
+        Kind::Gripper { parallel: true },
     ),
     (
         "position_controllers/JointGroupPositionController",
@@ -311,7 +316,7 @@ pub fn configure(
                 interfaces: Interfaces { command, state },
             })
         }
-        Kind::Gripper => {
+        Kind::Gripper { .. } => {
             let joint = match params.get("joint") {
                 Some(Value::String(joint)) if !joint.is_empty() => joint.clone(),
                 _ => return Err("'joint' must name the gripper's joint".into()),

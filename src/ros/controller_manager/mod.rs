@@ -755,10 +755,13 @@ pub fn gripper_controllers(
         .declared
         .iter()
         .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
-        .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(Kind::Gripper))
         .filter_map(|(name, d)| {
+            let kind = kinds::kind_of(&d.controller.type_name).ok()?;
+            let Kind::Gripper { parallel } = kind else {
+                return None;
+            };
             let params = &d.controller.params;
-            let configured = kinds::configure(Kind::Gripper, params, &world.model, map).ok()?;
+            let configured = kinds::configure(kind, params, &world.model, map).ok()?;
             let settings = kinds::gripper_settings(params).ok()?;
             let gripper = crate::config::GripperController {
                 name: name.clone(),
@@ -772,6 +775,7 @@ pub fn gripper_controllers(
             let managed = ManagedGripper {
                 slot: d.slot.clone(),
                 settings,
+                parallel,
             };
             Some((gripper, managed))
         })
