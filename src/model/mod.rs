@@ -196,7 +196,13 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     }
     log_geometry_masses(config, &model, &robots_loaded);
     check_ranges(config, &model)?;
-    if add_config_keyframes(config, &mut world, &model)? {
+    // The world's own config: with what the robots' files give (initial positions here,
+    // bases and sensor topics below).
+    let mut world_config = config.clone();
+    for (robot, loaded) in world_config.robots.iter_mut().zip(&robots_loaded) {
+        add_initial_keyframe(robot, &loaded.initial_positions);
+    }
+    if add_config_keyframes(&world_config, &mut world, &model)? {
         model = compile(&mut world)
             .map_err(|m| InputError::new(&config.origin, format!("keyframes: {m}")))?;
     }
@@ -239,8 +245,6 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map
         })
         .collect();
-    // The world's own config: with the bases its controllers files give.
-    let mut world_config = config.clone();
     declared_bases::apply(&mut world_config, &model, &robots, &declared_controllers);
     declared_sensors::apply(&mut world_config, &model, &robots, &declared_controllers);
     let sensors = sensors::SensorPlan::of(&model, &robots, config)
@@ -451,6 +455,29 @@ fn attribute_compile_error(
         }
     }
     InputError::new(&config.origin, format!("compiling the world: {message}"))
+}
+
+/// The keyframe a robot starts at (at start, after a reset, when a world change adds it):
+/// MuJoCo's `{robot}_ros2_control_initial`.
+pub const INITIAL_KEYFRAME: &str = "ros2_control_initial";
+
+/// Adds to `robot`'s keyframes the one it starts at, from the `<ros2_control>` initial
+/// positions of its URDF, unless its config names one so.
+fn add_initial_keyframe(robot: &mut crate::config::RobotConfig, positions: &[(String, f64)]) {
+    if positions.is_empty() || robot.keyframes.contains_key(INITIAL_KEYFRAME) {
+        return;
+    }
+    let joints = positions
+        .iter()
+        .map(|(joint, value)| (regex::escape(joint), *value))
+        .collect();
+    robot.keyframes.insert(
+        INITIAL_KEYFRAME.to_string(),
+        crate::config::KeyframeConfig {
+            joints,
+            ..Default::default()
+        },
+    );
 }
 
 /// Turns the config's named keyframes into MuJoCo keyframes `{robot}_{key}`: qpos0 with the

@@ -21,6 +21,8 @@ pub struct LoadedRobot {
     pub plugin_controllers: Option<String>,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<super::gains::RuledServo>,
+    /// `<ros2_control>` joints' initial positions, by joint name.
+    pub initial_positions: Vec<(String, f64)>,
     pub warnings: Vec<String>,
     /// URDF robots: the floating-base decision and the repair count, for `--summary`.
     pub base_rule: Option<String>,
@@ -114,6 +116,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             urdf: None,
             plugin_controllers: None,
             ruled_servos: Vec::new(),
+            initial_positions: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
             repairs: None,
@@ -135,6 +138,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             urdf: None,
             plugin_controllers: None,
             ruled_servos: Vec::new(),
+            initial_positions: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
             repairs: None,
@@ -218,6 +222,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             urdf: Some(converted.urdf),
             plugin_controllers: converted.plugin_controllers,
             ruled_servos: converted.ruled_servos,
+            initial_positions: converted.initial_positions,
             warnings,
             base_rule: Some(format!(
                 "{} ({})",

@@ -467,7 +467,7 @@ async fn execute(
 /// A trajectory controller the controller manager runs: its slot (goals are taken only
 /// while it is active) and what its parameters hold goals to.
 pub struct Managed {
-    pub slot: Rc<super::controller_manager::Slot>,
+    pub slot: Rc<super::slot::Slot>,
     pub defaults: GoalDefaults,
 }
 
@@ -477,7 +477,7 @@ struct Server {
     ticks: Ticks,
     group: Group,
     /// A controller the controller manager runs takes goals only while it is active.
-    gate: Option<Rc<super::controller_manager::Slot>>,
+    gate: Option<Rc<super::slot::Slot>>,
 }
 
 impl goals::Controller for Server {
@@ -523,7 +523,7 @@ fn serve_topic(
     spawner: &LocalSpawner,
     handle: &SimHandle,
     group: &Group,
-    slot: Rc<super::controller_manager::Slot>,
+    slot: Rc<super::slot::Slot>,
     controller: &str,
 ) -> Result<(), ServeError> {
     use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory;

@@ -38,7 +38,7 @@ pub struct GripperSettings {
 /// A gripper the controller manager runs: its slot (goals are taken only while it is
 /// active) and its parameters.
 pub struct ManagedGripper {
-    pub slot: Rc<super::controller_manager::Slot>,
+    pub slot: Rc<super::slot::Slot>,
     pub settings: GripperSettings,
     /// parallel_gripper_action_controller: ParallelGripperCommand goals.
     pub parallel: bool,
@@ -341,7 +341,7 @@ impl<A> Server<A> {
         handle: &SimHandle,
         ticks: &Ticks,
         gripper: Gripper,
-        gate: Option<Rc<super::controller_manager::Slot>>,
+        gate: Option<Rc<super::slot::Slot>>,
     ) -> Rc<Self> {
         Rc::new(Self {
             handle: handle.clone(),
@@ -359,7 +359,7 @@ struct Server<A> {
     ticks: Ticks,
     gripper: Gripper,
     /// A controller the controller manager runs takes goals only while it is active.
-    gate: Option<Rc<super::controller_manager::Slot>>,
+    gate: Option<Rc<super::slot::Slot>>,
     action: std::marker::PhantomData<A>,
 }
 

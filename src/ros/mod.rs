@@ -54,6 +54,8 @@ mod services;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod simulation;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod slot;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod world;
 
 /// A robot task's hold on the world it was planned in: the state it reads keeps that

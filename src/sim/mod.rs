@@ -5,6 +5,7 @@ mod api;
 mod clock;
 mod commands;
 mod divergence;
+mod initial;
 mod operations;
 mod physics;
 mod snapshot;

@@ -249,6 +249,17 @@ impl Physics {
                 let _ = shared.trash.push(Trash::Trajectory(old));
             }
         }
+        super::initial::apply(
+            &self.world.model,
+            &self.world.robots,
+            &mut self.data,
+            &mut self.controllers,
+            |_| true,
+            |old| {
+                let _ = shared.trash.push(Trash::Trajectory(old));
+            },
+        );
+        self.data.forward();
         self.clear_transients();
         self.republish();
         Ok(())

@@ -97,6 +97,15 @@ impl Physics {
         let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
             std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
         })?;
+        let mut controllers = controllers;
+        super::initial::apply(
+            &world.model,
+            &world.robots,
+            &mut data,
+            &mut controllers,
+            |_| true,
+            drop,
+        );
         data.forward();
         world.state.publish(&data, 0);
         let window = StatsWindow::new(now_ns(), data.time());

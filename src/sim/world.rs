@@ -398,12 +398,22 @@ impl WorldEdit<'_> {
                     && robot.sequencer.preset_name().is_some()
             })
             .collect();
-        let data = MjData::try_new(world.model.clone()).map_err(|_| {
+        let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
             crate::error::InputError::new(
                 &generation.config.origin,
                 "MuJoCo could not allocate the simulation data (mjData)",
             )
         })?;
+        // New robots start where their files say (kept ones bring their state along).
+        let mut controllers = controllers;
+        super::initial::apply(
+            &world.model,
+            &world.robots,
+            &mut data,
+            &mut controllers,
+            |r| kept[r].is_none(),
+            drop,
+        );
         let generation = Arc::new(generation);
         let next = Box::new(NextWorld {
             guard: super::divergence::Guard::new(&world.model, config.sim.on_divergence),

@@ -152,6 +152,11 @@ def test_universal_robots_gz_bringup_runs_against_the_bridge(tmp_path):
         listed = ros2("control", "list_controllers", prefix=prefixes).stdout
         assert re.search(r"joint_trajectory_controller\S*\s+\S+\s+\S*active", listed), listed
 
+        # The arm starts where their <ros2_control> initial values put it, as in Gazebo.
+        start = positions(echo_once("/joint_states", "sensor_msgs/msg/JointState", prefix=prefixes))
+        assert start["shoulder_lift_joint"] == pytest.approx(-1.57, abs=0.01), start
+        assert start["wrist_1_joint"] == pytest.approx(-1.57, abs=0.01), start
+
         # A goal through their trajectory controller, with the ros2 CLI, as a user sends it.
         target = [0.5, -1.2, 0.8, -1.4, 0.3, 0.2]
         goal = ("{trajectory: {joint_names: [" + ", ".join(JOINTS) + "], points: [{positions: "
@@ -163,6 +168,13 @@ def test_universal_robots_gz_bringup_runs_against_the_bridge(tmp_path):
         for joint, want in zip(JOINTS, target):
             # ur_controllers.yaml: constraints.<joint>.goal 0.1 rad.
             assert abs(reached[joint] - want) < 0.1, (joint, reached)
+        # A reset puts it back there.
+        ros2("service", "call", "/mujoco_bridge/reset_simulation", "simulation_interfaces/srv/ResetSimulation",
+             "{}", prefix=prefixes, timeout=60)
+        again = positions(echo_once("/joint_states", "sensor_msgs/msg/JointState", prefix=prefixes))
+        assert again["shoulder_lift_joint"] == pytest.approx(-1.57, abs=0.02), again
+        assert again["shoulder_pan_joint"] == pytest.approx(0.0, abs=0.02), again
+
         # robot_state_publisher was handed the description the bridge runs (its name: ur).
         assert '<robot name="ur">' in rsp_record.read_text()
         assert re.search(r"robot ur \(prefix 'ur_'\)|robot 'ur'", output), output[-4000:]

@@ -102,6 +102,37 @@ pub fn plugin_controllers_file(robot: &Element) -> Option<String> {
         .map(|path| path.strip_prefix("file://").unwrap_or(path).to_string())
 }
 
+/// The initial position of each `<ros2_control>` joint that gives one
+/// (`<state_interface name="position"><param name="initial_value">`), as gz_ros2_control and
+/// mock hardware start the joint there. A value that is not a finite number is skipped with
+/// a warning.
+pub fn initial_positions(robot: &Element, warnings: &mut Vec<String>) -> Vec<(String, f64)> {
+    let mut found = Vec::new();
+    for joint in robot
+        .children_named("ros2_control")
+        .flat_map(|block| block.children_named("joint"))
+    {
+        let Some(name) = joint.attr("name") else {
+            continue;
+        };
+        let given = joint
+            .children_named("state_interface")
+            .filter(|s| s.attr("name") == Some("position"))
+            .flat_map(|s| s.children_named("param"))
+            .find(|p| p.attr("name") == Some("initial_value"));
+        let Some(given) = given else { continue };
+        match given.text.trim().parse::<f64>() {
+            Ok(value) if value.is_finite() => found.push((name.to_string(), value)),
+            _ => warnings.push(format!(
+                "line {}: joint '{name}': initial_value '{}' is not a number; ignored",
+                given.line,
+                given.text.trim()
+            )),
+        }
+    }
+    found
+}
+
 /// Actuator requests from `<transmission>` elements (ROS 1 and ROS 2 layouts).
 pub fn from_transmissions(robot: &Element, warnings: &mut Vec<String>) -> Vec<ActuatorRequest> {
     let mut requests = Vec::new();
@@ -171,6 +202,27 @@ mod tests {
         );
         let bare = crate::model::xml::parse(r#"<robot name="r"/>"#).unwrap();
         assert_eq!(plugin_controllers_file(&bare), None);
+    }
+
+    #[test]
+    fn initial_values_of_position_state_interfaces_are_read() {
+        let doc = crate::model::xml::parse(
+            r#"<robot name="r"><ros2_control name="r" type="system">
+  <joint name="a"><state_interface name="position"><param name="initial_value">-1.57</param></state_interface></joint>
+  <joint name="b"><state_interface name="velocity"><param name="initial_value">2</param></state_interface></joint>
+  <joint name="c"><state_interface name="position"><param name="initial_value">${x}</param></state_interface></joint>
+</ros2_control></robot>"#,
+        )
+        .unwrap();
+        let mut warnings = Vec::new();
+        assert_eq!(
+            initial_positions(&doc, &mut warnings),
+            [("a".to_string(), -1.57)]
+        );
+        assert!(
+            warnings[0].contains("joint 'c': initial_value '${x}' is not a number"),
+            "{warnings:?}"
+        );
     }
 
     #[test]

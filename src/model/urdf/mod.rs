@@ -65,6 +65,8 @@ pub struct ConvertedUrdf {
     pub plugin_controllers: Option<String>,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<RuledServo>,
+    /// `<ros2_control>` joints' initial positions (`initial_value`), by joint name.
+    pub initial_positions: Vec<(String, f64)>,
     /// Links whose mass MuJoCo computes from their collision geometry (a repair).
     pub geometry_mass_links: Vec<String>,
     /// The converted meshes' triangles, by mesh asset name, for `ConvertedMesh::fill`.
@@ -916,6 +918,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
 
     let excludes = converter.static_parent_excludes(&root_link, base.floating);
     let mjcf = converter.document(&ext, &body, &equality, &excludes, &actuators);
+    let initial_positions = interfaces::initial_positions(&converter.doc, &mut converter.warnings);
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),
@@ -925,6 +928,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         warnings: converter.warnings,
         urdf: text.to_string(),
         plugin_controllers: interfaces::plugin_controllers_file(&converter.doc),
+        initial_positions,
         ruled_servos: converter.ruled_servos,
         geometry_mass_links: converter.geometry_mass_links,
         meshes: converter

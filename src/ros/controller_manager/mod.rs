@@ -34,6 +34,7 @@ use super::interfaces::rcl_interfaces::srv::{
     SetParametersAtomically,
 };
 use super::interfaces::std_msgs::msg::Float64MultiArray;
+pub use super::slot::Slot;
 use crate::config::ControlSource;
 use crate::config::controllers::{ControllersFile, DeclaredController};
 use crate::sim::{SimHandle, WorldGeneration};
@@ -42,7 +43,7 @@ use futures::executor::LocalSpawner;
 use indexmap::IndexMap;
 use kinds::Kind;
 use lifecycle::{Lifecycle, Refusal, State, Strictness};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// The manager, shared by its services and the robots' controller tasks on the node's thread.
@@ -50,20 +51,6 @@ pub type Manager = Rc<RefCell<ManagerState>>;
 
 /// Where the services are, relative to the node's namespace (ros2_control_node's name).
 const PREFIX: &str = "controller_manager";
-
-/// What a controller's own task reads: whether it may act, and on which joints.
-#[derive(Default)]
-pub struct Slot {
-    active: Cell<bool>,
-    joints: RefCell<Vec<String>>,
-}
-
-impl Slot {
-    /// Whether the manager has the controller active.
-    pub fn active(&self) -> bool {
-        self.active.get()
-    }
-}
 
 /// A controller a robot's file declares.
 #[derive(Clone)]
