@@ -16,7 +16,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from builtin_interfaces.msg import Duration  # noqa: E402
 from control_msgs.action import FollowJointTrajectory, GripperCommand, ParallelGripperCommand  # noqa: E402
-from control_msgs.msg import DynamicJointState, JointTrajectoryControllerState  # noqa: E402
+from control_msgs.msg import DynamicJointState, JointTolerance, JointTrajectoryControllerState  # noqa: E402
 from controller_manager_msgs.srv import SwitchController  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -186,6 +186,33 @@ def test_the_real_spawner_and_ros2_control_drive_the_controller_manager(tmp_path
             JointTrajectoryPoint(positions=[0.3, 0.3, 0.6, 0.2], time_from_start=Duration(sec=1))]))
         spin_until(ros, lambda: abs(arm_position(ros)["arm_shoulder_yaw"] - 0.3) < 0.03, timeout=30,
                    what="the shoulder at 0.3 rad from ~/joint_trajectory")
+
+        # Refusals as upstream sends them: a joint it does not have is rejected; a path and a
+        # goal tolerance that are not met abort with their error codes.
+        assert not send([0.0, 0.0, 0.0, 0.0], joints=arm[:3] + ["no_such_joint"]).accepted
+        assert "joint 'no_such_joint' is not in this controller" in bridge.log_so_far()
+
+        def outcome(positions, seconds, path=(), goal=(), goal_time=0.0):
+            request = FollowJointTrajectory.Goal()
+            request.trajectory.joint_names = arm
+            request.trajectory.points = [JointTrajectoryPoint(
+                positions=positions, time_from_start=Duration(sec=int(seconds), nanosec=int(seconds % 1 * 1e9)))]
+            request.path_tolerance = [JointTolerance(name=n, position=t) for n, t in path]
+            request.goal_tolerance = [JointTolerance(name=n, position=t) for n, t in goal]
+            request.goal_time_tolerance = Duration(nanosec=int(goal_time * 1e9))
+            sent = client.send_goal_async(request)
+            spin_until(ros, sent.done, what="the goal's answer")
+            assert sent.result().accepted
+            done = sent.result().get_result_async()
+            spin_until(ros, done.done, timeout=60, what="the goal's result")
+            return done.result().result
+
+        fast = outcome([-0.6, 0.3, 0.6, 0.2], 0.2, path=[("arm_shoulder_yaw", 0.001)])
+        assert fast.error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED, fast
+        assert "arm_shoulder_yaw" in fast.error_string, fast
+        exact = outcome([0.3, 0.5, 0.9, 0.2], 1.0, goal=[("arm_elbow", 1e-7)], goal_time=0.1)
+        assert exact.error_code == FollowJointTrajectory.Result.GOAL_TOLERANCE_VIOLATED, exact
+        assert "arm_elbow" in exact.error_string, exact
         switch = SwitchController.Request(activate_controllers=["arm_controller"], strictness=SwitchController.Request.STRICT)
         refused = call(ros, SwitchController, "/controller_manager/switch_controller", switch)
         assert not refused.ok and "cannot claim 'arm_shoulder_yaw/position', which 'arm_trajectory_controller' holds" in refused.message
