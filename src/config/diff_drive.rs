@@ -25,6 +25,31 @@ pub struct DiffDrive {
     /// `open_loop` (false): odometry from the commanded twist instead of the wheels; read
     /// here as the wheels' (see the README's table).
     pub open_loop: bool,
+    /// `linear.x` and `angular.z` velocity limits ([min, max]), where given.
+    pub linear_limits: Option<[f64; 2]>,
+    pub angular_limits: Option<[f64; 2]>,
+}
+
+/// The velocity limits `<axis>.max_velocity` and `.min_velocity` (default: -max), unless
+/// `<axis>.has_velocity_limits` is false or no maximum is given.
+fn velocity_limits(params: &Map<String, Value>, axis: &str) -> Result<Option<[f64; 2]>, String> {
+    let (group, component) = axis.split_once('.').unwrap_or((axis, ""));
+    let Some(Value::Object(limits)) = params.get(group).and_then(|g| g.get(component)) else {
+        return Ok(None);
+    };
+    if !flag(limits, "has_velocity_limits", true)? {
+        return Ok(None);
+    }
+    let Some(max) = number(limits, "max_velocity")? else {
+        return Ok(None);
+    };
+    let min = number(limits, "min_velocity")?.unwrap_or(-max);
+    if min > max {
+        return Err(format!(
+            "'{axis}.min_velocity' {min} is above max_velocity {max}"
+        ));
+    }
+    Ok(Some([min, max]))
 }
 
 fn number(params: &Map<String, Value>, name: &str) -> Result<Option<f64>, String> {
@@ -100,7 +125,18 @@ impl DiffDrive {
             odom_frame,
             stamped: flag(params, "use_stamped_vel", true)?,
             open_loop: flag(params, "open_loop", false)?,
+            linear_limits: velocity_limits(params, "linear.x")?,
+            angular_limits: velocity_limits(params, "angular.z")?,
         })
+    }
+
+    /// A twist's linear x and angular z within the velocity limits.
+    pub fn limited(&self, linear_x: f64, angular_z: f64) -> (f64, f64) {
+        let clamp = |v: f64, limits: Option<[f64; 2]>| limits.map_or(v, |[lo, hi]| v.clamp(lo, hi));
+        (
+            clamp(linear_x, self.linear_limits),
+            clamp(angular_z, self.angular_limits),
+        )
     }
 
     /// The robot config's base this controller stands for.
@@ -148,6 +184,12 @@ mod tests {
         assert!((drive.wheel_separation - 0.6).abs() < 1e-12);
         assert_eq!((drive.cmd_vel_timeout, drive.stamped), (0.5, false));
         assert_eq!(drive.odom_frame, "odom");
+        let limited = DiffDrive::parse(&params(
+            "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, linear: {x: {max_velocity: 0.5}}, angular: {z: {has_velocity_limits: false, max_velocity: 1.0}}}",
+        ))
+        .unwrap();
+        assert_eq!(limited.limited(2.0, 3.0), (0.5, 3.0));
+        assert_eq!(limited.limited(-2.0, 0.0), (-0.5, 0.0));
         let wrong = |yaml| DiffDrive::parse(&params(yaml)).unwrap_err();
         assert!(
             wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_radius: 0.1}")

@@ -375,6 +375,13 @@ impl ManagerState {
         let mut command = Vec::new();
         let mut state = Vec::new();
         for joint in &map.joints {
+            // Only a hinge or a slide has one position, velocity and effort (a floating
+            // base's free joint is no ros2_control joint).
+            use mujoco_rs::prelude::MjtJoint;
+            let kind = world.model.jnt_type()[joint.id];
+            if !matches!(kind, MjtJoint::mjJNT_HINGE | MjtJoint::mjJNT_SLIDE) {
+                continue;
+            }
             if let Some(taken) = kinds::actuator_interface(&world.model, map, &joint.name) {
                 let name = format!("{}/{}", joint.name, taken.name());
                 let claimed = self.lifecycle.claimed_by(&name).is_some();
@@ -799,6 +806,7 @@ pub fn start_diff_drive(
         return Ok(());
     };
     let topic = format!("{driving}/cmd_vel");
+    let limits = drive.clone();
     let (slot, handle) = (declared.slot.clone(), handle.clone());
     // Upstream's diff drive reads the twist's linear x and angular z.
     let drive_base = move |twist: &Twist| {
@@ -806,13 +814,8 @@ pub fn start_diff_drive(
             return;
         }
         if let Ok(robot) = handle.robot_index(&robot_name) {
-            let _ = handle.command_twist(
-                ControlSource::Ros,
-                robot,
-                twist.linear.x,
-                0.0,
-                twist.angular.z,
-            );
+            let (linear_x, angular_z) = limits.limited(twist.linear.x, twist.angular.z);
+            let _ = handle.command_twist(ControlSource::Ros, robot, linear_x, 0.0, angular_z);
         }
     };
     if drive.stamped {
