@@ -520,17 +520,7 @@ fn start_controllers(
     trajectory: Vec<(crate::config::TrajectoryController, super::actions::Managed)>,
 ) -> Result<(), ServeError> {
     let (world, index) = (start.world, start.index);
-    super::controller_manager::start_forward(
-        node,
-        start.spawner,
-        start.handle,
-        world,
-        index,
-        start.manager,
-        only,
-    )
-    .map_err(ServeError::Middleware)?;
-    super::controller_manager::start_diff_drive(
+    super::controller_manager::start_subscriptions(
         node,
         start.spawner,
         start.handle,
@@ -541,36 +531,29 @@ fn start_controllers(
     )
     .map_err(ServeError::Middleware)?;
     let map = &world.robots[index];
-    let own = &world.config.robots[index].ros.trajectory_controllers;
-    let (mut controllers, mut managed) = (Vec::new(), Vec::new());
-    for (controller, by_manager) in trajectory {
-        if own.iter().any(|c| c.name == controller.name) {
-            log::warn!(
-                "robot '{}': the controller manager's '{}' gets no action server: the config names a trajectory controller so",
-                map.name,
-                controller.name
-            );
-            continue;
-        }
-        controllers.push(controller);
-        managed.push(Some(by_manager));
-    }
-    let own_grippers = &world.config.robots[index].ros.grippers;
-    let (mut grippers, mut managed_grippers) = (Vec::new(), Vec::new());
-    for (gripper, by_manager) in
-        super::controller_manager::gripper_controllers(start.manager, world, index, only)
-    {
-        if own_grippers.iter().any(|g| g.name == gripper.name) {
-            log::warn!(
-                "robot '{}': the controller manager's '{}' gets no action server: the config names a gripper so",
-                map.name,
-                gripper.name
-            );
-            continue;
-        }
-        grippers.push(gripper);
-        managed_grippers.push(by_manager);
-    }
+    let ros = &world.config.robots[index].ros;
+    let own: Vec<&str> = ros
+        .trajectory_controllers
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    let (controllers, managed): (Vec<_>, Vec<_>) = left_to_manager(
+        &map.name,
+        "a trajectory controller",
+        &own,
+        trajectory,
+        |c| &c.name,
+    )
+    .into_iter()
+    .map(|(controller, by_manager)| (controller, Some(by_manager)))
+    .unzip();
+    let own: Vec<&str> = ros.grippers.iter().map(|g| g.name.as_str()).collect();
+    let grippers =
+        super::controller_manager::gripper_controllers(start.manager, world, index, only);
+    let (grippers, managed_grippers): (Vec<_>, Vec<_>) =
+        left_to_manager(&map.name, "a gripper", &own, grippers, |g| &g.name)
+            .into_iter()
+            .unzip();
     let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
     let robot_topic =
         |name: &str| super::outputs::robot_topic(&world.config, &map.name, prefixed, name);
@@ -610,6 +593,30 @@ fn start_controllers(
         &managed_grippers,
         &robot_topic,
     )
+}
+
+/// The controller manager's controllers of robot `robot` whose names the config's own
+/// controllers (`own`, of kind `what`) leave; the others get nothing, with a warning.
+fn left_to_manager<T, M>(
+    robot: &str,
+    what: &str,
+    own: &[&str],
+    managed: Vec<(T, M)>,
+    name: impl Fn(&T) -> &str,
+) -> Vec<(T, M)> {
+    managed
+        .into_iter()
+        .filter(|(controller, _)| {
+            let taken = own.contains(&name(controller));
+            if taken {
+                log::warn!(
+                    "robot '{robot}': the controller manager's '{}' gets no action server: the config names {what} so",
+                    name(controller)
+                );
+            }
+            !taken
+        })
+        .collect()
 }
 
 /// Where robot `index` of `world` has its topics (what its tasks serve under).

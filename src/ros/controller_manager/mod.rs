@@ -695,6 +695,41 @@ pub fn start(
     Ok(())
 }
 
+/// A controller robot `robot` of `world` declares, with its kind, parameters and slot.
+pub(super) struct OfRobot {
+    pub name: String,
+    pub kind: Kind,
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub slot: Rc<Slot>,
+}
+
+/// The controllers robot `robot` of `world` declares (`only`: that one) whose kind `wanted`
+/// accepts, with their kinds; a type the manager does not know is left out.
+pub(super) fn of_robot(
+    manager: &Manager,
+    world: &WorldGeneration,
+    robot: usize,
+    only: Option<&str>,
+    wanted: impl Fn(Kind) -> bool,
+) -> Vec<OfRobot> {
+    let manager = manager.borrow();
+    let robot_name = &world.robots[robot].name;
+    manager
+        .declared
+        .iter()
+        .filter(|(name, d)| &d.robot == robot_name && only.is_none_or(|o| o == *name))
+        .filter_map(|(name, d)| {
+            let kind = kinds::kind_of(&d.controller.type_name).ok()?;
+            wanted(kind).then(|| OfRobot {
+                name: name.clone(),
+                kind,
+                params: d.controller.params.clone(),
+                slot: d.slot.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The joint_trajectory_controllers robot `robot` declares, as the action servers take them
 /// (`ros.trajectory_controllers` entries), each with what the manager says of it: its slot
 /// (its server takes goals only while active) and what its parameters hold goals to
@@ -706,27 +741,23 @@ pub fn trajectory_controllers(
     robot: usize,
     only: Option<&str>,
 ) -> Vec<(crate::config::TrajectoryController, Managed)> {
-    let manager = manager.borrow();
     let map = &world.robots[robot];
-    manager
-        .declared
-        .iter()
-        .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
-        .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(Kind::Trajectory))
-        .filter_map(|(name, d)| {
-            let params = &d.controller.params;
-            let configured = kinds::configure(Kind::Trajectory, params, &world.model, map).ok()?;
+    of_robot(manager, world, robot, only, |k| k == Kind::Trajectory)
+        .into_iter()
+        .filter_map(|of| {
+            let params = &of.params;
+            let configured = kinds::configure(of.kind, params, &world.model, map).ok()?;
             let defaults = kinds::goal_defaults(params, &configured.joints).ok()?;
             let joints = configured.joints.iter().map(|j| regex::escape(j)).collect();
             let controller = crate::config::TrajectoryController {
-                name: name.clone(),
+                name: of.name,
                 joints: crate::config::Patterns::Many(joints),
                 // Checked as a config's; the goals follow `defaults`.
                 goal_tolerance: 0.02,
                 goal_time: 1.0,
             };
             let managed = Managed {
-                slot: d.slot.clone(),
+                slot: of.slot,
                 defaults,
             };
             Some((controller, managed))
@@ -743,43 +774,56 @@ pub fn gripper_controllers(
     robot: usize,
     only: Option<&str>,
 ) -> Vec<(crate::config::GripperController, ManagedGripper)> {
-    let manager = manager.borrow();
     let map = &world.robots[robot];
-    manager
-        .declared
-        .iter()
-        .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
-        .filter_map(|(name, d)| {
-            let kind = kinds::kind_of(&d.controller.type_name).ok()?;
-            let Kind::Gripper { parallel } = kind else {
-                return None;
-            };
-            let params = &d.controller.params;
-            let configured = kinds::configure(kind, params, &world.model, map).ok()?;
-            let settings = kinds::gripper_settings(params).ok()?;
-            let gripper = crate::config::GripperController {
-                name: name.clone(),
-                joint: configured.joints.first()?.clone(),
-                actuator: None,
-                position_range: None,
-                // Checked as a config's; the goals follow `settings`.
-                tolerance: 0.002,
-                allow_stalling: settings.allow_stalling,
-            };
-            let managed = ManagedGripper {
-                slot: d.slot.clone(),
-                settings,
-                parallel,
-            };
-            Some((gripper, managed))
-        })
-        .collect()
+    of_robot(manager, world, robot, only, |k| {
+        matches!(k, Kind::Gripper { .. })
+    })
+    .into_iter()
+    .filter_map(|of| {
+        let Kind::Gripper { parallel } = of.kind else {
+            return None;
+        };
+        let params = &of.params;
+        let configured = kinds::configure(of.kind, params, &world.model, map).ok()?;
+        let settings = kinds::gripper_settings(params).ok()?;
+        let gripper = crate::config::GripperController {
+            name: of.name,
+            joint: configured.joints.first()?.clone(),
+            actuator: None,
+            position_range: None,
+            // Checked as a config's; the goals follow `settings`.
+            tolerance: 0.002,
+            allow_stalling: settings.allow_stalling,
+        };
+        let managed = ManagedGripper {
+            slot: of.slot,
+            settings,
+            parallel,
+        };
+        Some((gripper, managed))
+    })
+    .collect()
+}
+
+/// Starts the command subscriptions of the controllers robot `robot` of `world` declares
+/// (`only`: of that one): forward commands' `~/commands` and the diff drive's `~/cmd_vel`.
+pub fn start_subscriptions(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    world: &WorldGeneration,
+    robot: usize,
+    manager: &Manager,
+    only: Option<&str>,
+) -> Result<(), super::Error> {
+    start_forward(node, spawner, handle, world, robot, manager, only)?;
+    start_diff_drive(node, spawner, handle, world, robot, manager, only)
 }
 
 /// Starts the `~/cmd_vel` subscriptions of the diff_drive_controllers robot `robot` of
 /// `world` declares (`only`: of that one) whose parameters gave the robot its base; each
 /// drives the base only while its controller is active.
-pub fn start_diff_drive(
+fn start_diff_drive(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
@@ -838,7 +882,7 @@ pub fn start_diff_drive(
 
 /// Starts the `~/commands` subscriptions of the forward command controllers robot `robot`
 /// of `world` declares (`only`: of that one); each acts only while its controller is active.
-pub fn start_forward(
+fn start_forward(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
@@ -848,20 +892,10 @@ pub fn start_forward(
     only: Option<&str>,
 ) -> Result<(), super::Error> {
     let robot_name = world.robots[robot].name.clone();
-    let forward: Vec<(String, Rc<Slot>)> = manager
-        .borrow()
-        .declared
-        .iter()
-        .filter(|(name, d)| d.robot == robot_name && only.is_none_or(|o| o == *name))
-        .filter(|(_, d)| {
-            matches!(
-                kinds::kind_of(&d.controller.type_name),
-                Ok(Kind::Forward(_))
-            )
-        })
-        .map(|(name, d)| (name.clone(), d.slot.clone()))
-        .collect();
-    for (name, slot) in forward {
+    let forward = of_robot(manager, world, robot, only, |k| {
+        matches!(k, Kind::Forward(_))
+    });
+    for OfRobot { name, slot, .. } in forward {
         let mut commands =
             node.subscribe::<Float64MultiArray>(&format!("{name}/commands"), Qos::DEFAULT)?;
         let (handle, robot_name) = (handle.clone(), robot_name.clone());

@@ -79,8 +79,8 @@ impl Pace {
     }
 }
 
-/// The declared controllers of `kind` of robot `robot` (`only`: that one), with their slots
-/// and configured joints.
+/// The declared controllers of `wanted` kind of robot `robot` (`only`: that one) that fit
+/// it, with their slots and configured joints.
 fn declared_of(
     manager: &Manager,
     world: &WorldGeneration,
@@ -88,17 +88,12 @@ fn declared_of(
     only: Option<&str>,
     wanted: Kind,
 ) -> Vec<(String, Rc<Slot>, kinds::Configured)> {
-    let manager = manager.borrow();
     let map = &world.robots[robot];
-    manager
-        .declared
-        .iter()
-        .filter(|(name, d)| d.robot == map.name && only.is_none_or(|o| o == *name))
-        .filter(|(_, d)| kinds::kind_of(&d.controller.type_name) == Ok(wanted))
-        .filter_map(|(name, d)| {
-            let configured =
-                kinds::configure(wanted, &d.controller.params, &world.model, map).ok()?;
-            Some((name.clone(), d.slot.clone(), configured))
+    super::of_robot(manager, world, robot, only, |k| k == wanted)
+        .into_iter()
+        .filter_map(|of| {
+            let configured = kinds::configure(of.kind, &of.params, &world.model, map).ok()?;
+            Some((of.name, of.slot, configured))
         })
         .collect()
 }
