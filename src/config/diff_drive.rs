@@ -2,6 +2,7 @@
 //! and the base and odometry of the robot's config they stand for: a robot whose config
 //! has no `control.base` gets its base from the diff_drive_controller its controllers file
 //! declares (one implementation of the base, whichever way it is given).
+use super::controller_params::{flag, names, number};
 use super::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
 use serde_json::{Map, Value};
 
@@ -52,34 +53,10 @@ fn velocity_limits(params: &Map<String, Value>, axis: &str) -> Result<Option<[f6
     Ok(Some([min, max]))
 }
 
-fn number(params: &Map<String, Value>, name: &str) -> Result<Option<f64>, String> {
-    match params.get(name) {
-        None => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .filter(|x| x.is_finite())
-            .map(Some)
-            .ok_or_else(|| format!("'{name}' must be a number, got {v}")),
-    }
-}
-
-fn flag(params: &Map<String, Value>, name: &str, default: bool) -> Result<bool, String> {
-    match params.get(name) {
-        None => Ok(default),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(v) => Err(format!("'{name}' must be true or false, got {v}")),
-    }
-}
-
 /// The one wheel of a side (`left_wheel_names` / `right_wheel_names`).
 fn wheel(params: &Map<String, Value>, name: &str) -> Result<String, String> {
-    let names: Vec<&str> = params
-        .get(name)
-        .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    match names.as_slice() {
-        [one] => Ok(one.to_string()),
+    match names(params, name)?.unwrap_or_default().as_slice() {
+        [one] => Ok(one.clone()),
         [] => Err(format!("'{name}' must name the wheel joint of that side")),
         more => Err(format!(
             "'{name}' names {} wheels ({more:?}); one wheel per side is supported",

@@ -2,6 +2,7 @@
 //! the file and the field path (`robots[0].pose.xyz`).
 mod access;
 pub mod broadcasters;
+pub mod controller_params;
 pub mod controllers;
 pub mod diff_drive;
 mod paths;

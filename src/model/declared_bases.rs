@@ -22,7 +22,7 @@ fn drives_wheel(model: &MjModel, map: &RobotMap, joint: &str) -> Result<(), Stri
                 && model.actuator_trnid()[a.id][0] as usize == id
         })
         .ok_or_else(|| format!("no actuator drives joint '{joint}'"))?;
-    if model.actuator_biasprm()[actuator.id][1] != 0.0 {
+    if super::position_servo_joint(model, actuator.id).is_some() {
         return Err(format!(
             "joint '{joint}' has a position servo; a wheel needs a velocity servo or a motor"
         ));

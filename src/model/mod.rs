@@ -480,6 +480,16 @@ fn add_initial_keyframe(robot: &mut crate::config::RobotConfig, positions: &[(St
     );
 }
 
+/// The joint actuator `id` of `model` holds at a position (a position servo: an affine
+/// bias with a position term), if it is one.
+pub(crate) fn position_servo_joint(model: &MjModel, id: usize) -> Option<usize> {
+    let joint = model.actuator_trnid()[id][0];
+    let servo = model.actuator_biastype()[id] == MjtBias::mjBIAS_AFFINE
+        && model.actuator_biasprm()[id][1] != 0.0;
+    (servo && model.actuator_trntype()[id] == MjtTrn::mjTRN_JOINT && joint >= 0)
+        .then_some(joint as usize)
+}
+
 /// Turns the config's named keyframes into MuJoCo keyframes `{robot}_{key}`: qpos0 with the
 /// robot's joints set, and position actuators' ctrl equal to their joint's target so that
 /// nothing pulls the robot away from the keyframe. Returns whether any was added.
@@ -546,14 +556,8 @@ fn add_config_keyframes(config: &Config, world: &mut MjSpec, model: &MjModel) ->
             }
             let mut ctrl = vec![0.0; model.nu() as usize];
             for (id, value) in ctrl.iter_mut().enumerate() {
-                let is_position_servo = model.actuator_biastype()[id] == MjtBias::mjBIAS_AFFINE
-                    && model.actuator_biasprm()[id][1] != 0.0;
-                let joint = model.actuator_trnid()[id][0];
-                if is_position_servo
-                    && model.actuator_trntype()[id] == MjtTrn::mjTRN_JOINT
-                    && joint >= 0
-                {
-                    *value = qpos[model.jnt_qposadr()[joint as usize] as usize];
+                if let Some(joint) = position_servo_joint(model, id) {
+                    *value = qpos[model.jnt_qposadr()[joint] as usize];
                 }
             }
             let name = format!("{}{key}", prefix_of(&robot.name));

@@ -7,9 +7,10 @@ use crate::model::{INITIAL_KEYFRAME, RobotMap};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
-/// Puts each robot `r` of `robots` (of `model`, which `data` runs) for which `which(r)` holds at its initial keyframe, and
-/// makes its controller hold it; a trajectory a controller drops goes to `dropped`. The
-/// caller runs `forward` afterwards. Allocates nothing (it runs on the physics thread).
+/// Puts each robot `r` of `robots` (of `model`, which `data` runs) for which `which(r)`
+/// holds at its initial keyframe, and makes its controller hold it; a trajectory a
+/// controller drops goes to `dropped`. The caller runs `forward` afterwards (a reset does in
+/// `republish`). Allocates nothing (it runs on the physics thread).
 pub(super) fn apply(
     model: &MjModel,
     robots: &[RobotMap],

@@ -259,7 +259,6 @@ impl Physics {
                 let _ = shared.trash.push(Trash::Trajectory(old));
             },
         );
-        self.data.forward();
         self.clear_transients();
         self.republish();
         Ok(())

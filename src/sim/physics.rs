@@ -88,7 +88,7 @@ impl Physics {
         world: Arc<WorldGeneration>,
         shared: Arc<Shared>,
         requests: Receiver<Request>,
-        controllers: Controllers,
+        mut controllers: Controllers,
         mode: SimMode,
         speed: f64,
         substeps: u32,
@@ -97,7 +97,6 @@ impl Physics {
         let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
             std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
         })?;
-        let mut controllers = controllers;
         super::initial::apply(
             &world.model,
             &world.robots,

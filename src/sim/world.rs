@@ -370,7 +370,7 @@ impl WorldEdit<'_> {
         let world = crate::model::build_world(&config)?;
         check(&world, &config)?;
         let plans = handle.plan_world(&world)?;
-        let controllers = super::controllers(&world)?;
+        let mut controllers = super::controllers(&world)?;
         let generation = WorldGeneration::new(
             current.number + 1,
             &world,
@@ -405,7 +405,6 @@ impl WorldEdit<'_> {
             )
         })?;
         // New robots start where their files say (kept ones bring their state along).
-        let mut controllers = controllers;
         super::initial::apply(
             &world.model,
             &world.robots,

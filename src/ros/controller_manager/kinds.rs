@@ -3,6 +3,7 @@
 //! its parameters against the robot and says which interfaces it uses.
 use super::lifecycle::Interfaces;
 use crate::config::broadcasters::{self, SensorKind};
+use crate::config::controller_params::{flag, names, number, number_in};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
 use crate::ros::actions::GoalDefaults;
@@ -136,23 +137,6 @@ pub struct Configured {
     pub interfaces: Interfaces,
 }
 
-fn strings(params: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>, String> {
-    let Some(value) = params.get(name) else {
-        return Ok(None);
-    };
-    let list = value
-        .as_array()
-        .ok_or_else(|| format!("'{name}' must be a list of names"))?;
-    list.iter()
-        .map(|v| {
-            v.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| format!("'{name}' must be a list of names"))
-        })
-        .collect::<Result<_, _>>()
-        .map(Some)
-}
-
 /// What a joint_trajectory_controller's parameters hold goals to, as upstream reads them:
 /// `constraints.goal_time` (0: no limit), `constraints.stopped_velocity_tolerance`
 /// (default 0.01), `constraints.<joint>.trajectory` and `.goal` (0 or absent: not checked)
@@ -166,49 +150,27 @@ pub fn goal_defaults(
         Some(Value::Object(map)) => map,
         Some(_) => return Err("'constraints' must be a map".into()),
     };
-    let number = |value: Option<&Value>, name: &str| -> Result<Option<f64>, String> {
-        match value {
-            None => Ok(None),
-            Some(v) => v
-                .as_f64()
-                .filter(|x| x.is_finite())
-                .map(Some)
-                .ok_or_else(|| format!("'constraints.{name}' must be a number, got {v}")),
-        }
-    };
     let positive = |x: Option<f64>| x.filter(|x| *x > 0.0);
     let mut defaults = GoalDefaults {
         path: Default::default(),
         goal: Default::default(),
         goal_otherwise: None,
         stopped_velocity: positive(
-            number(
-                constraints.get("stopped_velocity_tolerance"),
-                "stopped_velocity_tolerance",
-            )?
-            .or(Some(0.01)),
+            number_in(constraints, "constraints.", "stopped_velocity_tolerance")?.or(Some(0.01)),
         ),
-        goal_time: positive(number(constraints.get("goal_time"), "goal_time")?),
-        allow_partial: match params.get("allow_partial_joints_goal") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(v) => {
-                return Err(format!(
-                    "'allow_partial_joints_goal' must be true or false, got {v}"
-                ));
-            }
-        },
+        goal_time: positive(number_in(constraints, "constraints.", "goal_time")?),
+        allow_partial: flag(params, "allow_partial_joints_goal", false)?,
     };
     for joint in joints {
-        let Some(limits) = constraints.get(joint) else {
+        let Some(Value::Object(limits)) = constraints.get(joint) else {
             continue;
         };
         for (key, into) in [
             ("trajectory", &mut defaults.path),
             ("goal", &mut defaults.goal),
         ] {
-            let at = format!("{joint}.{key}");
-            if let Some(tolerance) = positive(number(limits.get(key), &at)?) {
+            let at = format!("constraints.{joint}.");
+            if let Some(tolerance) = positive(number_in(limits, &at, key)?) {
                 into.insert(joint.clone(), tolerance);
             }
         }
@@ -221,21 +183,14 @@ pub fn goal_defaults(
 /// and `stall_timeout` (1.0 s).
 pub fn gripper_settings(params: &Map<String, Value>) -> Result<GripperSettings, String> {
     let number = |name: &str, default: f64| -> Result<f64, String> {
-        match params.get(name) {
-            None => Ok(default),
-            Some(v) => v
-                .as_f64()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| format!("'{name}' must be a number of at least 0, got {v}")),
+        match number(params, name)?.unwrap_or(default) {
+            x if x >= 0.0 => Ok(x),
+            x => Err(format!("'{name}' must be at least 0, got {x}")),
         }
     };
     Ok(GripperSettings {
         goal_tolerance: number("goal_tolerance", 0.01)?,
-        allow_stalling: match params.get("allow_stalling") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(v) => return Err(format!("'allow_stalling' must be true or false, got {v}")),
-        },
+        allow_stalling: flag(params, "allow_stalling", false)?,
         stall_velocity: number("stall_velocity_threshold", 0.001)?,
         stall_timeout: number("stall_timeout", 1.0)?,
     })
@@ -252,10 +207,10 @@ pub fn configure(
     let joint_names: Vec<String> = map.joints.iter().map(|j| j.name.clone()).collect();
     match kind {
         Kind::JointStateBroadcaster => {
-            let joints = strings(params, "joints")?
+            let joints = names(params, "joints")?
                 .filter(|j| !j.is_empty())
                 .unwrap_or(joint_names.clone());
-            let interfaces = strings(params, "interfaces")?
+            let interfaces = names(params, "interfaces")?
                 .filter(|i| !i.is_empty())
                 .unwrap_or_else(|| {
                     ["position", "velocity", "effort"]
@@ -336,7 +291,7 @@ pub fn configure(
             Ok(configured)
         }
         Kind::Trajectory => {
-            let commanded = strings(params, "command_interfaces")?.unwrap_or_default();
+            let commanded = names(params, "command_interfaces")?.unwrap_or_default();
             if commanded.iter().any(|i| i != "position") {
                 return Err(format!(
                     "'command_interfaces' {commanded:?}: only position is supported (the joints follow the trajectory's positions)"
@@ -345,7 +300,7 @@ pub fn configure(
             let mut configured =
                 configure(Kind::Forward(Some(Interface::Position)), params, model, map)?;
             goal_defaults(params, &configured.joints)?;
-            let read = strings(params, "state_interfaces")?
+            let read = names(params, "state_interfaces")?
                 .filter(|i| !i.is_empty())
                 .unwrap_or_else(|| ["position", "velocity"].map(String::from).to_vec());
             configured.interfaces.state = configured
@@ -356,7 +311,7 @@ pub fn configure(
             Ok(configured)
         }
         Kind::Forward(fixed) => {
-            let joints = strings(params, "joints")?.unwrap_or_default();
+            let joints = names(params, "joints")?.unwrap_or_default();
             if joints.is_empty() {
                 return Err("'joints' parameter is empty".into());
             }
