@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use mujoco_bridge::config::{ControlMode, ControlSource};
-use mujoco_bridge::control::PdGains;
+use mujoco_bridge::control::{PdGains, Trajectory};
 use mujoco_bridge::model::World;
 use mujoco_bridge::sim::{GainsUpdate, Simulation, StateSnapshot};
 use std::path::Path;
@@ -63,9 +63,7 @@ fn trajectory_follower_reaches_the_goal_through_its_points() {
     h.follow_trajectory(
         0,
         &["joint1", "joint2"],
-        &[1.0, 2.0],
-        &[0.3, 0.2, 0.6, 0.4],
-        &[0.3, 0.2, 0.0, 0.0],
+        Trajectory::through(&[1.0, 2.0], &[0.3, 0.2, 0.6, 0.4], &[0.3, 0.2, 0.0, 0.0]),
     )
     .unwrap();
     h.step(500).unwrap(); // t = 1.0 s: the first point
@@ -85,15 +83,23 @@ fn trajectory_follower_reaches_the_goal_through_its_points() {
     assert!((joint_q(&world, &state(&h), 0, "joint1") - 0.6).abs() < 0.01);
     // Bad trajectories are refused with a reason.
     let e = h
-        .follow_trajectory(0, &["joint1"], &[1.0, 0.5], &[0.1, 0.2], &[])
+        .follow_trajectory(
+            0,
+            &["joint1"],
+            Trajectory::through(&[1.0, 0.5], &[0.1, 0.2], &[]),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("increasing"), "{e}");
     let e = h
-        .follow_trajectory(0, &["elbow"], &[1.0], &[0.1], &[])
+        .follow_trajectory(0, &["elbow"], Trajectory::through(&[1.0], &[0.1], &[]))
         .unwrap_err();
     assert!(e.to_string().contains("'elbow'"), "{e}");
     let e = h
-        .follow_trajectory(0, &["joint1"], &[1.0], &[f64::NAN], &[])
+        .follow_trajectory(
+            0,
+            &["joint1"],
+            Trajectory::through(&[1.0], &[f64::NAN], &[]),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("NaN"), "{e}");
 }
@@ -376,4 +382,101 @@ fn bad_commands_are_refused_counted_and_the_physics_thread_keeps_running() {
     let done = h.step(10).unwrap();
     assert_eq!(done.step, 10, "the physics thread is alive");
     assert_eq!(h.control_status(0).unwrap().values[4], 2.4);
+}
+
+/// Panda's arm, with a controllers file whose manager runs at `update_rate` Hz when given.
+fn panda_with_update_rate(dir: &Path, update_rate: Option<u32>) -> World {
+    let rate = update_rate.map_or(String::new(), |hz| format!("    update_rate: {hz}\n"));
+    std::fs::write(
+        dir.join("controllers.yaml"),
+        format!(
+            "controller_manager:\n  ros__parameters:\n{rate}    joint_state_broadcaster: {{type: joint_state_broadcaster/JointStateBroadcaster}}\n"
+        ),
+    )
+    .unwrap();
+    let yaml = format!(
+        "robots:\n  - name: panda\n    mjcf: {}\n    controllers: controllers.yaml\n",
+        models()
+            .join("menagerie/franka_emika_panda/panda.xml")
+            .display()
+    );
+    world_from_yaml(&yaml, dir)
+}
+
+/// ctrl of actuator1 over `steps` steps of a 1 rad/s ramp on joint1.
+fn ramp_commands(world: &World, steps: u64) -> Vec<f64> {
+    let sim = Simulation::start(world, &paused()).unwrap();
+    let h = sim.handle();
+    h.follow_trajectory(0, &["joint1"], Trajectory::through(&[1.0], &[1.0], &[]))
+        .unwrap();
+    (0..steps)
+        .map(|_| {
+            h.step(1).unwrap();
+            state(&h).ctrl[0]
+        })
+        .collect()
+}
+
+#[test]
+fn a_controllers_update_rate_holds_trajectory_setpoints_between_its_updates() {
+    let dir = tempfile::tempdir().unwrap();
+    // 0.5 s at 500 Hz: every step has a setpoint of its own without an update rate, and
+    // one per 0.1 s at 10 Hz (0, 0.1, ..., 0.5), each held for 50 steps.
+    let every_step = ramp_commands(&panda_with_update_rate(dir.path(), None), 250);
+    let at_10_hz = ramp_commands(&panda_with_update_rate(dir.path(), Some(10)), 250);
+    let distinct = |values: &[f64]| values.windows(2).filter(|w| w[0] != w[1]).count() + 1;
+    assert!(distinct(&every_step) > 200, "{}", distinct(&every_step));
+    assert!(
+        (5..=6).contains(&distinct(&at_10_hz)),
+        "{} setpoints at 10 Hz: {:?}",
+        distinct(&at_10_hz),
+        at_10_hz
+    );
+    for (k, value) in at_10_hz.iter().enumerate() {
+        // The setpoint of the last update at or before the step's time.
+        let updated = ((k as f64 * 0.002) / 0.1 + 1e-9).floor() * 0.1;
+        assert!(
+            (value - updated).abs() < 1e-9,
+            "step {k}: {value} vs {updated}"
+        );
+    }
+}
+
+#[test]
+fn quintic_and_open_loop_trajectories_start_where_upstream_starts_them() {
+    let world = world_from_config_file("panda.yaml");
+    let sim = Simulation::start(&world, &paused()).unwrap();
+    let h = sim.handle();
+    // A fast ramp: the servo lags its setpoint by several hundredths of a radian.
+    h.follow_trajectory(0, &["joint1"], Trajectory::through(&[1.0], &[1.5], &[]))
+        .unwrap();
+    h.step(250).unwrap();
+    let setpoint = state(&h).ctrl[0];
+    let measured = joint_q(&world, &state(&h), 0, "joint1");
+    assert!((setpoint - measured).abs() > 0.02, "{setpoint} {measured}");
+    // open_loop_control: the next trajectory starts from the setpoint, at rest, with
+    // accelerations as a quintic (minimum jerk from rest to rest).
+    let quintic = Trajectory {
+        accelerations: vec![0.0],
+        open_loop: true,
+        ..Trajectory::through(&[1.0], &[0.0], &[0.0])
+    };
+    h.follow_trajectory(0, &["joint1"], quintic).unwrap();
+    h.step(125).unwrap(); // a quarter of the way in time
+    let s: f64 = 0.25;
+    let share = 10.0 * s.powi(3) - 15.0 * s.powi(4) + 6.0 * s.powi(5);
+    let expected = setpoint + (0.0 - setpoint) * share;
+    let now = state(&h).ctrl[0];
+    assert!((now - expected).abs() < 0.01, "{now} vs {expected}");
+    // Closed loop (the default): it starts from the measured position instead.
+    h.step(500).unwrap();
+    h.follow_trajectory(0, &["joint1"], Trajectory::through(&[1.0], &[1.5], &[]))
+        .unwrap();
+    h.step(250).unwrap();
+    let measured = joint_q(&world, &state(&h), 0, "joint1");
+    h.follow_trajectory(0, &["joint1"], Trajectory::through(&[1.0], &[0.0], &[]))
+        .unwrap();
+    h.step(1).unwrap();
+    let first = state(&h).ctrl[0];
+    assert!((first - measured).abs() < 0.01, "{first} vs {measured}");
 }

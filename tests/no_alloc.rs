@@ -4,6 +4,7 @@
 //! commands, a trajectory, the keyframe sequencer, wrenches, recording, snapshots, reset,
 //! playback. Runs without the test harness, as a plain program.
 use mujoco_bridge::config::{Config, ControlSource, SimConfig, SimMode};
+use mujoco_bridge::control::Trajectory;
 use mujoco_bridge::model::build_world;
 use mujoco_bridge::sim::{Command, Simulation};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -105,9 +106,7 @@ fn main() {
         h.follow_trajectory(
             0,
             &["arm_shoulder_yaw", "arm_elbow"],
-            &[0.2, 0.4],
-            &[0.3, 0.5, 0.6, 1.0],
-            &[],
+            Trajectory::through(&[0.2, 0.4], &[0.3, 0.5, 0.6, 1.0], &[]),
         )
         .unwrap();
         h.apply_wrench(Some(0), "base_link", [0.0, 0.0, 20.0], [0.0; 3], 0.1)

@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use mujoco_bridge::config::{ControlSource, SimMode};
+use mujoco_bridge::control::Trajectory;
 use mujoco_bridge::model::World;
 use mujoco_bridge::sim::{Command, SimHandle, Simulation};
 
@@ -68,8 +69,12 @@ fn reset_and_reset_to_keyframe_during_a_trajectory_leave_none_of_it_behind() {
     let sim = Simulation::start(&world, &paused()).unwrap();
     let h = sim.handle();
     let trajectory = |h: &SimHandle| {
-        h.follow_trajectory(0, &["joint1", "joint2"], &[2.0], &[0.8, 0.6], &[])
-            .unwrap();
+        h.follow_trajectory(
+            0,
+            &["joint1", "joint2"],
+            Trajectory::through(&[2.0], &[0.8, 0.6], &[]),
+        )
+        .unwrap();
         h.step(500).unwrap(); // halfway
     };
     trajectory(&h);

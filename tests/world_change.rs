@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use mujoco_bridge::config::{Config, ControlSource};
+use mujoco_bridge::control::Trajectory;
 use mujoco_bridge::model::build_world;
 use mujoco_bridge::sim::{Command, OperationError, SimHandle, Simulation, StateSnapshot};
 use mujoco_bridge::world::{SpawnError, SpawnRequest, SpawnSource, delete, spawn};
@@ -65,7 +66,11 @@ fn a_spawn_keeps_the_running_robot_bit_for_bit_and_a_delete_gives_the_name_back(
     handle.step(300).unwrap();
     // A trajectory that runs across the spawn.
     handle
-        .follow_trajectory(mobile, &["arm_wrist"], &[0.0, 5.0], &[0.0, 1.0], &[])
+        .follow_trajectory(
+            mobile,
+            &["arm_wrist"],
+            Trajectory::through(&[0.0, 5.0], &[0.0, 1.0], &[]),
+        )
         .unwrap();
     handle.step(50).unwrap();
     let before = state(&handle);

@@ -3,6 +3,8 @@
 //! sensors of the robot as mujoco_ros2_control names them: an IMU is the framequat `S_quat`,
 //! the gyro `S_gyro` and the accelerometer `S_accel` (those there are); a force-torque
 //! sensor the force `S_force` and the torque `S_torque`; a range sensor the rangefinder `S`.
+//! Where the URDF's `<ros2_control>` has a sensor S (`HardwareSensor`), its
+//! `mujoco_sensor_name` and its hardware's suffix parameters name them instead.
 use super::{ForceTorqueTopic, ImuTopic, RangeTopic};
 use serde_json::{Map, Value};
 
@@ -38,6 +40,19 @@ impl SensorKind {
         }
     }
 
+    /// The hardware parameters of mujoco_ros2_control that replace each of `suffixes`.
+    pub fn suffix_params(self) -> &'static [&'static str] {
+        match self {
+            Self::Imu => &[
+                "orientation_mjcf_suffix",
+                "angular_velocity_mjcf_suffix",
+                "linear_acceleration_mjcf_suffix",
+            ],
+            Self::ForceTorque => &["force_mjcf_suffix", "torque_mjcf_suffix"],
+            Self::Range => &[""],
+        }
+    }
+
     /// The state interfaces upstream's hardware gives such a sensor.
     pub fn interfaces(self) -> &'static [&'static str] {
         match self {
@@ -59,6 +74,27 @@ impl SensorKind {
             Self::Range => &["range"],
         }
     }
+}
+
+/// A sensor of a URDF's `<ros2_control>`: the prefix of its MuJoCo sensors
+/// (`mujoco_sensor_name`, default its name) and the suffixes its hardware gives.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct HardwareSensor {
+    pub name: String,
+    pub mujoco_name: String,
+    /// (`<kind>_mjcf_suffix` parameter, suffix), those the hardware gives.
+    pub suffixes: Vec<(String, String)>,
+}
+
+impl HardwareSensor {
+    /// Every suffix parameter mujoco_ros2_control reads.
+    pub const SUFFIX_PARAMS: [&str; 5] = [
+        "orientation_mjcf_suffix",
+        "angular_velocity_mjcf_suffix",
+        "linear_acceleration_mjcf_suffix",
+        "force_mjcf_suffix",
+        "torque_mjcf_suffix",
+    ];
 }
 
 /// What the bridge reads of a broadcaster: `sensor_name` and `frame_id`, both required
@@ -88,28 +124,42 @@ impl Broadcaster {
         })
     }
 
-    /// The robot's MuJoCo sensor names it reads, given which of them the robot has; the
-    /// ones it needs missing are an error naming them.
-    pub fn sensors(&self, has: impl Fn(&str) -> bool) -> Result<Vec<Option<String>>, String> {
-        let names: Vec<Option<String>> = self
-            .kind
+    /// The MuJoCo sensor names it reads: `sensor_name` with its kind's suffixes, or what
+    /// the `<ros2_control>` sensor of that name in `hardware` says.
+    pub fn wanted(&self, hardware: &[HardwareSensor]) -> Vec<String> {
+        let declared = hardware.iter().find(|h| h.name == self.sensor_name);
+        let prefix = declared.map_or(self.sensor_name.as_str(), |h| h.mujoco_name.as_str());
+        self.kind
             .suffixes()
             .iter()
-            .map(|suffix| Some(format!("{}{suffix}", self.sensor_name)).filter(|n| has(n)))
+            .zip(self.kind.suffix_params())
+            .map(|(suffix, param)| {
+                let given = declared
+                    .and_then(|h| h.suffixes.iter().find(|(p, _)| p == param))
+                    .map_or(*suffix, |(_, s)| s.as_str());
+                format!("{prefix}{given}")
+            })
+            .collect()
+    }
+
+    /// Those of `wanted` names that the robot has; none of them is an error naming them.
+    pub fn sensors(
+        &self,
+        wanted: Vec<String>,
+        has: impl Fn(usize, &str) -> bool,
+    ) -> Result<Vec<Option<String>>, String> {
+        let found: Vec<Option<String>> = wanted
+            .iter()
+            .enumerate()
+            .map(|(k, name)| Some(name.clone()).filter(|n| has(k, n)))
             .collect();
-        if names.iter().all(Option::is_none) {
-            let wanted: Vec<String> = self
-                .kind
-                .suffixes()
-                .iter()
-                .map(|suffix| format!("{}{suffix}", self.sensor_name))
-                .collect();
+        if found.iter().all(Option::is_none) {
             return Err(format!(
                 "sensor '{}': the robot has none of the MuJoCo sensors {wanted:?}",
                 self.sensor_name
             ));
         }
-        Ok(names)
+        Ok(found)
     }
 
     /// The robot config's IMU topic `<controller>/imu` it stands for.
@@ -161,7 +211,9 @@ mod tests {
         let params: Map<String, Value> =
             serde_saphyr::from_str("{sensor_name: imu_sensor, frame_id: imu_link}").unwrap();
         let imu = Broadcaster::parse(SensorKind::Imu, &params).unwrap();
-        let sensors = imu.sensors(|n| n != "imu_sensor_accel").unwrap();
+        let sensors = imu
+            .sensors(imu.wanted(&[]), |_, n| n != "imu_sensor_accel")
+            .unwrap();
         assert_eq!(
             sensors,
             [
@@ -173,8 +225,18 @@ mod tests {
         let topic = imu.imu("imu_sensor_broadcaster", &sensors);
         assert_eq!(topic.topic, "imu_sensor_broadcaster/imu");
         assert_eq!(topic.frame_id.as_deref(), Some("imu_link"));
-        let none = imu.sensors(|_| false).unwrap_err();
+        let none = imu.sensors(imu.wanted(&[]), |_, _| false).unwrap_err();
         assert!(none.contains("none of the MuJoCo sensors"), "{none}");
+        // A <ros2_control> sensor of that name renames them, as mujoco_ros2_control does.
+        let hardware = HardwareSensor {
+            name: "imu_sensor".into(),
+            mujoco_name: "body_imu".into(),
+            suffixes: vec![("linear_acceleration_mjcf_suffix".into(), "_acc".into())],
+        };
+        assert_eq!(
+            imu.wanted(&[hardware]),
+            ["body_imu_quat", "body_imu_gyro", "body_imu_acc"]
+        );
         let no_frame: Map<String, Value> = serde_saphyr::from_str("{sensor_name: s}").unwrap();
         assert_eq!(
             Broadcaster::parse(SensorKind::Range, &no_frame).unwrap_err(),

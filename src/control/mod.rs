@@ -132,6 +132,9 @@ pub struct RobotController {
     /// Setpoints of the trajectory or sequencer in this step.
     setpoints: Vec<f64>,
     setpoint_velocities: Vec<f64>,
+    /// Seconds between trajectory samples (a controller manager's `update_rate`): the
+    /// setpoints hold between them, as a controller's commands do. None: every step.
+    update_period: Option<f64>,
 }
 
 impl Clone for RobotController {
@@ -153,6 +156,7 @@ impl Clone for RobotController {
             trajectory_start: self.trajectory_start.clone(),
             setpoints: self.setpoints.clone(),
             setpoint_velocities: self.setpoint_velocities.clone(),
+            update_period: self.update_period,
         };
         if let Some(name) = self.sequencer.preset_name()
             && let Some(preset) = find_preset(&self.configured, name)
@@ -244,6 +248,10 @@ impl RobotController {
             trajectory_start: vec![0.0; n],
             setpoints: vec![0.0; n],
             setpoint_velocities: vec![0.0; n],
+            update_period: control
+                .update_rate
+                .filter(|hz| hz.is_finite() && *hz > 0.0)
+                .map(|hz| 1.0 / hz),
         })
     }
 
@@ -345,20 +353,23 @@ impl RobotController {
         }
     }
 
-    /// Starts following `trajectory` at sim time `now` from the current joint positions.
-    /// Returns the replaced trajectory, if any.
+    /// Starts following `trajectory` at sim time `now` from the current joint positions
+    /// (an open-loop one that replaces another: from that one's setpoints). Returns the
+    /// replaced trajectory, if any.
     pub fn follow(
         &mut self,
         trajectory: Box<Trajectory>,
         now: f64,
         qpos: &[f64],
     ) -> Option<Box<Trajectory>> {
+        let continues = trajectory.open_loop && self.trajectory.is_some();
         let previous = self.cancel_trajectory();
         for (i, info) in self.actuators.iter().enumerate() {
-            self.trajectory_start[i] = info
-                .joint
-                .map(|(_, qadr, _)| qpos[qadr])
-                .unwrap_or(self.values[i]);
+            self.trajectory_start[i] = match info.joint {
+                _ if continues => self.setpoints[i],
+                Some((_, qadr, _)) => qpos[qadr],
+                None => self.values[i],
+            };
         }
         self.setpoints.copy_from_slice(&self.trajectory_start);
         self.sequencer.stop();
@@ -409,7 +420,12 @@ impl RobotController {
         // Setpoints from the trajectory follower, else from the sequencer.
         let mut generated = false;
         if let Some(active) = &self.trajectory {
-            let t = time - active.start_time;
+            let t = match self.update_period {
+                // The sample of the last update (the epsilon keeps an update that falls on
+                // this step from rounding down to the one before).
+                Some(period) => ((time - active.start_time) / period + 1e-9).floor() * period,
+                None => time - active.start_time,
+            };
             for (j, &i) in active.trajectory.actuators.iter().enumerate() {
                 let (p, v) = active.trajectory.sample(j, t, self.trajectory_start[i]);
                 self.setpoints[i] = p;

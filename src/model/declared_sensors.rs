@@ -1,15 +1,55 @@
 //! Sensor topics that a robot's controllers file gives: each imu, force-torque or range
 //! sensor broadcaster it declares stands for a topic of the robot config's (`ros.imu`,
 //! `ros.force_torque`, `ros.range`) under the broadcaster's name, read from the MuJoCo
-//! sensors its `sensor_name` prefixes (`config::broadcasters`).
+//! sensors its `sensor_name` names, through the URDF's `<ros2_control>` sensor of that name
+//! where there is one (`config::broadcasters`).
 use super::RobotMap;
 use crate::config::Config;
 use crate::config::broadcasters::{Broadcaster, SensorKind};
 use crate::config::controllers::ControllersFile;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The MuJoCo sensor type a name suffix of `kind` stands for.
+/// Whether each sensor broadcaster of a world is active: its topic publishes only then, as
+/// upstream's does. The controller manager sets them; the topics read them.
+#[derive(Debug, Default)]
+pub struct BroadcasterGates(Vec<(String, Arc<AtomicBool>)>);
+
+impl BroadcasterGates {
+    /// A closed gate per broadcaster that a topic of `config` stands for.
+    pub fn of(config: &Config) -> Self {
+        let names = config.robots.iter().flat_map(|robot| {
+            let ros = &robot.ros;
+            let imu = ros.imu.iter().map(|t| &t.controller);
+            let wrench = ros.force_torque.iter().map(|t| &t.controller);
+            let range = ros.range.iter().map(|t| &t.controller);
+            imu.chain(wrench).chain(range).flatten()
+        });
+        Self(
+            names
+                .map(|name| (name.clone(), Arc::new(AtomicBool::new(false))))
+                .collect(),
+        )
+    }
+
+    /// The gate of broadcaster `controller`.
+    pub fn gate(&self, controller: &str) -> Option<Arc<AtomicBool>> {
+        self.0
+            .iter()
+            .find(|(name, _)| name == controller)
+            .map(|(_, gate)| gate.clone())
+    }
+
+    /// Opens each gate whose broadcaster `active` says is active, and closes the others.
+    pub fn set(&self, active: impl Fn(&str) -> bool) {
+        for (name, gate) in &self.0 {
+            gate.store(active(name), Ordering::Relaxed);
+        }
+    }
+}
+
+/// The MuJoCo sensor type the `k`th sensor of `kind` must be.
 fn sensor_type(kind: SensorKind, k: usize) -> MjtSensor {
     match (kind, k) {
         (SensorKind::Imu, 0) => MjtSensor::mjSENS_FRAMEQUAT,
@@ -43,12 +83,10 @@ pub fn apply(
                 continue;
             };
             let sensors = Broadcaster::parse(kind, &controller.params).and_then(|broadcaster| {
-                let sensors = broadcaster.sensors(|sensor| {
-                    let suffix = kind.suffixes().iter().position(|s| sensor.ends_with(s));
+                let wanted = broadcaster.wanted(&map.hardware_sensors);
+                let sensors = broadcaster.sensors(wanted, |k, sensor| {
                     map.sensors.iter().any(|s| {
-                        s.name == sensor
-                            && suffix
-                                .is_some_and(|k| model.sensor_type()[s.id] == sensor_type(kind, k))
+                        s.name == sensor && model.sensor_type()[s.id] == sensor_type(kind, k)
                     })
                 })?;
                 Ok((broadcaster, sensors))

@@ -3,7 +3,7 @@
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
 mod cameras;
 mod declared_bases;
-mod declared_sensors;
+pub mod declared_sensors;
 pub mod gains;
 mod names;
 pub mod pose;
@@ -41,6 +41,8 @@ pub struct World {
     pub sensors: Arc<sensors::SensorPlan>,
     /// The ros2_control controllers each robot's config declares (`controllers: FILE`).
     pub declared_controllers: Vec<Option<Arc<ControllersFile>>>,
+    /// Whether each of their sensor broadcasters is active.
+    pub broadcaster_gates: Arc<declared_sensors::BroadcasterGates>,
     /// Non-fatal findings (skipped meshes, ignored fields), already logged.
     pub warnings: Vec<String>,
 }
@@ -200,7 +202,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     // bases and sensor topics below).
     let mut world_config = config.clone();
     for (robot, loaded) in world_config.robots.iter_mut().zip(&robots_loaded) {
-        add_initial_keyframe(robot, &loaded.initial_positions);
+        add_initial_keyframe(robot, &loaded.ros2_control.initial_positions);
     }
     if add_config_keyframes(&world_config, &mut world, &model)? {
         model = compile(&mut world)
@@ -227,7 +229,11 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         .iter()
         .enumerate()
         .map(|(index, loaded)| {
-            declared_controllers(config, index, loaded.plugin_controllers.as_deref())
+            declared_controllers(
+                config,
+                index,
+                loaded.ros2_control.controllers_file.as_deref(),
+            )
         })
         .collect::<InputResult<_>>()?;
     let robots: Vec<RobotMap> = config
@@ -242,11 +248,16 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             map.base_rule = loaded.base_rule;
             map.servo_gains = servo_gains;
             map.repairs = loaded.repairs;
+            map.hardware_sensors = loaded.ros2_control.sensors;
             map
         })
         .collect();
+    for (robot, file) in world_config.robots.iter_mut().zip(&declared_controllers) {
+        robot.control.update_rate = file.as_ref().and_then(|f| f.update_rate);
+    }
     declared_bases::apply(&mut world_config, &model, &robots, &declared_controllers);
     declared_sensors::apply(&mut world_config, &model, &robots, &declared_controllers);
+    let broadcaster_gates = Arc::new(declared_sensors::BroadcasterGates::of(&world_config));
     let sensors = sensors::SensorPlan::of(&model, &robots, config)
         .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
     check_caps(config, &model, &sensors)?;
@@ -267,6 +278,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             .map(|r| r.control.clone())
             .collect(),
         declared_controllers,
+        broadcaster_gates,
         origin: config.origin.clone(),
         config: world_config,
         sensors: Arc::new(sensors),

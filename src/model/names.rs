@@ -39,6 +39,8 @@ pub struct RobotMap {
     pub servo_gains: Option<String>,
     /// URDF robots: the one-line count of repairs made at load, if any.
     pub repairs: Option<String>,
+    /// URDF robots: the `<ros2_control>` sensors, naming MuJoCo sensors.
+    pub hardware_sensors: Vec<crate::config::broadcasters::HardwareSensor>,
 }
 
 fn named(model: &MjModel, kind: MjtObjBase, count: usize, prefix: &str) -> Vec<NamedId> {
@@ -89,6 +91,7 @@ impl RobotMap {
             base_rule: None,
             servo_gains: None,
             repairs: None,
+            hardware_sensors: Vec::new(),
         }
     }
 

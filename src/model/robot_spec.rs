@@ -17,12 +17,10 @@ pub struct LoadedRobot {
     pub origin: String,
     /// The URDF text, when the model came from URDF (for `robot_description`).
     pub urdf: Option<String>,
-    /// The controllers file the URDF gives its simulator's ros2_control plugin, as written.
-    pub plugin_controllers: Option<String>,
+    /// What a URDF's `<ros2_control>` and simulator plugin give the controller manager.
+    pub ros2_control: super::urdf::Ros2Control,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<super::gains::RuledServo>,
-    /// `<ros2_control>` joints' initial positions, by joint name.
-    pub initial_positions: Vec<(String, f64)>,
     pub warnings: Vec<String>,
     /// URDF robots: the floating-base decision and the repair count, for `--summary`.
     pub base_rule: Option<String>,
@@ -114,9 +112,8 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             spec,
             origin,
             urdf: None,
-            plugin_controllers: None,
+            ros2_control: Default::default(),
             ruled_servos: Vec::new(),
-            initial_positions: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
             repairs: None,
@@ -136,9 +133,8 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             spec,
             origin,
             urdf: None,
-            plugin_controllers: None,
+            ros2_control: Default::default(),
             ruled_servos: Vec::new(),
-            initial_positions: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
             repairs: None,
@@ -220,9 +216,8 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             spec,
             origin,
             urdf: Some(converted.urdf),
-            plugin_controllers: converted.plugin_controllers,
+            ros2_control: converted.ros2_control,
             ruled_servos: converted.ruled_servos,
-            initial_positions: converted.initial_positions,
             warnings,
             base_rule: Some(format!(
                 "{} ({})",

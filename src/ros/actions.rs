@@ -52,6 +52,9 @@ pub struct GoalDefaults {
     pub goal_time: Option<f64>,
     /// Whether a goal may name only some of the group's joints.
     pub allow_partial: bool,
+    /// A new trajectory starts from the setpoints of the one it replaces
+    /// (`open_loop_control`), else from the measured positions.
+    pub open_loop: bool,
 }
 
 impl GoalDefaults {
@@ -64,6 +67,7 @@ impl GoalDefaults {
             stopped_velocity: None,
             goal_time: Some(goal_time),
             allow_partial: true,
+            open_loop: false,
         }
     }
 }
@@ -251,8 +255,8 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
             }
         }
     }
-    let arrays =
-        super::convert::trajectory_arrays(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
+    let followed =
+        super::convert::trajectory(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
     let values = trajectory.points.iter().flat_map(|p| {
         p.positions
             .iter()
@@ -263,14 +267,14 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
     if let Some(v) = values.clone().find(|v| !v.is_finite()) {
         return Err(invalid_goal(format!("a point holds {v}")));
     }
-    if let Some(t) = arrays.times.iter().find(|t| t.abs() > group.bound) {
+    if let Some(t) = followed.times.iter().find(|t| t.abs() > group.bound) {
         return Err(invalid_goal(format!(
             "time_from_start {t} s is beyond limits.world_bound ({})",
             group.bound
         )));
     }
     for (k, joint) in joints.iter().enumerate() {
-        for (p, position) in arrays.positions.iter().skip(k).step_by(n).enumerate() {
+        for (p, position) in followed.positions.iter().skip(k).step_by(n).enumerate() {
             let outside = match joint.range {
                 Some([lo, hi]) => *position < lo - RANGE_SLACK || *position > hi + RANGE_SLACK,
                 None => position.abs() > group.bound,
@@ -289,9 +293,8 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
     }
     let trajectory = Trajectory {
         actuators: (0..n).collect(),
-        times: arrays.times,
-        positions: arrays.positions,
-        velocities: arrays.velocities,
+        open_loop: group.defaults.open_loop,
+        ..followed
     };
     trajectory
         .validate()
@@ -356,16 +359,14 @@ async fn execute(
     let start: Vec<f64> = plan.joints.iter().map(|j| state.qpos[j.qpos]).collect();
     let flat: Vec<&str> = names.iter().map(String::as_str).collect();
     let t = &plan.trajectory;
-    if let Err(e) =
-        handle.follow_trajectory(group_robot, &flat, &t.times, &t.positions, &t.velocities)
-    {
+    let end = t.duration();
+    if let Err(e) = handle.follow_trajectory(group_robot, &flat, t.clone()) {
         return End::Failed(outcome(GoalResult::INVALID_GOAL, e.to_string()));
     }
     if group.anchor.read(handle, &mut state).is_err() {
         return moved();
     }
     let started = state.time;
-    let end = t.duration();
     loop {
         ticks.next().await;
         if !current() {
@@ -531,7 +532,7 @@ fn serve_topic(
     let mut trajectories = node
         .subscribe::<JointTrajectory>(&topic, super::Qos::DEFAULT)
         .map_err(ServeError::Middleware)?;
-    let (handle, robot) = (handle.clone(), group.robot);
+    let (handle, robot, open_loop) = (handle.clone(), group.robot, group.defaults.open_loop);
     let joints: Vec<String> = group.joints.iter().map(|j| j.name.clone()).collect();
     super::spawn(spawner, async move {
         while let Some(message) = trajectories.next().await {
@@ -545,7 +546,7 @@ fn serve_topic(
                 );
                 continue;
             }
-            super::commands::follow(&handle, robot, &message, &topic);
+            super::commands::follow(&handle, robot, &message, &topic, open_loop);
         }
     })
     .map_err(ServeError::Middleware)

@@ -122,23 +122,25 @@ pub fn start(
     let commands = handle.clone();
     super::spawn(spawner, async move {
         while let Some(message) = trajectories.next().await {
-            follow(&commands, robot, &message, "joint_trajectory");
+            follow(&commands, robot, &message, "joint_trajectory", false);
         }
     })?;
     Ok(())
 }
 
 /// Hands trajectory `message` (from topic `topic`) to robot `robot`'s trajectory follower;
-/// the handle checks the shapes, NaN and the times, and names the problem.
+/// the handle checks the shapes, NaN and the times, and names the problem. `open_loop`:
+/// it starts from the setpoints of the trajectory it replaces.
 pub(super) fn follow(
     handle: &SimHandle,
     robot: usize,
     message: &crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory,
     topic: &str,
+    open_loop: bool,
 ) {
     let joints: Vec<&str> = message.joint_names.iter().map(String::as_str).collect();
-    let arrays = match super::convert::trajectory_arrays(message) {
-        Ok(arrays) => arrays,
+    let trajectory = match super::convert::trajectory(message) {
+        Ok(trajectory) => trajectory,
         Err(m) => {
             let _ = handle.bad_command("trajectory", format!("{topic}: {m}"));
             return;
@@ -147,8 +149,9 @@ pub(super) fn follow(
     let _ = handle.follow_trajectory(
         robot,
         &joints,
-        &arrays.times,
-        &arrays.positions,
-        &arrays.velocities,
+        crate::control::Trajectory {
+            open_loop,
+            ..trajectory
+        },
     );
 }

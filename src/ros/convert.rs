@@ -1,6 +1,7 @@
 //! Conversions between simulation values and ROS 2 messages, one per kind of value: time,
 //! vectors, quaternions (ROS orders them x, y, z, w; MuJoCo w, x, y, z), poses, frame
 //! names. Everything else converts through these.
+use crate::control::Trajectory;
 use crate::model::RobotMap;
 use crate::ros::interfaces::builtin_interfaces::msg::Time;
 use crate::ros::interfaces::geometry_msgs::msg::{
@@ -76,16 +77,6 @@ pub fn seconds(d: &crate::ros::interfaces::builtin_interfaces::msg::Duration) ->
     d.sec as f64 + d.nanosec as f64 * 1e-9
 }
 
-/// A joint trajectory as flat arrays.
-pub struct TrajectoryArrays {
-    /// Seconds from the start, per point.
-    pub times: Vec<f64>,
-    /// Point by point, joint by joint.
-    pub positions: Vec<f64>,
-    /// Same layout as positions when every point has velocities, else empty.
-    pub velocities: Vec<f64>,
-}
-
 /// The first point of a trajectory whose positions do not match its joints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("point {point} has {positions} positions for {joints} joints")]
@@ -95,11 +86,13 @@ pub struct PointSizeError {
     pub joints: usize,
 }
 
-/// A trajectory_msgs/JointTrajectory as flat arrays. An error names the first point whose
-/// positions do not match the joints.
-pub fn trajectory_arrays(
+/// A trajectory_msgs/JointTrajectory as the controllers follow it (for actuators still to
+/// be found by joint name). Velocities count where every point gives them, accelerations
+/// where every point gives them too. An error names the first point whose positions do not
+/// match the joints.
+pub fn trajectory(
     trajectory: &crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory,
-) -> Result<TrajectoryArrays, PointSizeError> {
+) -> Result<Trajectory, PointSizeError> {
     let n = trajectory.joint_names.len();
     let points = &trajectory.points;
     // Every size is checked before anything is allocated: the buffers below then hold no
@@ -116,21 +109,23 @@ pub fn trajectory_arrays(
         });
     }
     let with_velocities = points.iter().all(|p| p.velocities.len() == n);
-    let mut times = Vec::with_capacity(points.len());
-    let mut positions = Vec::with_capacity(n * points.len());
-    let mut velocities = Vec::new();
+    let with_accelerations = with_velocities && points.iter().all(|p| p.accelerations.len() == n);
+    let mut out = Trajectory {
+        times: Vec::with_capacity(points.len()),
+        positions: Vec::with_capacity(n * points.len()),
+        ..Default::default()
+    };
     for point in points {
-        times.push(seconds(&point.time_from_start));
-        positions.extend_from_slice(&point.positions);
+        out.times.push(seconds(&point.time_from_start));
+        out.positions.extend_from_slice(&point.positions);
         if with_velocities {
-            velocities.extend_from_slice(&point.velocities);
+            out.velocities.extend_from_slice(&point.velocities);
+        }
+        if with_accelerations {
+            out.accelerations.extend_from_slice(&point.accelerations);
         }
     }
-    Ok(TrajectoryArrays {
-        times,
-        positions,
-        velocities,
-    })
+    Ok(out)
 }
 
 /// The tf frame of `body` of `robot`: `world_frame` for the world body, else the body's
@@ -183,7 +178,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            trajectory_arrays(&trajectory).err(),
+            super::trajectory(&trajectory).err(),
             Some(PointSizeError {
                 point: 0,
                 positions: 0,

@@ -453,33 +453,30 @@ impl SimHandle {
         )
     }
 
-    /// Follows a joint trajectory: joint (or actuator) names, times from start, positions
-    /// (point by point) and optionally velocities.
+    /// Follows `trajectory` on joints (or actuators) named `joints`, in its order; its
+    /// actuator indices are found here.
     pub fn follow_trajectory(
         &self,
         robot: usize,
         joints: &[&str],
-        times: &[f64],
-        positions: &[f64],
-        velocities: &[f64],
+        mut trajectory: Trajectory,
     ) -> OperationResult {
         let world = self.world();
-        let mut actuators = Vec::with_capacity(joints.len());
+        trajectory.actuators.clear();
         for joint in joints {
-            actuators.push(self.actuator_index_in(&world, robot, joint)?);
+            trajectory
+                .actuators
+                .push(self.actuator_index_in(&world, robot, joint)?);
         }
-        let trajectory = Box::new(Trajectory {
-            actuators,
-            times: times.to_vec(),
-            positions: positions.to_vec(),
-            velocities: velocities.to_vec(),
-        });
         trajectory
             .validate()
             .map_err(|m| self.bad_command("trajectory", format!("trajectory: {m}")))?;
         self.request_in(
             world.number,
-            Operation::FollowTrajectory { robot, trajectory },
+            Operation::FollowTrajectory {
+                robot,
+                trajectory: Box::new(trajectory),
+            },
         )
     }
 

@@ -26,6 +26,8 @@ pub struct WorldGeneration {
     pub sensors: Arc<crate::model::sensors::SensorPlan>,
     /// The ros2_control controllers each robot's config declares.
     pub declared_controllers: Vec<Option<Arc<crate::config::controllers::ControllersFile>>>,
+    /// Whether each of their sensor broadcasters is active (the controller manager sets it).
+    pub broadcaster_gates: Arc<crate::model::declared_sensors::BroadcasterGates>,
     /// The config this world is built from (a spawn adds a robot to it, a delete removes one).
     pub config: Config,
     pub fingerprint: u64,
@@ -78,6 +80,7 @@ impl WorldGeneration {
             controls: world.controls.clone(),
             sensors: world.sensors.clone(),
             declared_controllers: world.declared_controllers.clone(),
+            broadcaster_gates: world.broadcaster_gates.clone(),
             config: world.config.clone(),
             model,
             adapter_plans: std::sync::Mutex::new(adapter_plans),

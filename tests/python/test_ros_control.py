@@ -10,6 +10,7 @@ manager's parameters. Runs in the suite's private network namespace with LOCALHO
 import math
 import os
 import re
+import time
 
 import pytest
 
@@ -328,7 +329,6 @@ def test_a_diff_drive_controller_drives_the_base_while_active_and_its_odom_integ
             return latest_message(ros, Odometry, "/diff_drive_controller/odom").pose.pose.position.x
 
         def drive(seconds):
-            import time
             message = TwistStamped()
             message.twist.linear.x = 0.4
             end = time.monotonic() + seconds
@@ -343,7 +343,6 @@ def test_a_diff_drive_controller_drives_the_base_while_active_and_its_odom_integ
         # wheels' odometry integrates it.
         assert 0.2 < moved < 0.6, moved
         ros2("control", "set_controller_state", "diff_drive_controller", "inactive")
-        import time
         time.sleep(1.0)  # the last twist times out (cmd_vel_timeout 0.5 s)
         still = x()
         drive(1.5)
@@ -399,11 +398,27 @@ missing_imu_broadcaster:
 """
 
 
+def received_within(node, message_type, topic, seconds):
+    """How many messages on `topic` a new subscription of `node` receives in `seconds`."""
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    received = []
+    subscription = node.create_subscription(
+        message_type, topic, received.append, QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    node.destroy_subscription(subscription)
+    return len(received)
+
+
 @needs_ros2_cli
 def test_sensor_broadcasters_publish_the_sensors_their_names_prefix(tmp_path, ros):
     """imu, force-torque and range sensor broadcasters read the MuJoCo sensors their
     sensor_name prefixes, as mujoco_ros2_control names them (S_quat, S_gyro, S_accel;
-    S_force, S_torque); one whose sensors the robot lacks is refused with their names."""
+    S_force, S_torque), and publish only while active; one whose sensors the robot lacks
+    is refused with their names."""
     from geometry_msgs.msg import WrenchStamped
     from sensor_msgs.msg import Imu, Range
 
@@ -413,6 +428,7 @@ def test_sensor_broadcasters_publish_the_sensors_their_names_prefix(tmp_path, ro
     bridge = Bridge(str(config))
     try:
         bridge.console("realtime")
+        assert received_within(ros, Imu, "/imu_sensor_broadcaster/imu", 2.0) == 0, "published before activation"
         spawner("imu_sensor_broadcaster", "force_torque_sensor_broadcaster", "range_sensor_broadcaster")
         rows, out = listed()
         for name in ("imu_sensor_broadcaster", "force_torque_sensor_broadcaster", "range_sensor_broadcaster"):
@@ -432,6 +448,9 @@ def test_sensor_broadcasters_publish_the_sensors_their_names_prefix(tmp_path, ro
         assert reading.header.frame_id == "range_link"
         # The box's bottom site is 0.06 m below its centre, which stands 0.5 m up.
         assert reading.range == pytest.approx(0.44, abs=0.02), reading.range
+        ros2("control", "set_controller_state", "imu_sensor_broadcaster", "inactive")
+        assert received_within(ros, Imu, "/imu_sensor_broadcaster/imu", 2.0) == 0, "published while inactive"
+        assert received_within(ros, Range, "/range_sensor_broadcaster/range", 2.0) > 0, "the active one stopped"
     finally:
         bridge.close()
         ros2("daemon", "stop", check=False)

@@ -92,6 +92,10 @@ pub struct ControlConfig {
     /// does by default. Only matters when `preset` is set.
     #[serde(default = "yes")]
     pub autoplay: bool,
+    /// The `update_rate` (Hz) of the robot's controllers file, when it gives one: the
+    /// trajectory follower's setpoints change at that rate. Derived, never written.
+    #[serde(skip)]
+    pub update_rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]

@@ -1,6 +1,30 @@
 //! What a URDF says about actuation: `<ros2_control>` command interfaces and `<transmission>`
-//! elements, read into one list of actuator requests.
+//! elements, read into one list of actuator requests; and what else its `<ros2_control>`
+//! and simulator plugin give (`Ros2Control`).
+use crate::config::broadcasters::HardwareSensor;
 use crate::model::xml::Element;
+
+/// What a URDF gives the controller manager besides actuators.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ros2Control {
+    /// The controllers file its simulator's ros2_control plugin is given, as written.
+    pub controllers_file: Option<String>,
+    /// `<ros2_control>` joints' initial positions (`initial_value`), by joint name.
+    pub initial_positions: Vec<(String, f64)>,
+    /// `<ros2_control>` sensors, with the MuJoCo sensors they name.
+    pub sensors: Vec<HardwareSensor>,
+}
+
+impl Ros2Control {
+    /// Reads all of it from the URDF's `<robot>`; what is wrong is a warning.
+    pub fn of(robot: &Element, warnings: &mut Vec<String>) -> Self {
+        Self {
+            controllers_file: plugin_controllers_file(robot),
+            initial_positions: initial_positions(robot, warnings),
+            sensors: hardware_sensors(robot),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandKind {
@@ -83,7 +107,7 @@ pub fn from_ros2_control(robot: &Element, warnings: &mut Vec<String>) -> Vec<Act
 /// The controllers file a simulator plugin of ros2_control is given in the URDF
 /// (`<gazebo><plugin filename="gz_ros2_control-system"><parameters>FILE</parameters>`, as
 /// gz_ros2_control and gazebo_ros2_control read it), with a `file://` scheme taken off.
-pub fn plugin_controllers_file(robot: &Element) -> Option<String> {
+fn plugin_controllers_file(robot: &Element) -> Option<String> {
     robot
         .children_named("gazebo")
         .flat_map(|gazebo| gazebo.children_named("plugin"))
@@ -102,11 +126,52 @@ pub fn plugin_controllers_file(robot: &Element) -> Option<String> {
         .map(|path| path.strip_prefix("file://").unwrap_or(path).to_string())
 }
 
+/// The `<ros2_control>` sensors and the MuJoCo sensors they stand for, as
+/// mujoco_ros2_control names them: a sensor's `mujoco_sensor_name` parameter (default: its
+/// own name), followed by the suffix its hardware's `<kind>_mjcf_suffix` parameter gives
+/// (default `_quat`, `_gyro`, `_accel`, `_force`, `_torque`).
+fn hardware_sensors(robot: &Element) -> Vec<HardwareSensor> {
+    let text_of = |element: &Element, name: &str| {
+        element
+            .children_named("param")
+            .find(|p| p.attr("name") == Some(name))
+            .map(|p| p.text.trim().to_string())
+            .filter(|text| !text.is_empty())
+    };
+    let mut found = Vec::new();
+    for block in robot.children_named("ros2_control") {
+        let hardware = block.children_named("hardware").next();
+        let suffixes: Vec<(String, String)> = HardwareSensor::SUFFIX_PARAMS
+            .iter()
+            .filter_map(|param| {
+                let given = hardware.and_then(|h| {
+                    h.children_named("param")
+                        .find(|p| p.attr("name") == Some(*param))
+                })?;
+                // A suffix may be empty: it is kept as written.
+                Some((param.to_string(), given.text.trim().to_string()))
+            })
+            .collect();
+        for sensor in block.children_named("sensor") {
+            let Some(name) = sensor.attr("name") else {
+                continue;
+            };
+            found.push(HardwareSensor {
+                name: name.to_string(),
+                mujoco_name: text_of(sensor, "mujoco_sensor_name")
+                    .unwrap_or_else(|| name.to_string()),
+                suffixes: suffixes.clone(),
+            });
+        }
+    }
+    found
+}
+
 /// The initial position of each `<ros2_control>` joint that gives one
 /// (`<state_interface name="position"><param name="initial_value">`), as gz_ros2_control and
 /// mock hardware start the joint there. A value that is not a finite number is skipped with
 /// a warning.
-pub fn initial_positions(robot: &Element, warnings: &mut Vec<String>) -> Vec<(String, f64)> {
+fn initial_positions(robot: &Element, warnings: &mut Vec<String>) -> Vec<(String, f64)> {
     let mut found = Vec::new();
     for joint in robot
         .children_named("ros2_control")
@@ -202,6 +267,37 @@ mod tests {
         );
         let bare = crate::model::xml::parse(r#"<robot name="r"/>"#).unwrap();
         assert_eq!(plugin_controllers_file(&bare), None);
+    }
+
+    #[test]
+    fn ros2_control_sensors_name_their_mujoco_sensors_as_mujoco_ros2_control_does() {
+        let doc = parse(
+            r#"<robot name="r"><ros2_control name="r" type="system">
+  <hardware><plugin>mujoco_ros2_control/MujocoSystemInterface</plugin>
+    <param name="force_mjcf_suffix">_f</param></hardware>
+  <sensor name="fts"><param name="mujoco_type">fts</param>
+    <param name="mujoco_sensor_name">wrist_ft</param></sensor>
+  <sensor name="imu"><param name="mujoco_type">imu</param></sensor>
+</ros2_control></robot>"#,
+        )
+        .unwrap();
+        let sensors = hardware_sensors(&doc);
+        let suffixes = vec![("force_mjcf_suffix".to_string(), "_f".to_string())];
+        assert_eq!(
+            sensors,
+            [
+                HardwareSensor {
+                    name: "fts".into(),
+                    mujoco_name: "wrist_ft".into(),
+                    suffixes: suffixes.clone()
+                },
+                HardwareSensor {
+                    name: "imu".into(),
+                    mujoco_name: "imu".into(),
+                    suffixes
+                }
+            ]
+        );
     }
 
     #[test]

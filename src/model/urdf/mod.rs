@@ -11,7 +11,7 @@ mod reader;
 mod repairs;
 
 pub use base::BaseRule;
-pub use interfaces::{ActuatorRequest, CommandKind};
+pub use interfaces::{ActuatorRequest, CommandKind, Ros2Control};
 pub use packages::PackageResolver;
 pub use repairs::{Repair, RepairKind, Repairs};
 
@@ -61,12 +61,10 @@ pub struct ConvertedUrdf {
     pub warnings: Vec<String>,
     /// The URDF text as read (without bytes after `</robot>`), for `robot_description`.
     pub urdf: String,
-    /// The controllers file the URDF gives its simulator's ros2_control plugin, as written.
-    pub plugin_controllers: Option<String>,
+    /// What its `<ros2_control>` and simulator plugin give the controller manager.
+    pub ros2_control: interfaces::Ros2Control,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<RuledServo>,
-    /// `<ros2_control>` joints' initial positions (`initial_value`), by joint name.
-    pub initial_positions: Vec<(String, f64)>,
     /// Links whose mass MuJoCo computes from their collision geometry (a repair).
     pub geometry_mass_links: Vec<String>,
     /// The converted meshes' triangles, by mesh asset name, for `ConvertedMesh::fill`.
@@ -918,7 +916,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
 
     let excludes = converter.static_parent_excludes(&root_link, base.floating);
     let mjcf = converter.document(&ext, &body, &equality, &excludes, &actuators);
-    let initial_positions = interfaces::initial_positions(&converter.doc, &mut converter.warnings);
+    let ros2_control = interfaces::Ros2Control::of(&converter.doc, &mut converter.warnings);
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),
@@ -927,8 +925,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         repairs: converter.repairs,
         warnings: converter.warnings,
         urdf: text.to_string(),
-        plugin_controllers: interfaces::plugin_controllers_file(&converter.doc),
-        initial_positions,
+        ros2_control,
         ruled_servos: converter.ruled_servos,
         geometry_mass_links: converter.geometry_mass_links,
         meshes: converter

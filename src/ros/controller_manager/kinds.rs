@@ -140,7 +140,8 @@ pub struct Configured {
 /// What a joint_trajectory_controller's parameters hold goals to, as upstream reads them:
 /// `constraints.goal_time` (0: no limit), `constraints.stopped_velocity_tolerance`
 /// (default 0.01), `constraints.<joint>.trajectory` and `.goal` (0 or absent: not checked)
-/// for joints of `joints`, and `allow_partial_joints_goal` (default false).
+/// for joints of `joints`, `allow_partial_joints_goal` (default false) and
+/// `open_loop_control` (default false).
 pub fn goal_defaults(
     params: &Map<String, Value>,
     joints: &[String],
@@ -160,6 +161,7 @@ pub fn goal_defaults(
         ),
         goal_time: positive(number_in(constraints, "constraints.", "goal_time")?),
         allow_partial: flag(params, "allow_partial_joints_goal", false)?,
+        open_loop: flag(params, "open_loop_control", false)?,
     };
     for joint in joints {
         let Some(Value::Object(limits)) = constraints.get(joint) else {
@@ -237,7 +239,8 @@ pub fn configure(
         }
         Kind::Broadcaster(sensor) => {
             let broadcaster = broadcasters::Broadcaster::parse(sensor, params)?;
-            broadcaster.sensors(|name| map.sensors.iter().any(|s| s.name == name))?;
+            let wanted = broadcaster.wanted(&map.hardware_sensors);
+            broadcaster.sensors(wanted, |_, name| map.sensors.iter().any(|s| s.name == name))?;
             let state = sensor
                 .interfaces()
                 .iter()

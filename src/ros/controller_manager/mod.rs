@@ -150,6 +150,19 @@ impl ManagerState {
         self.declared = declared;
         self.update_rate = rate.min(u16::MAX as f64) as u16;
         self.world = Some(world.clone());
+        self.open_active_broadcasters();
+    }
+
+    /// Lets the world's sensor broadcaster topics publish while, and only while, their
+    /// broadcaster is active.
+    fn open_active_broadcasters(&self) {
+        if let Some(world) = &self.world {
+            world.broadcaster_gates.set(|name| {
+                self.lifecycle
+                    .iter()
+                    .any(|(loaded, l)| loaded == name && l.state == State::Active)
+            });
+        }
     }
 
     /// Takes the manager's parameters `<controller>.type` and `<controller>.params_file`
@@ -335,6 +348,7 @@ impl ManagerState {
         }
         self.lifecycle
             .apply_switch(&switch, |running, active| running.slot.active.set(active));
+        self.open_active_broadcasters();
         Ok(())
     }
 

@@ -99,6 +99,7 @@ impl Fixture {
             &self.world.robots,
             &self.world.sensors,
             &self.config,
+            &self.world.broadcaster_gates,
             false,
         )
     }

@@ -82,13 +82,16 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 schedule: plan.rate("imu", imu.rate),
                 qos: Qos::STATE,
             };
-            plan.add(Imu {
+            plan.add_for(
+                Imu {
                 topic,
                 orientation,
                 angular_velocity,
                 linear_acceleration,
                 message,
-            });
+            },
+                imu.controller.as_deref(),
+            );
         }
     }
     Ok(())

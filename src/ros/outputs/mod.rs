@@ -10,6 +10,7 @@ mod asking;
 mod cloud;
 #[cfg(test)]
 mod fixture;
+mod gated;
 pub mod offload;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod on_request;
@@ -25,6 +26,7 @@ use super::interfaces::Message;
 use super::interfaces::builtin_interfaces::msg::Time;
 use super::interfaces::geometry_msgs::msg::TransformStamped;
 use crate::config::Config;
+use crate::model::declared_sensors::BroadcasterGates;
 use crate::model::sensors::SensorPlan;
 use crate::model::{RobotMap, World};
 use crate::sim::{SimStats, StateSnapshot};
@@ -238,6 +240,8 @@ pub struct Plan<'a> {
     pub odometry: Vec<Option<Shared<odometry::Estimate>>>,
     /// Whether the world holds the physics thread's contacts.
     pub contacts_exported: bool,
+    /// Whether each sensor broadcaster is active.
+    gates: &'a BroadcasterGates,
     outputs: Vec<Box<dyn Planned>>,
 }
 
@@ -248,9 +252,11 @@ impl<'a> Plan<'a> {
         robots: &'a [RobotMap],
         sensors: &'a SensorPlan,
         config: &'a Config,
+        gates: &'a BroadcasterGates,
         contacts_exported: bool,
     ) -> Result<Self, PlanError> {
         let mut plan = Self {
+            gates,
             model,
             robots,
             sensors,
@@ -270,6 +276,18 @@ impl<'a> Plan<'a> {
 
     pub fn add(&mut self, output: impl Output + Send + 'static) {
         self.outputs.push(Box::new(output));
+    }
+
+    /// Adds an output that sends only while sensor broadcaster `controller` is active, when
+    /// it stands for one.
+    pub fn add_for<O: Output + Send + 'static>(&mut self, output: O, controller: Option<&str>) {
+        match controller.and_then(|name| self.gates.gate(name)) {
+            Some(open) => self.add(gated::Gated {
+                inner: output,
+                open,
+            }),
+            None => self.add(output),
+        }
     }
 
     /// Adds an output that is not filled from the state (camera frames).
@@ -375,6 +393,7 @@ fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanEr
         &world.robots,
         &world.sensors,
         &world.config,
+        &world.broadcaster_gates,
         contacts_exported,
     )
 }

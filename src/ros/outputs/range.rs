@@ -55,11 +55,14 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 schedule: plan.rate("range", range.rate),
                 qos: Qos::STATE,
             };
-            plan.add(Range {
+            plan.add_for(
+                Range {
                 topic,
                 rangefinder,
                 message,
-            });
+            },
+                range.controller.as_deref(),
+            );
         }
     }
     Ok(())

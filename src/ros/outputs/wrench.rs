@@ -61,12 +61,15 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 schedule: plan.rate("force_torque", ft.rate),
                 qos: Qos::STATE,
             };
-            plan.add(Wrench {
+            plan.add_for(
+                Wrench {
                 topic,
                 force,
                 torque,
                 message,
-            });
+            },
+                ft.controller.as_deref(),
+            );
         }
     }
     Ok(())
