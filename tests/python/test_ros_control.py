@@ -454,3 +454,67 @@ def test_sensor_broadcasters_publish_the_sensors_their_names_prefix(tmp_path, ro
     finally:
         bridge.close()
         ros2("daemon", "stop", check=False)
+
+
+URDF_SENSOR_ROBOT = """\
+world: {floor: true}
+robots:
+  - name: probe
+    controllers: controllers.yaml
+    # Resting on the floor: a body welded to the world reads no acceleration.
+    floating_base: true
+    pose: {xyz: [0, 0, 0.05]}
+    urdf_string: |
+      <robot name="probe">
+        <link name="base">
+          <inertial><mass value="2"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+          <collision><geometry><box size="0.2 0.2 0.1"/></geometry></collision>
+        </link>
+        <ros2_control name="probe" type="system">
+          <hardware>
+            <plugin>mujoco_ros2_control/MujocoSystemInterface</plugin>
+            <param name="linear_acceleration_mjcf_suffix">_acc</param>
+          </hardware>
+          <sensor name="imu_sensor">
+            <param name="mujoco_type">imu</param>
+            <param name="mujoco_sensor_name">body_imu</param>
+            <state_interface name="orientation.w"/>
+            <state_interface name="linear_acceleration.z"/>
+          </sensor>
+        </ros2_control>
+        <mujoco>
+          <worldbody><body name="base"><site name="imu_site"/></body></worldbody>
+          <sensor>
+            <framequat name="body_imu_quat" objtype="site" objname="imu_site"/>
+            <accelerometer name="body_imu_acc" site="imu_site"/>
+          </sensor>
+        </mujoco>
+      </robot>
+"""
+
+
+@needs_ros2_cli
+def test_a_urdf_ros2_control_sensor_names_the_mujoco_sensors_its_broadcaster_reads(tmp_path, ros):
+    """The URDF's <ros2_control><sensor name="imu_sensor"> maps the broadcaster's sensor_name
+    to the MuJoCo sensors its mujoco_sensor_name and the hardware's suffix parameters name
+    (body_imu_quat, body_imu_acc), as mujoco_ros2_control does."""
+    from sensor_msgs.msg import Imu
+
+    (tmp_path / "controllers.yaml").write_text(
+        "controller_manager:\n  ros__parameters:\n"
+        "    imu_sensor_broadcaster: {type: imu_sensor_broadcaster/IMUSensorBroadcaster}\n"
+        "imu_sensor_broadcaster:\n  ros__parameters: {sensor_name: imu_sensor, frame_id: imu_link}\n")
+    config = tmp_path / "probe.yaml"
+    config.write_text(URDF_SENSOR_ROBOT)
+    bridge = Bridge(str(config))
+    try:
+        bridge.console("realtime")
+        spawner("imu_sensor_broadcaster")
+        imu = latest_message(ros, Imu, "/imu_sensor_broadcaster/imu")
+        assert imu.header.frame_id == "imu_link"
+        assert imu.linear_acceleration.z == pytest.approx(9.81, abs=0.3), imu.linear_acceleration
+        assert imu.orientation.w == pytest.approx(1.0, abs=1e-3), imu.orientation
+        assert imu.angular_velocity_covariance[0] == -1.0, "no gyro: marked as not given"
+    finally:
+        bridge.close()
+        ros2("daemon", "stop", check=False)
