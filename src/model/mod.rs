@@ -161,6 +161,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         if let Some(rule) = &loaded.base_rule {
             log::info!("{}: base: {rule}", loaded.origin);
         }
+        if let Some(rule) = &loaded.actuator_rule {
+            log::info!("{}: actuators: {rule}", loaded.origin);
+        }
         if let Some(repairs) = &loaded.repairs {
             log::warn!("{}: {repairs}", loaded.origin);
         }
@@ -246,6 +249,7 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             let mut map = RobotMap::build(&model, &robot.name, &prefix, loaded.origin, loaded.urdf);
             map.actions = robot.zmq.actions;
             map.base_rule = loaded.base_rule;
+            map.actuator_rule = loaded.actuator_rule;
             map.servo_gains = servo_gains;
             map.repairs = loaded.repairs;
             map.hardware_sensors = loaded.ros2_control.sensors;

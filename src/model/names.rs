@@ -35,6 +35,8 @@ pub struct RobotMap {
     pub actions: i32,
     /// URDF robots: whether the root floats and why (for `--summary`).
     pub base_rule: Option<String>,
+    /// URDF robots declaring no actuator: the servos generated for them.
+    pub actuator_rule: Option<String>,
     /// URDF robots: the servo gains the rule gave (`model::gains`), when it gave any.
     pub servo_gains: Option<String>,
     /// URDF robots: the one-line count of repairs made at load, if any.
@@ -90,6 +92,7 @@ impl RobotMap {
             actions: 0,
             base_rule: None,
             servo_gains: None,
+            actuator_rule: None,
             repairs: None,
             hardware_sensors: Vec::new(),
         }

