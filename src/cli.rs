@@ -51,6 +51,14 @@ pub struct Cli {
     /// Print the model summary and exit.
     #[arg(long)]
     pub summary: bool,
+    /// Write the compiled world as a standalone MJCF file (its mesh, texture and height-field
+    /// files copied into FILE's folder, under `<stem>_assets/`), check that MuJoCo loads it
+    /// into the same model, and exit.
+    #[arg(long, value_name = "FILE.xml")]
+    pub export_mjcf: Option<PathBuf>,
+    /// With --export-mjcf: write this robot alone, under its own names.
+    #[arg(long, value_name = "NAME", requires = "export_mjcf")]
+    pub export_robot: Option<String>,
     /// Start from this keyframe (a robot's own name such as `ready`, or a full name).
     #[arg(long, value_name = "NAME")]
     pub keyframe: Option<String>,

@@ -89,6 +89,12 @@ enum RunError {
     /// A config, model, flag or file the user can fix.
     #[error("{0}")]
     Input(#[from] InputError),
+    /// `--export-mjcf` could not write or check its file.
+    #[error("--export-mjcf: {0}")]
+    Export(#[from] mujoco_bridge::model::export::ExportError),
+    /// The exported file loads into a model other than the bridge's.
+    #[error("--export-mjcf: MuJoCo's load of {file} differs from the bridge's model: {comparison}")]
+    ExportDiffers { file: String, comparison: String },
     /// The ROS outputs cannot be planned from the config.
     #[error("{origin}: {error}")]
     Outputs {
@@ -140,10 +146,17 @@ fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
 }
 
 impl RunError {
-    /// 2 for what the user gave (config, model, flags, endpoints), 1 for the system's refusals.
+    /// 2 for what the user gave (config, model, flags, endpoints, files), 1 for the system's
+    /// refusals and the bridge's own defects.
     fn exit_code(&self) -> u8 {
         match self {
-            Self::Input(_) | Self::Outputs { .. } | Self::Zmq { .. } | Self::Cameras { .. } => 2,
+            Self::Input(_)
+            | Self::Export(_)
+            | Self::Outputs { .. }
+            | Self::Zmq { .. }
+            | Self::Cameras { .. } => 2,
+            // The bridge wrote a file that is not its model: its own defect.
+            Self::ExportDiffers { .. } => 1,
             #[cfg(any(feature = "ros", feature = "dds"))]
             Self::Ros(_) => 2,
             Self::System(_) => 1,
@@ -177,6 +190,9 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         .into());
     }
     let mut config = load_config(cli, &ros_args)?;
+    if let Some(out) = &cli.export_mjcf {
+        return export_mjcf(&config, out, cli.export_robot.as_deref());
+    }
     let world = build_world(&config)?;
     let controllers = mujoco_bridge::sim::controllers(&world)?;
     if cli.summary {
@@ -498,3 +514,30 @@ fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) -> End
         }
     }
 }
+
+/// `--export-mjcf`: writes the world (or one robot), then says how MuJoCo's load of the file
+/// compares with the bridge's model; a difference beyond rounding is an error.
+fn export_mjcf(
+    config: &Config,
+    out: &std::path::Path,
+    robot: Option<&str>,
+) -> Result<(), RunError> {
+    let exported = mujoco_bridge::model::export::export(config, out, robot)?;
+    let comparison = exported.comparison.to_string();
+    if !exported.comparison.same(EXPORT_TOLERANCE) {
+        return Err(RunError::ExportDiffers {
+            file: exported.file.display().to_string(),
+            comparison,
+        });
+    }
+    println!(
+        "exported {} ({} asset files copied); MuJoCo's load of it matches the bridge's model: {comparison}",
+        exported.file.display(),
+        exported.assets
+    );
+    Ok(())
+}
+
+/// The largest difference `--export-mjcf` accepts between the bridge's model and MuJoCo's
+/// load of the file: the rounding of numbers written as text.
+const EXPORT_TOLERANCE: f64 = 1e-9;

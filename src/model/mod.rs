@@ -4,6 +4,7 @@
 mod cameras;
 mod declared_bases;
 pub mod declared_sensors;
+pub mod export;
 pub mod gains;
 mod names;
 pub mod pose;
@@ -117,6 +118,22 @@ fn compile(spec: &mut MjSpec) -> Result<MjModel, CompileError> {
 
 /// Loads, composes and compiles every robot of the config.
 pub fn build_world(config: &Config) -> InputResult<World> {
+    build(config, None).map(|(world, _)| world)
+}
+
+/// The world of `config` and the spec it was compiled from, its robots' asset files copied
+/// where `assets` says (for `--export-mjcf`).
+fn build_for_export(config: &Config, assets: &export::AssetCopy) -> InputResult<(World, MjSpec)> {
+    let (world, spec) = build(config, Some(assets))?;
+    let spec = spec.ok_or_else(|| InputError::new(&config.origin, "internal: no spec kept"))?;
+    Ok((world, spec))
+}
+
+/// The world of `config`; with `export`, also its spec (and the robots' asset files copied).
+fn build(
+    config: &Config,
+    export: Option<&export::AssetCopy>,
+) -> InputResult<(World, Option<MjSpec>)> {
     init_mujoco();
     // MuJoCo keeps decoded meshes and textures between compiles (500 MB by default): as much
     // as the config allows, none by default (a world of meshes held them all for good).
@@ -124,6 +141,10 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         .set_capacity(config.world.asset_cache_mb as usize * (1 << 20));
     let mut world = MjSpec::from_xml_string(&world_xml(config))
         .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
+    if let Some(assets) = export {
+        // The robots' copied files are named relative to the export's folder.
+        world.set_modelfiledir(&format!("{}/", assets.dir().display()));
+    }
     let mut warnings = Vec::new();
     // Each robot as loaded (its spec attached to the world): origin, URDF text and load notes
     // go to its name map after compiling.
@@ -139,6 +160,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
             &config.origin,
             index,
         )?;
+        if let Some(assets) = export {
+            assets.take(&mut loaded.spec, &config.robots[index].name)?;
+        }
         if index == 0 {
             // Physics options (timestep, integrator, solver) come from the first robot's model.
             *world.option_mut() = loaded.spec.option().clone();
@@ -271,9 +295,9 @@ pub fn build_world(config: &Config) -> InputResult<World> {
     let model = Arc::new(model);
     // What compiling took (the specs, parsed meshes) goes back to the system, not held by the
     // allocator for the rest of the run.
-    drop(world);
+    let kept = export.map(|_| world);
     crate::census::return_freed_memory();
-    Ok(World {
+    let world = World {
         model,
         robots,
         controls: world_config
@@ -287,7 +311,8 @@ pub fn build_world(config: &Config) -> InputResult<World> {
         config: world_config,
         sensors: Arc::new(sensors),
         warnings,
-    })
+    };
+    Ok((world, kept))
 }
 
 /// The ros2_control controllers robot `index` declares, read at load: its config's
