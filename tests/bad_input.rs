@@ -71,20 +71,40 @@ fn broken_urdf_xml_names_file_and_line() {
 
 #[test]
 fn missing_mesh_in_urdf_names_link_and_path() {
+    // A missing collision mesh is an error; a missing visual mesh is a repair (the visual is
+    // left out, as RViz shows the robot without it), which strict mode refuses.
     let dir = tempfile::tempdir().unwrap();
     let f = write(
         dir.path(),
         "mesh.urdf",
-        "<robot name=\"r\"><link name=\"base\"><visual><geometry><mesh filename=\"meshes/nothere.stl\"/></geometry></visual></link></robot>",
+        "<robot name=\"r\"><link name=\"base\"><collision><geometry><mesh filename=\"meshes/nothere.stl\"/></geometry></collision></link></robot>",
     );
     let e = expect_error(&["--urdf", &f, "--summary"], &[]);
     assert!(
         e.contains(&f)
-            && e.contains("link 'base' (line 1)/visual[0]")
+            && e.contains("link 'base' (line 1)/collision[0]")
             && e.contains("nothere.stl")
             && e.contains("does not exist"),
         "{e}"
     );
+    let visual = write(
+        dir.path(),
+        "visual.urdf",
+        "<robot name=\"r\"><link name=\"base\"><visual><geometry><mesh filename=\"/home/author/nothere.dae\"/></geometry></visual>\
+         <collision><geometry><box size=\"0.1 0.1 0.1\"/></geometry></collision></link></robot>",
+    );
+    let out = run_bridge(&["--urdf", &visual, "--summary"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("WARN")
+            && stderr.contains("link 'base' (line 1)/visual[0]")
+            && stderr.contains("the visual is left out")
+            && stderr.contains("1 repair: 1 visual"),
+        "{stderr}"
+    );
+    let e = expect_error(&["--urdf", &visual, "--summary", "--strict"], &[]);
+    assert!(e.contains("strict") && e.contains("visual[0]"), "{e}");
 }
 
 #[test]

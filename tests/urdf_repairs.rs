@@ -33,7 +33,7 @@ fn quirky_urdf(dir: &Path) -> String {
   </link>
   <link name="upper">
     <inertial><mass value="1"/><inertia ixx="0.001" iyy="0.001" izz="0.5" ixy="0" ixz="0" iyz="0"/></inertial>
-    <collision><geometry><mesh filename="package:///shared_meshes/meshes/cube.stl"/></geometry></collision>
+    <collision><geometry><mesh filename="package:///shared_meshes/meshes/cube.stl"/></geometry></collision><visual><geometry><mesh filename="/home/author/ws/meshes/upper.dae"/></geometry></visual>
   </link>
   <link name="lower">
     <inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0.3" ixz="0" iyz="0"/></inertial>
@@ -81,6 +81,7 @@ fn each_repair_is_a_named_warning_and_the_robot_loads_and_steps() {
     let env = [
         ("ROS_PACKAGE_PATH", ros_path.as_str()),
         ("AMENT_PREFIX_PATH", ""),
+        ("RUST_LOG", "info"),
     ];
     let out = run_bridge(&["--urdf", &urdf, "--steps", "500", "--mode", "fast"], &env);
     let stderr = stderr_of(&out);
@@ -91,7 +92,10 @@ fn each_repair_is_a_named_warning_and_the_robot_loads_and_steps() {
         ("link 'base' (line 4)/visual[0]", "treated as absent"),
         ("link 'base' (line 4)/visual[1]/origin@xyz", "2 numbers"),
         ("/box@size", "evaluated to '0.2 0.2 0.1'"),
-        ("link 'base' (line 4)/collision[0]", "found beside the URDF"),
+        (
+            "link 'upper' (line 10)/visual[0]",
+            "visual mesh '/home/author/ws/meshes/upper.dae' resolves to '/home/author/ws/meshes/upper.dae', which does not exist: the visual is left out",
+        ),
         (
             "link 'upper' (line 10)/collision[0]",
             "read as 'package://shared_meshes/",
@@ -126,10 +130,18 @@ fn each_repair_is_a_named_warning_and_the_robot_loads_and_steps() {
     assert!(
         stderr.contains(
             "15 repairs: 3 inertias, 1 axis, 1 limit, 3 vectors, 1 shape, 2 mimics, \
-             2 package paths, 1 substitution, 1 trailing text"
+             1 package path, 1 substitution, 1 trailing text, 1 visual"
         ),
         "one summary line per robot:\n{stderr}"
     );
+    // A package found beside the URDF is resolution, not a repair: one line per robot.
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("INFO") && l.contains("1 mesh file(s) found beside the URDF")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("found beside the URDF at"), "{stderr}");
     // The fixed joint's zero axis is no repair: fixed joints have no axis.
     assert!(!stderr.contains("joint 'mount'"), "{stderr}");
     let report = String::from_utf8_lossy(&out.stdout);

@@ -418,8 +418,16 @@ mod tests {
         assert!(same.same(0.0), "{same}");
         let heavier = compare(&model(1.0), &model(1.5));
         assert!(!heavier.same(1e-9));
-        let mass = heavier.largest.iter().find(|(n, _)| *n == "body_mass").unwrap().1;
+        let mass = heavier
+            .largest
+            .iter()
+            .find(|(n, _)| *n == "body_mass")
+            .unwrap()
+            .1;
         assert!((mass - 0.5 / 1.5).abs() < 1e-12, "relative: {mass}");
-        assert!(heavier.to_string().contains("body_mass 3.3e-1"), "{heavier}");
+        assert!(
+            heavier.to_string().contains("body_mass 3.3e-1"),
+            "{heavier}"
+        );
     }
 }

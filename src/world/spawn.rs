@@ -150,7 +150,7 @@ fn resolve_uri(uri: &str) -> Result<PathBuf, SpawnError> {
         let cwd = std::env::current_dir().unwrap_or_default();
         return PackageResolver::default()
             .resolve_uri(uri, &cwd)
-            .map(|(path, _)| path)
+            .map(|resolved| resolved.path)
             .map_err(|e| SpawnError::NoResource(format!("uri '{uri}': {e}")));
     }
     if let Some((scheme, _)) = uri.split_once("://") {

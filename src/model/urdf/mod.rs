@@ -166,6 +166,8 @@ struct Converter<'a> {
     ruled_servos: Vec<RuledServo>,
     /// Why each moving joint got a servo, when the URDF declares no actuator.
     actuator_rule: Option<String>,
+    /// Mesh files found beside the URDF because their package is on no package path.
+    found_beside: usize,
     floating: bool,
     /// `<body name="LINK">` content from the `<mujoco>` extension, by link.
     extension_bodies: HashMap<String, String>,
@@ -185,35 +187,55 @@ impl<'a> Converter<'a> {
         }
     }
 
+    /// The mesh asset of `filename` (loaded once per file and scale), or None for a mesh that
+    /// is skipped. A `visual` mesh that cannot be found is left out as a repair, as RViz
+    /// shows the robot without it; a missing collision mesh is an error.
     fn mesh_asset(
         &mut self,
         location: &str,
         filename: &str,
         scale: &[f64; 3],
+        visual: bool,
     ) -> InputResult<Option<String>> {
-        let (path, repair) = self
-            .opts
-            .resolver
-            .resolve_uri(filename, &self.mesh_dir)
-            .map_err(|m| self.error(location, m))?;
-        if let Some(note) = repair {
+        let missing = |this: &mut Self, problem: String| {
+            if visual {
+                this.repairs.add(
+                    RepairKind::Visual,
+                    location,
+                    format!("visual mesh {problem}: the visual is left out (RViz shows the robot without it)"),
+                );
+                Ok(None)
+            } else {
+                Err(this.error(location, problem))
+            }
+        };
+        let resolved = match self.opts.resolver.resolve_uri(filename, &self.mesh_dir) {
+            Ok(resolved) => resolved,
+            Err(m) => return missing(self, format!("'{filename}': {m}")),
+        };
+        if let Some(note) = resolved.repair {
             self.repairs.add(RepairKind::Package, location, note);
+        }
+        if let Some(note) = resolved.beside {
+            self.found_beside += 1;
+            log::debug!("{}: {location}: {note}", self.opts.origin);
         }
         // A relative path that a `<compiler meshdir>` already prefixes is relative to the URDF.
         let beside = self.opts.base_dir.join(filename);
+        let path = resolved.path;
         let path = if !path.is_file() && !filename.contains("://") && beside.is_file() {
             beside
         } else {
             path
         };
         if !path.is_file() {
-            return Err(self.error(
-                location,
+            return missing(
+                self,
                 format!(
-                    "mesh '{filename}' resolves to '{}', which does not exist",
+                    "'{filename}' resolves to '{}', which does not exist",
                     path.display()
                 ),
-            ));
+            );
         }
         if let Some(access) = self.opts.access {
             access
@@ -290,6 +312,7 @@ impl<'a> Converter<'a> {
         &mut self,
         location: &str,
         geometry: &Geometry,
+        visual: bool,
     ) -> InputResult<Option<(String, Option<String>)>> {
         let attrs = match geometry {
             Geometry::Box { size } => format!(
@@ -306,7 +329,7 @@ impl<'a> Converter<'a> {
             }
             Geometry::Sphere { radius } => format!("type=\"sphere\" size=\"{radius}\""),
             Geometry::Mesh { filename, scale } => {
-                let mesh = self.mesh_asset(location, filename, scale)?;
+                let mesh = self.mesh_asset(location, filename, scale, visual)?;
                 return Ok(mesh.map(|mesh| {
                     let attrs = format!("type=\"mesh\" mesh=\"{}\"", escape(&mesh));
                     (attrs, Some(mesh))
@@ -464,7 +487,8 @@ impl<'a> Converter<'a> {
         let count = shapes.len();
         for (i, shape) in shapes.iter().enumerate() {
             let at = format!("{location}/{kind}[{i}]");
-            let Some((mut geometry, mut mesh_name)) = self.geometry_attrs(&at, &shape.geometry)?
+            let Some((mut geometry, mut mesh_name)) =
+                self.geometry_attrs(&at, &shape.geometry, visual)?
             else {
                 continue;
             };
@@ -902,6 +926,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         geometry_mass_links: Vec::new(),
         ruled_servos: Vec::new(),
         actuator_rule: None,
+        found_beside: 0,
         floating: base.floating,
         extension_bodies: ext.bodies.clone(),
         discard_visual: ext.discard_visual,
@@ -925,6 +950,14 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let excludes = converter.contact_excludes(&root_link, base.floating);
     let mjcf = converter.document(&ext, &body, &equality, &excludes, &actuators);
     let ros2_control = interfaces::Ros2Control::of(&converter.doc, &mut converter.warnings);
+    if converter.found_beside > 0 {
+        // Normal resolution, not a repair: one line, each file at RUST_LOG=debug.
+        log::info!(
+            "{}: {} mesh file(s) found beside the URDF (their packages are on no package path)",
+            opts.origin,
+            converter.found_beside
+        );
+    }
     Ok(ConvertedUrdf {
         mjcf,
         robot_name: converter.robot.name.clone(),

@@ -153,15 +153,16 @@ impl PackageResolver {
     }
 
     /// Turns a URDF filename into a path: `package://`, `file://`, absolute, or relative to
-    /// `base_dir`. The second value says what was repaired: `package:///NAME` (three slashes)
-    /// read as `package://NAME`, or a package that is on no path but whose file sits beside
-    /// the URDF (in `base_dir` or a parent, directly or under a folder named after the
-    /// package), as PyBullet and many tools resolve it.
-    pub fn resolve_uri(
-        &self,
-        uri: &str,
-        base_dir: &Path,
-    ) -> Result<(PathBuf, Option<String>), UriError> {
+    /// `base_dir`. A package that is on no path but whose file sits beside the URDF (in
+    /// `base_dir` or a parent, directly or under a folder named after the package) is found
+    /// there, as PyBullet and many tools resolve it (`Resolved::beside`); `package:///NAME`
+    /// (three slashes) is repaired to `package://NAME`.
+    pub fn resolve_uri(&self, uri: &str, base_dir: &Path) -> Result<Resolved, UriError> {
+        let plain = |path| Resolved {
+            path,
+            repair: None,
+            beside: None,
+        };
         if let Some(rest) = uri.strip_prefix("package://") {
             let mut repair = None;
             let trimmed = rest.trim_start_matches('/');
@@ -177,7 +178,11 @@ impl PackageResolver {
             // file).
             let candidates = self.candidates(package);
             if let Some(dir) = candidates.iter().find(|d| d.join(relative).exists()) {
-                return Ok((dir.join(relative), repair));
+                return Ok(Resolved {
+                    path: dir.join(relative),
+                    repair,
+                    beside: None,
+                });
             }
             // `package://mesh.obj` (no package at all) names a file beside the URDF.
             let in_package = |dir: &Path| match relative {
@@ -196,14 +201,22 @@ impl PackageResolver {
                          '{uri}' found beside the URDF at '{}'",
                         path.display()
                     );
-                    Ok((path, Some(note)))
+                    Ok(Resolved {
+                        path,
+                        repair,
+                        beside: Some(note),
+                    })
                 }
-                (None, Some(dir)) => Ok((dir.join(relative), repair)),
+                (None, Some(dir)) => Ok(Resolved {
+                    path: dir.join(relative),
+                    repair,
+                    beside: None,
+                }),
                 (None, None) => Err(UriError::Unknown(self.unknown(package))),
             };
         }
         if let Some(rest) = uri.strip_prefix("file://") {
-            return Ok((against(PathBuf::from(rest), base_dir), None));
+            return Ok(plain(against(PathBuf::from(rest), base_dir)));
         }
         if let Some((scheme, _)) = uri.split_once("://") {
             return Err(UriError::Scheme {
@@ -211,8 +224,18 @@ impl PackageResolver {
                 scheme: scheme.to_string(),
             });
         }
-        Ok((against(PathBuf::from(uri), base_dir), None))
+        Ok(plain(against(PathBuf::from(uri), base_dir)))
     }
+}
+
+/// Where a URDF filename points, and how it was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub path: PathBuf,
+    /// What was repaired in the name (`package:///NAME` read as `package://NAME`).
+    pub repair: Option<String>,
+    /// How the file was found beside the URDF, when its package is on no path.
+    pub beside: Option<String>,
 }
 
 #[cfg(test)]
@@ -240,25 +263,28 @@ mod tests {
             resolver
                 .resolve_uri("package://my_robot/meshes/a.stl", Path::new("/"))
                 .unwrap()
-                .0,
+                .path,
             pkg.join("meshes/a.stl")
         );
         assert_eq!(
             resolver
                 .resolve_uri("package://other/x.obj", Path::new("/"))
                 .unwrap()
-                .0,
+                .path,
             PathBuf::from("/opt/other/x.obj")
         );
         assert_eq!(
             resolver
                 .resolve_uri("file:///abs/m.stl", Path::new("/"))
                 .unwrap()
-                .0,
+                .path,
             PathBuf::from("/abs/m.stl")
         );
         assert_eq!(
-            resolver.resolve_uri("m.stl", Path::new("/base")).unwrap().0,
+            resolver
+                .resolve_uri("m.stl", Path::new("/base"))
+                .unwrap()
+                .path,
             PathBuf::from("/base/m.stl")
         );
         let err = resolver
@@ -271,18 +297,24 @@ mod tests {
                 .is_err()
         );
         // Three slashes, and an unknown package whose files sit beside the URDF.
-        let (path, repair) = resolver
+        let resolved = resolver
             .resolve_uri("package:///my_robot/meshes/a.stl", Path::new("/"))
             .unwrap();
-        assert_eq!(path, pkg.join("meshes/a.stl"));
-        assert!(repair.unwrap().contains("read as 'package://my_robot/"));
+        assert_eq!(resolved.path, pkg.join("meshes/a.stl"));
+        assert!(
+            resolved
+                .repair
+                .unwrap()
+                .contains("read as 'package://my_robot/")
+        );
         std::fs::write(pkg.join("meshes/a.stl"), "x").unwrap();
         let urdf_dir = pkg.join("urdf");
         std::fs::create_dir_all(&urdf_dir).unwrap();
-        let (path, repair) = resolver
+        let resolved = resolver
             .resolve_uri("package://renamed_pkg/meshes/a.stl", &urdf_dir)
             .unwrap();
-        assert_eq!(path, pkg.join("meshes/a.stl"));
-        assert!(repair.unwrap().contains("on any package path"));
+        assert_eq!(resolved.path, pkg.join("meshes/a.stl"));
+        assert_eq!(resolved.repair, None, "found beside: not a repair");
+        assert!(resolved.beside.unwrap().contains("on any package path"));
     }
 }

@@ -29,6 +29,8 @@ pub enum RepairKind {
     Text,
     /// A flat collision mesh (no convex hull for MuJoCo), replaced by a thin box.
     Mesh,
+    /// A visual mesh that cannot be found, left out (RViz shows the robot without it).
+    Visual,
 }
 
 impl RepairKind {
@@ -45,6 +47,7 @@ impl RepairKind {
             Self::Substitution => "substitutions",
             Self::Text => "trailing texts",
             Self::Mesh => "meshes",
+            Self::Visual => "visuals",
         }
     }
 
@@ -61,6 +64,7 @@ impl RepairKind {
             Self::Substitution => "substitution",
             Self::Text => "trailing text",
             Self::Mesh => "mesh",
+            Self::Visual => "visual",
         }
     }
 }
