@@ -1,7 +1,7 @@
 //! The console (`--console`): one operation per line on standard input, one reply per line
 //! on standard output (`ok ...` or `error: ...`). Tests and scripts drive the bridge with it:
-//! reset, pause, step N, keyframes, snapshots (named in memory, or files), sources, twists
-//! and the live counters.
+//! reset, pause, step N, keyframes, snapshots (named in memory, or files), sources, twists,
+//! spawn and delete, `export FILE.xml [ROBOT]` (as `--export-mjcf`) and the live counters.
 use crate::config::{ControlSource, SimMode};
 use crate::ros::outputs::PublishCounters;
 use crate::sim::{OperationError, SimHandle};
@@ -163,6 +163,26 @@ fn console_line(
                 changed.generation,
                 changed.build_time * 1e3,
                 changed.hold_time * 1e3
+            ))
+        }
+        Some("export") => {
+            // The running world's config, built and written again on this thread.
+            let world = handle.world();
+            let out = std::path::Path::new(arg(1)?);
+            let exported = crate::model::export::export(&world.config, out, words.get(2).copied())
+                .map_err(|e| ConsoleError::World(e.to_string()))?;
+            if !exported.comparison.same(crate::model::export::TOLERANCE) {
+                return Err(ConsoleError::World(format!(
+                    "MuJoCo's load of {} differs from the bridge's model: {}",
+                    out.display(),
+                    exported.comparison
+                )));
+            }
+            Ok(format!(
+                "ok exported {} assets {}; {}",
+                out.display(),
+                exported.assets,
+                exported.comparison
             ))
         }
         Some("stats") => {

@@ -524,7 +524,10 @@ fn export_mjcf(
 ) -> Result<(), RunError> {
     let exported = mujoco_bridge::model::export::export(config, out, robot)?;
     let comparison = exported.comparison.to_string();
-    if !exported.comparison.same(EXPORT_TOLERANCE) {
+    if !exported
+        .comparison
+        .same(mujoco_bridge::model::export::TOLERANCE)
+    {
         return Err(RunError::ExportDiffers {
             file: exported.file.display().to_string(),
             comparison,
@@ -537,7 +540,3 @@ fn export_mjcf(
     );
     Ok(())
 }
-
-/// The largest difference `--export-mjcf` accepts between the bridge's model and MuJoCo's
-/// load of the file: the rounding of numbers written as text.
-const EXPORT_TOLERANCE: f64 = 1e-9;

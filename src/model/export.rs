@@ -187,6 +187,10 @@ fn inertials_into(spec: &mut MjSpec, model: &MjModel) {
     }
 }
 
+/// The largest difference an export may show between the bridge's model and MuJoCo's load of
+/// the file: what writing numbers as text may round (nothing, at full precision).
+pub const TOLERANCE: f64 = 1e-9;
+
 /// What was written, and how MuJoCo's load of it compares with the bridge's model.
 pub struct Exported {
     pub file: PathBuf,

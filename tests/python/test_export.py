@@ -72,3 +72,21 @@ def test_an_exported_menagerie_panda_is_menageries_panda(tmp_path):
     assert np.abs(xquat_e - xquat_o).max() == 0.0
     print("Menagerie's Panda and its export: nbody", exported.nbody, "total mass",
           round(float(exported.body_mass.sum()), 6), "kg; body poses at qpos0 identical")
+
+
+def test_the_console_exports_the_running_world(tmp_path):
+    from conftest import Bridge
+
+    bridge = Bridge("go1.yaml")
+    try:
+        out = tmp_path / "running.xml"
+        reply = bridge.console(f"export {out}")
+        assert reply.startswith(f"ok exported {out}") and "largest differences" in reply, reply
+        model = mujoco.MjModel.from_xml_path(str(out))
+        assert model.nq == 19 and model.nu == 12
+        # The running robot alone, under its own names.
+        alone = tmp_path / "go1.xml"
+        bridge.console(f"export {alone} go1")
+        assert mujoco.MjModel.from_xml_path(str(alone)).body(1).name == "trunk"
+    finally:
+        bridge.close()
