@@ -198,8 +198,9 @@ def test_requests_stay_in_their_lane(ros, bridge, tmp_path):
     assert result.result != Result.RESULT_OK and "outside" in result.error_message, result.error_message
     # No environment substitution in a request: the server's environment never reaches the
     # peer (the text comes back as written).
-    urdf = ("<robot name='envy'><link name='base'><visual><geometry>"
-            "<mesh filename='$(env MUJOCO_BRIDGE_SECRET)/nothing.stl'/></geometry></visual></link></robot>")
+    # (A collision mesh: a missing one is an error that names it; a missing visual is left out.)
+    urdf = ("<robot name='envy'><link name='base'><collision><geometry>"
+            "<mesh filename='$(env MUJOCO_BRIDGE_SECRET)/nothing.stl'/></geometry></collision></link></robot>")
     result, _ = spawn(ros, "envy", text=urdf)
     print(f"$(env ...) in a URDF text: {result.error_message}")
     assert result.result != Result.RESULT_OK
