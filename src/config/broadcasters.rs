@@ -86,17 +86,6 @@ pub struct HardwareSensor {
     pub suffixes: Vec<(String, String)>,
 }
 
-impl HardwareSensor {
-    /// Every suffix parameter mujoco_ros2_control reads.
-    pub const SUFFIX_PARAMS: [&str; 5] = [
-        "orientation_mjcf_suffix",
-        "angular_velocity_mjcf_suffix",
-        "linear_acceleration_mjcf_suffix",
-        "force_mjcf_suffix",
-        "torque_mjcf_suffix",
-    ];
-}
-
 /// What the bridge reads of a broadcaster: `sensor_name` and `frame_id`, both required
 /// upstream.
 #[derive(Clone, Debug, PartialEq)]

@@ -141,15 +141,14 @@ fn hardware_sensors(robot: &Element) -> Vec<HardwareSensor> {
     let mut found = Vec::new();
     for block in robot.children_named("ros2_control") {
         let hardware = block.children_named("hardware").next();
-        let suffixes: Vec<(String, String)> = HardwareSensor::SUFFIX_PARAMS
-            .iter()
-            .filter_map(|param| {
-                let given = hardware.and_then(|h| {
-                    h.children_named("param")
-                        .find(|p| p.attr("name") == Some(*param))
-                })?;
-                // A suffix may be empty: it is kept as written.
-                Some((param.to_string(), given.text.trim().to_string()))
+        // Every `*_mjcf_suffix` parameter; which kind reads which is
+        // `SensorKind::suffix_params`. A suffix may be empty: it is kept as written.
+        let suffixes: Vec<(String, String)> = hardware
+            .into_iter()
+            .flat_map(|h| h.children_named("param"))
+            .filter_map(|p| {
+                let param = p.attr("name").filter(|n| n.ends_with("_mjcf_suffix"))?;
+                Some((param.to_string(), p.text.trim().to_string()))
             })
             .collect();
         for sensor in block.children_named("sensor") {
