@@ -71,9 +71,21 @@ pub struct Cli {
     /// Record qpos and qvel of every step to a CSV file.
     #[arg(long, value_name = "FILE.csv")]
     pub record: Option<PathBuf>,
-    /// Play a CSV trajectory back kinematically (the run pauses at its end).
-    #[arg(long, value_name = "FILE.csv")]
+    /// Play a CSV trajectory, or the step records of an MCAP recording (`--every-step`),
+    /// back kinematically (the run pauses at its end).
+    #[arg(long, value_name = "FILE.csv|FILE.mcap")]
     pub replay: Option<PathBuf>,
+    /// Record every topic to an MCAP file (rosbag2's format), off the physics thread.
+    #[arg(long, value_name = "FILE.mcap")]
+    pub mcap: Option<PathBuf>,
+    /// Record the full state of every physics step in the MCAP file too.
+    #[arg(long)]
+    pub every_step: bool,
+    /// Serve the Foxglove WebSocket protocol (default 127.0.0.1:8765): open the Foxglove app
+    /// or Lichtblick on ws://ADDRESS.
+    #[arg(long, value_name = "IP:PORT", num_args = 0..=1,
+          default_missing_value = crate::config::FOXGLOVE_ADDRESS)]
+    pub foxglove: Option<String>,
     /// Serve the legacy ZMQ protocol on 127.0.0.1 ports BASE (state), BASE+1 (control) and
     /// BASE+2 (info); URLab's are 5555..5557.
     #[arg(long, value_name = "BASE")]
@@ -131,6 +143,13 @@ impl Cli {
             ] {
                 out.push(format!("zmq.{key}=tcp://127.0.0.1:{port}"));
             }
+        }
+        if let Some(address) = &self.foxglove {
+            out.push("foxglove.enabled=true".into());
+            out.push(format!("foxglove.address={address}"));
+        }
+        if self.every_step {
+            out.push("record.every_step=true".into());
         }
         out.extend(self.overrides.iter().cloned());
         out

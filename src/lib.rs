@@ -13,6 +13,7 @@ pub mod record;
 pub mod render;
 pub mod ros;
 pub mod sim;
+pub mod stream;
 pub mod supervise;
 pub mod viewer;
 pub mod world;

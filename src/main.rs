@@ -113,6 +113,12 @@ enum RunError {
         origin: String,
         error: mujoco_bridge::zmq::CameraStreamError,
     },
+    /// The Foxglove server or the MCAP file cannot be opened.
+    #[error("{origin}: {error}")]
+    Streams {
+        origin: String,
+        error: mujoco_bridge::stream::StreamError,
+    },
     /// The ROS 2 node did not start.
     #[cfg(any(feature = "ros", feature = "dds"))]
     #[error("<ros>: {0}")]
@@ -154,7 +160,8 @@ impl RunError {
             | Self::Export(_)
             | Self::Outputs { .. }
             | Self::Zmq { .. }
-            | Self::Cameras { .. } => 2,
+            | Self::Cameras { .. }
+            | Self::Streams { .. } => 2,
             // The bridge wrote a file that is not its model: its own defect.
             Self::ExportDiffers { .. } => 1,
             #[cfg(any(feature = "ros", feature = "dds"))]
@@ -232,7 +239,11 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     install_signal_handlers();
     // Every build plans the ROS outputs with each world, so each refuses the worlds the node
     // would.
-    let planners = vec![mujoco_bridge::ros::outputs::planner()];
+    let stream_settings = stream_settings(&config, cli)?;
+    let mut planners = vec![mujoco_bridge::ros::outputs::planner()];
+    if stream_settings.any() {
+        planners.push(mujoco_bridge::stream::planner());
+    }
     let sim =
         Simulation::start_with(&world, controllers, &config.sim, planners).map_err(
             |e| match e {
@@ -297,6 +308,22 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             .map_err(|e| log::error!("viewer: {e}"))
             .ok()
     });
+    let streams = if stream_settings.any() {
+        let remaps = mujoco_bridge::config::Remaps::from_ros_args(&ros_args).unwrap_or_default();
+        Some(
+            mujoco_bridge::stream::Streams::start(
+                handle.clone(),
+                &stream_settings,
+                mujoco_bridge::ros::names::Names::new(&remaps),
+            )
+            .map_err(|error| RunError::Streams {
+                origin: config.origin.clone(),
+                error,
+            })?,
+        )
+    } else {
+        None
+    };
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
         handle.pause_at_step(step);
@@ -326,6 +353,19 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         server.stop();
     }
     let wall = (now_ns() - started) as f64 * 1e-9;
+    if let Some(streams) = streams {
+        let r = streams.finish();
+        log::info!(
+            "streams: {} messages logged, {} failed; step records: {} written, {} dropped; \
+             Foxglove clients' messages: {} taken, {} refused",
+            r.logged,
+            r.failed,
+            r.steps_written,
+            r.steps_dropped,
+            r.received,
+            r.refused
+        );
+    }
     finish(&handle, cli)?;
     let last_world = handle.world();
     if let (Some(spec), Some(path)) = (screenshot_spec(&last_world.robots, cli)?, &cli.screenshot) {
@@ -435,12 +475,41 @@ fn prepare(handle: &SimHandle, cli: &Cli) -> Result<(), InputError> {
         handle.load_snapshot_file(path).map_err(operation_error)?;
     }
     if let Some(path) = &cli.replay {
-        handle.play_csv(path).map_err(operation_error)?;
+        if path.extension().is_some_and(|e| e == "mcap") {
+            let bytes = std::fs::read(path)
+                .map_err(|e| InputError::new(path.display().to_string(), e.to_string()))?;
+            let rows = mujoco_bridge::stream::load_replay(&bytes, &handle.world().model)
+                .map_err(|e| InputError::new(path.display().to_string(), e.to_string()))?;
+            handle.play(rows).map_err(operation_error)?;
+        } else {
+            handle.play_csv(path).map_err(operation_error)?;
+        }
     }
     if let Some(path) = &cli.record {
         handle.start_recording(path).map_err(operation_error)?;
     }
     Ok(())
+}
+
+/// What the streams do in this run: the config's `foxglove` and `record`, with `--mcap`
+/// (relative to the working directory) over `record.mcap` (relative to the config's folder).
+fn stream_settings(
+    config: &Config,
+    cli: &Cli,
+) -> Result<mujoco_bridge::stream::StreamSettings, InputError> {
+    let foxglove = config
+        .foxglove
+        .socket()
+        .map_err(|m| InputError::new(&config.origin, m).at("foxglove.address"))?;
+    let mcap = cli
+        .mcap
+        .clone()
+        .or_else(|| config.record.mcap.as_ref().map(|p| config.base_dir.join(p)));
+    Ok(mujoco_bridge::stream::StreamSettings {
+        foxglove,
+        every_step: config.record.every_step,
+        mcap,
+    })
 }
 
 /// Closes the recording and writes the final snapshot the command line asks for.

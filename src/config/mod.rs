@@ -354,6 +354,9 @@ impl Config {
         if self.zmq.divider == 0 {
             return err("zmq.divider".into(), "must be at least 1".into());
         }
+        if let Err(message) = self.foxglove.socket() {
+            return err("foxglove.address".into(), message);
+        }
         let mut endpoints = vec![
             ("zmq.state".to_string(), &self.zmq.state),
             ("zmq.control".to_string(), &self.zmq.control),

@@ -140,6 +140,9 @@ pub struct Playback {
     pub qpos: Vec<f64>,
     pub qvel_index: Vec<usize>,
     pub qvel: Vec<f64>,
+    /// One row per physics step, at its own time (MCAP step records), rather than rows
+    /// interpolated at each step's time.
+    pub per_step: bool,
 }
 
 /// Why a CSV trajectory cannot be played back; names the column or line.
@@ -254,6 +257,7 @@ fn parse_all(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
         qpos: Vec::new(),
         qvel_index,
         qvel: Vec::new(),
+        per_step: false,
     };
     let (nq, nv) = (playback.qpos_index.len(), playback.qvel_index.len());
     for (number, line) in lines {

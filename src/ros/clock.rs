@@ -8,7 +8,7 @@
 use super::backend;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
 use super::outputs::PublishCounters;
-use super::outputs::publishing::Every;
+use super::outputs::every::Every;
 use crate::sim::SimHandle;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -25,6 +25,7 @@ use rcl as backend;
 
 pub mod convert;
 pub mod interfaces;
+pub mod names;
 pub mod outputs;
 mod qos;
 pub use qos::Qos;

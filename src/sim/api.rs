@@ -684,6 +684,11 @@ impl SimHandle {
         self.request_in(world.number, Operation::Playback(Box::new(rows)))
     }
 
+    /// Plays `rows` back kinematically (made for the current world's model).
+    pub fn play(&self, rows: record::Playback) -> OperationResult {
+        self.request_in(self.world().number, Operation::Playback(Box::new(rows)))
+    }
+
     pub fn stop_playback(&self) -> OperationResult {
         self.request(Operation::StopPlayback)
     }

@@ -490,7 +490,7 @@ impl Physics {
     /// Starts pushing a row per step into `ring`.
     fn tap(&mut self, ring: Arc<RecordRing>, layout: TapLayout) -> Result<(), OperationError> {
         let f = self.data.model().ffi();
-        let row = layout.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+        let row = layout.row_len(f);
         if ring.row_len() != row {
             return Err(OperationError::TapRow { layout, row });
         }
@@ -531,7 +531,11 @@ impl Physics {
             return Err(OperationError::PlaybackRows);
         }
         let start_time = self.data.time();
-        if let Some(old) = self.playback.replace(ActivePlayback { rows, start_time }) {
+        if let Some(old) = self.playback.replace(ActivePlayback {
+            rows,
+            start_time,
+            played: 0,
+        }) {
             self.trash(Trash::Playback(old.rows));
         }
         Ok(())

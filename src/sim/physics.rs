@@ -47,6 +47,8 @@ pub(super) struct ActivePlayback {
     pub rows: Box<Playback>,
     /// Sim time at which playback started.
     pub start_time: f64,
+    /// Rows shown so far (a per-step playback shows the next each step).
+    pub played: usize,
 }
 
 pub struct Physics {
@@ -257,6 +259,14 @@ impl Physics {
                     tap.ring
                         .push(&[&[step, time], d.qpos(), d.qvel(), d.qacc(), d.sensordata()])
                 }
+                (TapLayout::Steps, _) => tap.ring.push(&[
+                    &[step, time],
+                    d.qpos(),
+                    d.qvel(),
+                    d.act(),
+                    d.ctrl(),
+                    d.sensordata(),
+                ]),
             };
         }
     }
@@ -418,25 +428,34 @@ impl Physics {
     /// Kinematic playback: sets qpos (and qvel) from the rows at this step's time, then
     /// computes the derived quantities without integrating.
     fn playback_step(&mut self) {
-        let Some(active) = &self.playback else { return };
+        let Some(active) = &mut self.playback else {
+            return;
+        };
         let dt = self.data.model().opt().timestep;
-        let t = self.data.time() + dt;
         let rows = &active.rows;
-        // The first playback step shows the first row; rows are timed relative to it.
-        let row_time = rows.times[0] + (t - active.start_time - dt);
         let last = rows.times.len() - 1;
-        let k = rows.times.partition_point(|r| *r <= row_time + 1e-12);
-        let (a, b, w) = match k {
-            0 => (0, 0, 0.0),
-            k if k > last => (last, last, 0.0),
-            k => (
-                k - 1,
-                k,
-                (row_time - rows.times[k - 1]) / (rows.times[k] - rows.times[k - 1]),
-            ),
+        let (t, a, b, w, finished) = if rows.per_step {
+            // One recorded step per step, at its recorded time: nothing is interpolated.
+            let row = active.played.min(last);
+            active.played += 1;
+            (rows.times[row], row, row, 0.0, row == last)
+        } else {
+            let t = self.data.time() + dt;
+            // The first playback step shows the first row; rows are timed relative to it.
+            let row_time = rows.times[0] + (t - active.start_time - dt);
+            let k = rows.times.partition_point(|r| *r <= row_time + 1e-12);
+            let (a, b, w) = match k {
+                0 => (0, 0, 0.0),
+                k if k > last => (last, last, 0.0),
+                k => (
+                    k - 1,
+                    k,
+                    (row_time - rows.times[k - 1]) / (rows.times[k] - rows.times[k - 1]),
+                ),
+            };
+            (t, a, b, w, k > last)
         };
         let (nq, nv) = (rows.qpos_index.len(), rows.qvel_index.len());
-        let finished = k > last;
         // A NaN cell is a gap in the recording: that entry keeps its value (qvel: 0).
         let between = |x: f64, y: f64| if w == 0.0 { x } else { x + w * (y - x) };
         {
@@ -462,8 +481,12 @@ impl Physics {
         let model: *const mujoco_rs::mujoco_c::mjModel = self.data.model().ffi();
         // SAFETY: only qpos and time are written through it.
         let raw = unsafe { self.data.ffi_mut() };
-        // SAFETY: mj_normalizeQuat reads the model and rewrites the quaternions of qpos in place.
-        unsafe { mujoco_rs::mujoco_c::mj_normalizeQuat(model, raw.qpos) };
+        // Recorded steps hold the physics' own quaternions; rows from elsewhere may not be unit.
+        if !rows.per_step {
+            // SAFETY: mj_normalizeQuat reads the model and rewrites the quaternions of qpos in
+            // place.
+            unsafe { mujoco_rs::mujoco_c::mj_normalizeQuat(model, raw.qpos) };
+        }
         raw.time = t;
         self.data.forward();
         if finished {

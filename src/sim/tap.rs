@@ -10,13 +10,19 @@ pub enum TapLayout {
     Recording,
     /// step, time, qpos, qvel, qacc, sensordata (legacy state rows).
     Legacy,
+    /// step, time, qpos, qvel, act, ctrl, sensordata (MCAP step records).
+    Steps,
 }
 
 impl TapLayout {
-    pub fn row_len(&self, nq: usize, nv: usize, nsensordata: usize) -> usize {
+    /// The length of a row of `model`'s state.
+    pub fn row_len(&self, model: &mujoco_rs::mujoco_c::mjModel) -> usize {
+        let size = |n: i64| n.max(0) as usize;
+        let (nq, nv, sensors) = (size(model.nq), size(model.nv), size(model.nsensordata));
         match self {
             TapLayout::Recording => 1 + nq + nv,
-            TapLayout::Legacy => 2 + nq + 2 * nv + nsensordata,
+            TapLayout::Legacy => 2 + nq + 2 * nv + sensors,
+            TapLayout::Steps => 2 + nq + nv + size(model.na) + size(model.nu) + sensors,
         }
     }
 }

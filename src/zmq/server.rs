@@ -98,7 +98,7 @@ fn tap(
     divider: u64,
 ) -> Result<Tapped, ServerError> {
     let f = world.model.ffi();
-    let row_len = TapLayout::Legacy.row_len(f.nq as usize, f.nv as usize, f.nsensordata as usize);
+    let row_len = TapLayout::Legacy.row_len(f);
     let ring = Arc::new(RecordRing::with_wakeup(row_len, RING_ROWS).map_err(ServerError::Wakeup)?);
     handle
         .request_in(

@@ -6,6 +6,7 @@ mod lidar;
 mod limits;
 mod robot;
 mod ros;
+mod stream;
 mod world;
 mod zmq;
 
@@ -15,6 +16,7 @@ pub use lidar::*;
 pub use limits::*;
 pub use robot::*;
 pub use ros::*;
+pub use stream::*;
 pub use world::*;
 pub use zmq::*;
 
@@ -45,6 +47,12 @@ pub struct Config {
     /// The render and ray-casting threads.
     #[serde(default)]
     pub render: RenderConfig,
+    /// The Foxglove live view.
+    #[serde(default)]
+    pub foxglove: FoxgloveConfig,
+    /// MCAP recording.
+    #[serde(default)]
+    pub record: RecordConfig,
     /// Where the config came from (file path or `<embedded>/...`); set by the loader.
     #[serde(skip)]
     pub origin: String,

@@ -10,7 +10,6 @@
 //! goal state machine (`actions`). No ros2-client spinner runs: it would subscribe `/clock`
 //! with the wrong type, and the node needs none of its parameter services.
 mod actions;
-mod names;
 
 pub use actions::{Goal, GoalRequest};
 
@@ -124,7 +123,7 @@ pub struct Node {
     actions_polled: Instant,
     node: ros2_client::Node,
     context: Context,
-    names: names::Names,
+    names: super::names::Names,
     mapping: ServiceMapping,
     /// Answers held until their client's reply reader is discovered.
     replies: Replies,
@@ -182,7 +181,7 @@ impl ReplyRoute {
 impl Node {
     /// The node, named and placed by the `--ros-args` remaps.
     pub fn create(ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
-        let names = names::Names::new(&Remaps::from_ros_args(ros_args)?);
+        let names = super::names::Names::new(&Remaps::from_ros_args(ros_args)?);
         let domain = domain_id(options)?;
         let addresses = interfaces(options);
         let mapping = service_mapping(options);

@@ -1,4 +1,4 @@
-//! CDR, the byte form of ROS 2 messages on DDS: a 4-byte encapsulation header (the byte
+//! CDR, the byte form of ROS 2 messages on DDS and in MCAP files: a 4-byte encapsulation header (the byte
 //! order) and the fields in order, each aligned to its size from the start of the body.
 use byteorder::{BigEndian, LittleEndian};
 
@@ -21,10 +21,18 @@ pub enum CdrError {
 
 /// `value` as a serialized ROS message (little-endian CDR with its header).
 pub fn encode<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, CdrError> {
-    let mut bytes = vec![CDR_LE[0], CDR_LE[1], 0, 0];
-    cdr_encoding::to_writer::<T, LittleEndian, _>(&mut bytes, value)
-        .map_err(|e| CdrError::Encode(e.to_string()))?;
+    let mut bytes = Vec::new();
+    encode_into(value, &mut bytes)?;
     Ok(bytes)
+}
+
+/// `value` as a serialized ROS message in `bytes` (cleared first; its capacity is reused, so
+/// a stream of messages of one size allocates once).
+pub fn encode_into<T: serde::Serialize>(value: &T, bytes: &mut Vec<u8>) -> Result<(), CdrError> {
+    bytes.clear();
+    bytes.extend_from_slice(&[CDR_LE[0], CDR_LE[1], 0, 0]);
+    cdr_encoding::to_writer::<T, LittleEndian, _>(bytes, value)
+        .map_err(|e| CdrError::Encode(e.to_string()))
 }
 
 /// A serialized ROS message (CDR of either byte order, with its header) as a value.

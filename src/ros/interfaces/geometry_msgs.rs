@@ -1,5 +1,6 @@
 pub mod msg {
     use super::super::Message;
+    use super::super::definition::{Definition, FieldType, collect_message};
     use super::super::std_msgs::msg::Header;
     use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,20 @@ pub mod msg {
         const NAME: &'static str = "Quaternion";
     }
 
+    impl FieldType for Quaternion {
+        fn field_type() -> String {
+            "geometry_msgs/Quaternion".into()
+        }
+        fn collect(out: &mut Vec<Definition>) {
+            collect_message(
+                out,
+                Self::field_type(),
+                &["x", "y", "z", "w"]
+                    .map(|axis| (f64::field_type(), axis, f64::collect as fn(&mut _))),
+            );
+        }
+    }
+
     /// A row-major 6x6 covariance, `float64[36]`: a fixed array, so CDR gives it no length.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Covariance6(pub [f64; 36]);
@@ -52,6 +67,12 @@ pub mod msg {
     impl Default for Covariance6 {
         fn default() -> Self {
             Self([0.0; 36])
+        }
+    }
+
+    impl FieldType for Covariance6 {
+        fn field_type() -> String {
+            <[f64; 36]>::field_type()
         }
     }
 

@@ -8,15 +8,21 @@
 //! gives it, as rosidl does.
 #![allow(non_snake_case)]
 
-#[cfg(any(feature = "ros", feature = "dds"))]
 pub mod cdr;
+pub mod definition;
 #[cfg(test)]
 pub mod sample;
 
 /// A ROS interface type with its name: `sensor_msgs/msg/JointState` is
 /// `PACKAGE = "sensor_msgs"`, `KIND = "msg"`, `NAME = "JointState"`.
 pub trait Message:
-    serde::Serialize + serde::de::DeserializeOwned + Clone + Default + Send + 'static
+    serde::Serialize
+    + serde::de::DeserializeOwned
+    + Clone
+    + Default
+    + Send
+    + definition::FieldType
+    + 'static
 {
     const PACKAGE: &'static str;
     const KIND: &'static str;
@@ -75,6 +81,23 @@ macro_rules! structs {
             const KIND: &'static str = $kind;
             const NAME: &'static str =
                 $crate::ros::interfaces::first!($($type_name,)? stringify!($name));
+        }
+
+        impl $crate::ros::interfaces::definition::FieldType for $name {
+            fn field_type() -> std::string::String {
+                format!("{}/{}", $package, <Self as $crate::ros::interfaces::Message>::NAME)
+            }
+            fn collect(out: &mut std::vec::Vec<$crate::ros::interfaces::definition::Definition>) {
+                $crate::ros::interfaces::definition::collect_message(
+                    out,
+                    <Self as $crate::ros::interfaces::definition::FieldType>::field_type(),
+                    &[$( (
+                        <$ty as $crate::ros::interfaces::definition::FieldType>::field_type(),
+                        stringify!($field),
+                        <$ty as $crate::ros::interfaces::definition::FieldType>::collect,
+                    ) ),*],
+                );
+            }
         }
     )* };
 }
@@ -145,6 +168,7 @@ pub mod controller_manager_msgs;
 pub mod diagnostic_msgs;
 pub mod geometry_msgs;
 pub mod lifecycle_msgs;
+pub mod mujoco_bridge_msgs;
 pub mod nav_msgs;
 pub mod rcl_interfaces;
 pub mod rosgraph_msgs;

@@ -1,7 +1,7 @@
 //! The schedule of an output whose messages come from a worker thread (camera frames, lidar
 //! scans) rather than from the state: it asks at most at its rate and only while watched,
 //! then looks every few milliseconds whether what it asked for has come.
-use super::publishing::Every;
+use super::every::Every;
 use crate::render::Slot;
 use std::time::{Duration, Instant};
 

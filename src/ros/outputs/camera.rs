@@ -96,6 +96,10 @@ impl Planned for Camera {
     ) -> Result<Box<dyn crate::ros::outputs::publishing::Running>, crate::ros::Error> {
         Ok(Box::new(running::start(*self, node)?))
     }
+
+    fn encoded(self: Box<Self>) -> Option<Box<dyn super::encoded::Encoded>> {
+        None
+    }
 }
 
 /// An Image of `width` x `height` with `encoding`, rows of `step` bytes.

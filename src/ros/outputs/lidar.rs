@@ -69,6 +69,10 @@ impl Planned for Lidar {
     ) -> Result<Box<dyn crate::ros::outputs::publishing::Running>, crate::ros::Error> {
         Ok(Box::new(running::start(*self, node)?))
     }
+
+    fn encoded(self: Box<Self>) -> Option<Box<dyn super::encoded::Encoded>> {
+        None
+    }
 }
 
 /// The rays that hit within range, as x, y, z float32 points in the lidar's frame.

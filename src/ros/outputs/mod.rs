@@ -8,6 +8,8 @@
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod asking;
 mod cloud;
+pub mod encoded;
+pub mod every;
 #[cfg(test)]
 mod fixture;
 mod gated;
@@ -164,6 +166,10 @@ pub trait Planned: Send {
         self: Box<Self>,
         node: &mut super::backend::Node,
     ) -> Result<Box<dyn publishing::Running>, super::Error>;
+
+    /// The output as serialized messages for the streams (Foxglove, MCAP); None for the kinds
+    /// they do not carry yet (camera and lidar frames, rendered on another thread).
+    fn encoded(self: Box<Self>) -> Option<Box<dyn encoded::Encoded>>;
 }
 
 impl<O: Output + Send + 'static> Planned for O {
@@ -184,6 +190,10 @@ impl<O: Output + Send + 'static> Planned for O {
         node: &mut super::backend::Node,
     ) -> Result<Box<dyn publishing::Running>, super::Error> {
         publishing::Publishing::start(*self, node)
+    }
+
+    fn encoded(self: Box<Self>) -> Option<Box<dyn encoded::Encoded>> {
+        Some(Box::new(encoded::EncodedOutput::new(*self)))
     }
 }
 
@@ -385,6 +395,19 @@ pub fn planner() -> std::sync::Arc<crate::sim::Planner> {
 /// Checks that the outputs of `world` can be planned (for what starts no simulation).
 pub fn check(world: &World) -> Result<(), PlanError> {
     plan_world(world, world.config.sim.export_contacts > 0).map(drop)
+}
+
+/// The outputs of `world` that the streams (Foxglove, MCAP) carry, serialized.
+pub fn encoded_outputs(
+    world: &World,
+    contacts_exported: bool,
+) -> Result<Vec<Box<dyn encoded::Encoded>>, PlanError> {
+    let plan = plan_world(world, contacts_exported)?;
+    Ok(plan
+        .into_outputs()
+        .into_iter()
+        .filter_map(|output| output.encoded())
+        .collect())
 }
 
 fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanError> {

@@ -1,48 +1,11 @@
 //! An output with its publisher, on its schedule: what the node's loop runs for each topic.
+use super::every::Every;
 use super::{Output, Schedule, Tick};
 use crate::ros::{Error, backend};
 use std::time::{Duration, Instant};
 
 /// How long a latched message whose publish failed waits before it goes again.
 const ONCE_RETRY: Duration = Duration::from_millis(100);
-/// How many missed publisher cycles are made up after a stall.
-const CATCH_UP: u32 = 20;
-
-/// When a publisher is due: every `period` on average. After a short stall (the node's thread
-/// was descheduled) the missed cycles follow at once, so the rate holds; after a long one
-/// (more than `CATCH_UP` periods) the schedule restarts from now instead of bursting.
-pub(crate) struct Every {
-    period: Option<Duration>,
-    pub(crate) next: Instant,
-}
-
-impl Every {
-    /// `rate` in Hz from `start`; 0 never fires.
-    pub(crate) fn hz(rate: f64, start: Instant) -> Self {
-        Self {
-            period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
-            next: start,
-        }
-    }
-
-    pub(crate) fn due(&mut self, now: Instant) -> bool {
-        let Some(period) = self.period else {
-            return false;
-        };
-        if now < self.next {
-            return false;
-        }
-        self.next += period;
-        if self.next + period * CATCH_UP <= now {
-            self.next = now + period;
-        }
-        true
-    }
-
-    pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.period.map(|_| self.next)
-    }
-}
 
 /// An output with its publisher, on its schedule.
 pub struct Publishing<O: Output> {

@@ -1,9 +1,10 @@
-//! ROS names for the DDS backend, which has no rcl to resolve them: the node's namespace
+//! ROS names where no rcl resolves them (the DDS backend, the Foxglove view, MCAP files): the node's namespace
 //! and name from the `--ros-args` remaps (`config::Remaps`), private (`~/x`) and relative
 //! names made absolute, then the `-r from:=to` remaps applied, as rcl does.
 use crate::config::Remaps;
 use std::collections::HashMap;
 
+#[derive(Debug, Clone)]
 pub struct Names {
     namespace: String,
     node: String,

@@ -1,0 +1,314 @@
+//! The bridge's topics on the streams: the outputs the ROS node publishes, planned with each
+//! world (`ros::outputs::encoded_outputs`), filled from the latest state on this thread and
+//! logged as CDR on one channel per topic. A message is made only while a sink (a Foxglove
+//! client that subscribes, the MCAP writer) takes its channel.
+use super::{CLOCK_TOPIC, StreamCounters, log_time};
+use crate::ros::interfaces::rosgraph_msgs::msg::Clock;
+use crate::ros::interfaces::{Message, cdr, definition};
+use crate::ros::names::Names;
+use crate::ros::outputs::encoded::Encoded;
+use crate::ros::outputs::every::Every;
+use crate::ros::outputs::{PublishCounters, Schedule, Tick};
+use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
+use foxglove::{Context, RawChannel};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The longest sleep, so that a stop, a world change or a new subscriber is seen soon.
+const LONGEST_WAIT: Duration = Duration::from_millis(20);
+
+/// The outputs of one world for the streams (see `sim::Planner`).
+pub struct StreamOutputs(pub Vec<Box<dyn Encoded>>);
+
+/// The planner the simulation runs with each world when streams are on.
+pub fn planner() -> Arc<crate::sim::Planner> {
+    Arc::new(|world, context| {
+        let outputs = crate::ros::outputs::encoded_outputs(world, context.exported_contacts > 0)
+            .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
+        Ok(Box::new(StreamOutputs(outputs)))
+    })
+}
+
+/// Channels a new subscriber joined, whose latched message goes to it again.
+pub type Joined = Arc<Mutex<Vec<(foxglove::ChannelId, foxglove::SinkId)>>>;
+
+/// One output with its channel and schedule.
+struct Streaming {
+    output: Box<dyn Encoded>,
+    channel: Arc<RawChannel>,
+    every: Every,
+    /// A latched (`Once`) output's message, kept for subscribers that join later.
+    latched: Option<Vec<u8>>,
+}
+
+/// The thread; `stop` ends it.
+pub struct TopicThread {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+impl TopicThread {
+    pub fn start(
+        handle: SimHandle,
+        context: Arc<Context>,
+        names: Names,
+        server: Option<Arc<foxglove::WebSocketServerHandle>>,
+        joined: Joined,
+        counters: Arc<StreamCounters>,
+    ) -> Result<Self, super::StreamError> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let clock = context
+            .channel_builder(names.resolve(CLOCK_TOPIC))
+            .message_encoding("cdr")
+            .schema(schema::<Clock>())
+            .build_raw()
+            .map_err(|e| super::StreamError::Channel(CLOCK_TOPIC.into(), e.to_string()))?;
+        let thread = std::thread::Builder::new()
+            .name("streams".into())
+            .spawn(move || {
+                let mut run = Run {
+                    handle,
+                    context,
+                    names,
+                    server,
+                    joined,
+                    counters,
+                    clock,
+                    outputs: Vec::new(),
+                    world: None,
+                };
+                run.run(&stopping);
+            })
+            .map_err(super::StreamError::Thread)?;
+        Ok(Self { stop, thread })
+    }
+
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::Release);
+        if self.thread.join().is_err() {
+            log::error!("the streams thread panicked");
+        }
+    }
+}
+
+/// A channel's schema: the ROS type name, encoded as `ros2msg`.
+pub fn schema<M: Message>() -> foxglove::Schema {
+    foxglove::Schema::new(
+        M::ros_type(),
+        "ros2msg",
+        definition::ros2msg::<M>().into_bytes(),
+    )
+}
+
+struct Run {
+    handle: SimHandle,
+    context: Arc<Context>,
+    names: Names,
+    server: Option<Arc<foxglove::WebSocketServerHandle>>,
+    joined: Joined,
+    counters: Arc<StreamCounters>,
+    clock: Arc<RawChannel>,
+    outputs: Vec<Streaming>,
+    world: Option<Arc<WorldGeneration>>,
+}
+
+impl Run {
+    fn run(&mut self, stop: &AtomicBool) {
+        let mut state = self.handle.latest_state_buffer();
+        let publishing = Arc::new(PublishCounters::default());
+        let mut clock_every = Every::hz(0.0, Instant::now());
+        let mut clock_hz = -1.0;
+        let mut bytes = Vec::new();
+        let mut clock_message = Clock::default();
+        while !stop.load(Ordering::Acquire) {
+            if self.world.as_ref().map(|w| w.number) != Some(self.handle.generation()) {
+                self.follow_world();
+                if let Some(world) = &self.world {
+                    state = StateSnapshot::with_layout(&world.layout());
+                }
+            }
+            let Some(world) = self.world.clone() else {
+                std::thread::sleep(LONGEST_WAIT);
+                continue;
+            };
+            let hz = world.config.ros.rates.get("clock").unwrap_or(0.0);
+            if hz != clock_hz {
+                clock_every = Every::hz(hz, Instant::now());
+                clock_hz = hz;
+            }
+            let next = self
+                .outputs
+                .iter()
+                .filter_map(|o| o.every.deadline())
+                .chain(clock_every.deadline())
+                .min();
+            let now = Instant::now();
+            let wait = next
+                .map_or(LONGEST_WAIT, |d| d.saturating_duration_since(now))
+                .min(LONGEST_WAIT);
+            if !wait.is_zero() {
+                std::thread::sleep(wait);
+            }
+            self.resend_latched();
+            let now = Instant::now();
+            if !world.latest_state(&mut state) {
+                continue;
+            }
+            if clock_every.due(now) {
+                if let Some(server) = &self.server {
+                    server.broadcast_time(log_time(state.time).log_time.unwrap_or(0));
+                }
+                if self.clock.has_sinks() {
+                    clock_message.clock = crate::ros::convert::time(state.time);
+                    self.log(&self.clock, &clock_message, state.time, &mut bytes);
+                }
+            }
+            let stamp = crate::ros::convert::time(state.time);
+            let stats = self.handle.stats();
+            let tick = Tick {
+                state: &state,
+                stamp: &stamp,
+                now,
+                stats: &stats,
+                publishing: &publishing,
+                cameras: None,
+                lidars: None,
+                offload: None,
+            };
+            for streaming in &mut self.outputs {
+                streaming.output.observe(&tick);
+                let due = match streaming.output.topic().schedule {
+                    Schedule::Once => streaming.latched.is_none(),
+                    Schedule::Rate { .. } => streaming.every.due(now),
+                };
+                if !due || !streaming.channel.has_sinks() {
+                    continue;
+                }
+                match streaming.output.fill(&tick, &mut bytes) {
+                    Ok(true) => {
+                        streaming
+                            .channel
+                            .log_with_meta(&bytes, log_time(state.time));
+                        self.counters.count(true);
+                        if streaming.output.topic().schedule == Schedule::Once {
+                            streaming.latched = Some(bytes.clone());
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        self.counters.count(false);
+                        log::warn!("stream {}: {e}", streaming.channel.topic());
+                    }
+                }
+            }
+        }
+    }
+
+    fn log<M: serde::Serialize>(
+        &self,
+        channel: &RawChannel,
+        message: &M,
+        time: f64,
+        bytes: &mut Vec<u8>,
+    ) {
+        let ok = cdr::encode_into(message, bytes).is_ok();
+        if ok {
+            channel.log_with_meta(bytes, log_time(time));
+        }
+        self.counters.count(ok);
+    }
+
+    /// A Foxglove client that subscribes to a latched topic (tf_static, robot_description)
+    /// gets its message, as a late ROS subscriber of a transient-local topic would.
+    fn resend_latched(&self) {
+        let joined: Vec<_> = match self.joined.lock() {
+            Ok(mut joined) => joined.drain(..).collect(),
+            Err(poisoned) => poisoned.into_inner().drain(..).collect(),
+        };
+        for (channel, sink) in joined {
+            for streaming in &self.outputs {
+                if streaming.channel.id() == channel
+                    && let Some(bytes) = &streaming.latched
+                {
+                    streaming.channel.log_with_meta_to_sink(
+                        bytes,
+                        foxglove::PartialMetadata::default(),
+                        Some(sink),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Takes the outputs planned with the newest world; a topic of the same name and type
+    /// keeps its channel (its subscribers stay), the others' channels close.
+    fn follow_world(&mut self) {
+        let world = self.handle.world();
+        let Some(planned) = world.take_plan::<StreamOutputs>() else {
+            log::error!(
+                "world {}: the streams' outputs were not planned with it",
+                world.number
+            );
+            self.world = Some(world);
+            return;
+        };
+        let mut kept: HashMap<String, Arc<RawChannel>> = self
+            .outputs
+            .drain(..)
+            .map(|s| (s.channel.topic().to_string(), s.channel))
+            .collect();
+        let now = Instant::now();
+        for output in planned.0 {
+            let topic = self.names.resolve(&output.topic().name);
+            let ros_type = output.ros_type();
+            let channel = match kept.remove(&topic) {
+                Some(channel) if channel.schema().is_some_and(|s| s.name == ros_type) => channel,
+                other => {
+                    if let Some(channel) = other {
+                        channel.close();
+                    }
+                    let built = self
+                        .context
+                        .channel_builder(&topic)
+                        .message_encoding("cdr")
+                        .schema(foxglove::Schema::new(
+                            ros_type,
+                            "ros2msg",
+                            output.schema().into_bytes(),
+                        ))
+                        .build_raw();
+                    match built {
+                        Ok(channel) => channel,
+                        Err(e) => {
+                            log::error!("stream {topic}: {e}");
+                            continue;
+                        }
+                    }
+                }
+            };
+            let every = match output.topic().schedule {
+                Schedule::Rate { hz, .. } => Every::hz(hz, now),
+                Schedule::Once => Every::hz(0.0, now),
+            };
+            self.outputs.push(Streaming {
+                output,
+                channel,
+                every,
+                latched: None,
+            });
+        }
+        for (_, channel) in kept {
+            channel.close();
+        }
+        log::info!(
+            "world {}: {} topics on the streams",
+            world.number,
+            self.outputs.len()
+        );
+        self.world = Some(world);
+    }
+}

@@ -1,0 +1,117 @@
+// A Foxglove WebSocket client on the official @foxglove/ws-protocol library, as the Foxglove
+// app connects: it lists the server's channels, subscribes, decodes the CDR messages with
+// Foxglove's ROS 2 libraries from the schemas the server sent, and publishes. Run by
+// tests/python/test_foxglove.py; prints one JSON line of what it saw.
+//
+//   node foxglove_client.cjs view URL SECONDS     channels, joint_states, cmd_vel -> odom
+//   node foxglove_client.cjs stall URL SECONDS    subscribes to everything, then stops reading
+"use strict";
+const { FoxgloveClient } = require("@foxglove/ws-protocol");
+const { parse } = require("@foxglove/rosmsg");
+const { MessageReader, MessageWriter } = require("@foxglove/rosmsg2-serialization");
+const WebSocket = require("ws");
+
+const [mode, url, secondsText] = process.argv.slice(2);
+const seconds = Number(secondsText);
+// The Foxglove SDK's servers speak the protocol under its current name, foxglove.sdk.v1 (the
+// same messages as foxglove.websocket.v1); the Foxglove app and Lichtblick offer both.
+const socket = new WebSocket(url, ["foxglove.sdk.v1", FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+const client = new FoxgloveClient({ ws: socket });
+const channels = new Map();
+const readers = new Map();
+const subscribed = new Map();
+const seen = {};
+const result = { mode, channels: [], messages: {}, errors: [] };
+
+function finish() {
+  result.seen = seen;
+  process.stdout.write(JSON.stringify(result) + "\n");
+  client.close();
+  process.exit(0);
+}
+
+client.on("error", (error) => result.errors.push(String(error)));
+client.on("serverInfo", (info) => {
+  result.server = { name: info.name, capabilities: info.capabilities };
+});
+client.on("time", (event) => {
+  result.time = Number(event.timestamp);
+});
+client.on("advertise", (list) => {
+  for (const channel of list) {
+    channels.set(channel.id, channel);
+    result.channels.push({
+      topic: channel.topic,
+      encoding: channel.encoding,
+      schemaName: channel.schemaName,
+      schemaEncoding: channel.schemaEncoding,
+    });
+    if (mode === "stall" || ["/joint_states", "/odom", "/tf_static"].includes(channel.topic)) {
+      const definitions = parse(channel.schema, { ros2: true });
+      readers.set(channel.id, new MessageReader(definitions));
+      subscribed.set(client.subscribe(channel.id), channel);
+    }
+  }
+});
+client.on("message", ({ subscriptionId, data }) => {
+  const channel = subscribed.get(subscriptionId);
+  if (!channel) return;
+  const reader = readers.get(channel.id);
+  const message = reader.readMessage(data);
+  const count = (seen[channel.topic] = (seen[channel.topic] || 0) + 1);
+  if (channel.topic === "/joint_states" && count === 1) {
+    result.messages.joint_states = {
+      name: message.name,
+      position: Array.from(message.position),
+    };
+  }
+  if (channel.topic === "/tf_static" && count === 1) {
+    result.messages.tf_static = message.transforms.map((t) => t.child_frame_id);
+  }
+  if (channel.topic === "/odom") {
+    const position = message.pose.pose.position;
+    result.messages.odom_first = result.messages.odom_first || [position.x, position.y];
+    result.messages.odom_last = [position.x, position.y];
+  }
+});
+
+socket.on("open", () => {
+  if (mode === "view") {
+    // Publish cmd_vel as the Foxglove app's Teleop panel does, once the view has started.
+    setTimeout(() => publishTwist(), 1000);
+  } else if (mode === "stall") {
+    // Subscribed to everything; now read nothing while the server goes on sending.
+    setTimeout(() => socket._socket.pause(), 500);
+  }
+  setTimeout(finish, seconds * 1000);
+});
+
+function publishTwist() {
+  const schema = "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n" +
+    "================================================================================\n" +
+    "MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n";
+  const writer = new MessageWriter(parse(schema, { ros2: true }));
+  const id = client.advertise({
+    topic: "/cmd_vel",
+    encoding: "cdr",
+    schemaName: "geometry_msgs/msg/Twist",
+    schema,
+    schemaEncoding: "ros2msg",
+  });
+  const twist = writer.writeMessage({
+    linear: { x: 0.5, y: 0, z: 0 },
+    angular: { x: 0, y: 0, z: 0 },
+  });
+  const nan = writer.writeMessage({
+    linear: { x: NaN, y: 0, z: 0 },
+    angular: { x: 0, y: 0, z: 0 },
+  });
+  result.published = 0;
+  const timer = setInterval(() => {
+    client.sendMessage(id, twist);
+    result.published += 1;
+  }, 50);
+  client.sendMessage(id, nan);
+  result.published_nan = 1;
+  setTimeout(() => clearInterval(timer), (seconds - 1.5) * 1000);
+}
