@@ -23,9 +23,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const STEPS_TOPIC: &str = "/mujoco_bridge/steps";
 /// The sim time, as on ROS.
 pub const CLOCK_TOPIC: &str = "/clock";
-/// Bytes a chunk of the MCAP file holds before it is compressed and written: a process
-/// killed at any moment leaves every chunk finished before it readable.
+/// Bytes a chunk of the MCAP file holds at most before it is compressed and written.
 const CHUNK_SIZE: u64 = 1 << 20;
+/// How often the MCAP writer finishes its chunk and hands it to the system: a process killed
+/// at any moment (kill -9 included) leaves every message older than this readable.
+const MCAP_FLUSH_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 /// Messages queued for one Foxglove client before the oldest are dropped.
 const CLIENT_BACKLOG: usize = 1024;
 
@@ -86,12 +88,12 @@ pub fn log_time(sim_time: f64) -> foxglove::PartialMetadata {
     }
 }
 
-type McapHandle = foxglove::McapWriterHandle<std::io::BufWriter<std::fs::File>>;
+pub(crate) type McapHandle = foxglove::McapWriterHandle<std::io::BufWriter<std::fs::File>>;
 
 /// The running streams; `finish` closes them in order.
 pub struct Streams {
     server: Option<Arc<foxglove::WebSocketServerHandle>>,
-    mcap: Option<(PathBuf, McapHandle)>,
+    mcap: Option<(PathBuf, Arc<McapHandle>)>,
     topics: Option<topics::TopicThread>,
     steps: Option<steps::StepRecorder>,
     pub counters: Arc<StreamCounters>,
@@ -119,7 +121,7 @@ impl Streams {
         let context = foxglove::Context::new();
         let counters = Arc::new(StreamCounters::default());
         let mcap = match &settings.mcap {
-            Some(path) => Some((path.clone(), open_mcap(&context, path)?)),
+            Some(path) => Some((path.clone(), Arc::new(open_mcap(&context, path)?))),
             None => None,
         };
         let joined = topics::Joined::default();
@@ -164,8 +166,11 @@ impl Streams {
             handle,
             context,
             names,
-            server.clone(),
-            joined,
+            topics::Sinks {
+                server: server.clone(),
+                mcap: mcap.as_ref().map(|(_, writer)| writer.clone()),
+                joined,
+            },
             counters.clone(),
         )?;
         if let Some((path, _)) = &mcap {
@@ -207,10 +212,14 @@ impl Streams {
             report.steps_dropped = counts.dropped.load(Ordering::Relaxed);
             report.failed += counts.failed.load(Ordering::Relaxed);
         }
-        if let Some((path, writer)) = self.mcap.take()
-            && let Err(e) = writer.close()
-        {
-            log::error!("{}: {e}", path.display());
+        if let Some((path, writer)) = self.mcap.take() {
+            let closed = match Arc::try_unwrap(writer) {
+                Ok(writer) => writer.close().map(drop).map_err(|e| e.to_string()),
+                Err(_) => Err("still in use at shutdown: its summary is not written".into()),
+            };
+            if let Err(e) = closed {
+                log::error!("{}: {e}", path.display());
+            }
         }
         if let Some(server) = self.server.take() {
             match Arc::try_unwrap(server) {

@@ -44,6 +44,16 @@ struct Streaming {
     latched: Option<Vec<u8>>,
 }
 
+/// Where the thread's messages go, besides the channels' own sinks.
+pub struct Sinks {
+    /// The Foxglove server, told the sim time.
+    pub server: Option<Arc<foxglove::WebSocketServerHandle>>,
+    /// The MCAP writer, flushed every `MCAP_FLUSH_PERIOD`.
+    pub mcap: Option<Arc<super::McapHandle>>,
+    /// Subscriptions to answer with a latched message.
+    pub joined: Joined,
+}
+
 /// The thread; `stop` ends it.
 pub struct TopicThread {
     stop: Arc<AtomicBool>,
@@ -55,8 +65,7 @@ impl TopicThread {
         handle: SimHandle,
         context: Arc<Context>,
         names: Names,
-        server: Option<Arc<foxglove::WebSocketServerHandle>>,
-        joined: Joined,
+        sinks: Sinks,
         counters: Arc<StreamCounters>,
     ) -> Result<Self, super::StreamError> {
         let stop = Arc::new(AtomicBool::new(false));
@@ -74,8 +83,7 @@ impl TopicThread {
                     handle,
                     context,
                     names,
-                    server,
-                    joined,
+                    sinks,
                     counters,
                     clock,
                     outputs: Vec::new(),
@@ -108,8 +116,7 @@ struct Run {
     handle: SimHandle,
     context: Arc<Context>,
     names: Names,
-    server: Option<Arc<foxglove::WebSocketServerHandle>>,
-    joined: Joined,
+    sinks: Sinks,
     counters: Arc<StreamCounters>,
     clock: Arc<RawChannel>,
     outputs: Vec<Streaming>,
@@ -124,7 +131,16 @@ impl Run {
         let mut clock_hz = -1.0;
         let mut bytes = Vec::new();
         let mut clock_message = Clock::default();
+        let mut flushed = Instant::now();
         while !stop.load(Ordering::Acquire) {
+            if let Some(writer) = &self.sinks.mcap
+                && flushed.elapsed() >= super::MCAP_FLUSH_PERIOD
+            {
+                if let Err(e) = writer.flush() {
+                    log::error!("MCAP: {e}");
+                }
+                flushed = Instant::now();
+            }
             if self.world.as_ref().map(|w| w.number) != Some(self.handle.generation()) {
                 self.follow_world();
                 if let Some(world) = &self.world {
@@ -159,7 +175,7 @@ impl Run {
                 continue;
             }
             if clock_every.due(now) {
-                if let Some(server) = &self.server {
+                if let Some(server) = &self.sinks.server {
                     server.broadcast_time(log_time(state.time).log_time.unwrap_or(0));
                 }
                 if self.clock.has_sinks() {
@@ -225,7 +241,7 @@ impl Run {
     /// A Foxglove client that subscribes to a latched topic (tf_static, robot_description)
     /// gets its message, as a late ROS subscriber of a transient-local topic would.
     fn resend_latched(&self) {
-        let joined: Vec<_> = match self.joined.lock() {
+        let joined: Vec<_> = match self.sinks.joined.lock() {
             Ok(mut joined) => joined.drain(..).collect(),
             Err(poisoned) => poisoned.into_inner().drain(..).collect(),
         };

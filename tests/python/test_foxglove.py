@@ -1,0 +1,157 @@
+"""The Foxglove live view, through the official @foxglove/ws-protocol client (Node.js) with
+Foxglove's own ROS 2 message libraries: it lists the channels with their schemas, decodes
+joint_states from the schema the server sent, and drives the base with cmd_vel. A client that
+stops reading must not slow the physics or the other clients."""
+import base64
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+
+from conftest import BINARY, REPO, free_ports
+
+NODE_MODULES = REPO / ".deps" / "node" / "node_modules"
+CLIENT = REPO / "tests" / "node" / "foxglove_client.cjs"
+
+
+def start_bridge(port, *args):
+    return subprocess.Popen(
+        [BINARY, "--foxglove", f"127.0.0.1:{port}", *args], cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, RUST_LOG="info"),
+    )
+
+
+def wait_for_port(port, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on {port}")
+
+
+def node_client(mode, port, seconds):
+    return subprocess.Popen(
+        ["node", str(CLIENT), mode, f"ws://127.0.0.1:{port}", str(seconds)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, NODE_PATH=str(NODE_MODULES)),
+    )
+
+
+def seen_by(client, timeout=60):
+    out, err = client.communicate(timeout=timeout)
+    assert client.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_foxglove_client_sees_the_robot_and_drives_its_base():
+    (port,) = free_ports(1)
+    bridge = start_bridge(port, "--duration", "12")
+    wait_for_port(port)
+    seen = seen_by(node_client("view", port, 7))
+    out, log = bridge.communicate(timeout=60)
+    assert bridge.returncode == 0, log[-3000:]
+    channels = {c["topic"]: c for c in seen["channels"]}
+    print("channels:", sorted((t, c["schemaName"]) for t, c in channels.items()))
+    for topic, schema in [
+        ("/joint_states", "sensor_msgs/msg/JointState"), ("/tf", "tf2_msgs/msg/TFMessage"),
+        ("/tf_static", "tf2_msgs/msg/TFMessage"), ("/clock", "rosgraph_msgs/msg/Clock"),
+        ("/odom", "nav_msgs/msg/Odometry"), ("/robot_description", "std_msgs/msg/String"),
+        ("/scan", "sensor_msgs/msg/LaserScan"), ("/imu", "sensor_msgs/msg/Imu"),
+        ("/diagnostics", "diagnostic_msgs/msg/DiagnosticArray"),
+        ("/mujoco_bridge/markers", "visualization_msgs/msg/MarkerArray"),
+    ]:
+        assert channels[topic]["schemaName"] == schema, channels.get(topic)
+        assert channels[topic]["encoding"] == "cdr"
+        assert channels[topic]["schemaEncoding"] == "ros2msg"
+    joints = seen["messages"]["joint_states"]
+    print("joint_states decoded:", joints["name"][:4], "...", f"{seen['seen']['/joint_states']} messages")
+    assert "left_wheel_joint" in joints["name"] and len(joints["position"]) == len(joints["name"])
+    # 100 Hz over about 6 s of the client's 7.
+    assert seen["seen"]["/joint_states"] >= 400, seen["seen"]
+    assert seen["messages"]["tf_static"], "a late subscriber gets the latched /tf_static"
+    assert seen["time"] > 0, "the server sends the sim time"
+    (x0, _), (x1, _) = seen["messages"]["odom_first"], seen["messages"]["odom_last"]
+    taken, refused = map(int, re.search(
+        r"Foxglove clients' messages: (\d+) taken, (\d+) refused", log).groups())
+    print(f"cmd_vel 0.5 m/s published {seen['published']} times (and one NaN): the server took "
+          f"{taken}, refused {refused}; odom x {x0:.3f} -> {x1:.3f} m")
+    assert x1 - x0 > 1.0, "the base did not drive"
+    assert refused == 1, "the NaN twist is refused"
+    assert seen["published"] - 2 <= taken <= seen["published"]
+    assert "rejected commands 1" in out
+
+
+def stalled_client(port, recv_buffer=4096):
+    """A WebSocket client that subscribes to every channel and then reads nothing: the
+    handshake and frames are written out here so that its receive buffer can be tiny."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, recv_buffer)
+    s.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+               "Sec-WebSocket-Protocol: foxglove.sdk.v1\r\n\r\n").encode())
+    buffer = b""
+    while b"\r\n\r\n" not in buffer:
+        buffer += s.recv(4096)
+    head, buffer = buffer.split(b"\r\n\r\n", 1)
+    assert b" 101 " in head.split(b"\r\n")[0], head
+
+    def frame():
+        nonlocal buffer
+        while True:
+            if len(buffer) >= 2:
+                length, at = buffer[1] & 0x7F, 2
+                if length == 126 and len(buffer) >= 4:
+                    length, at = int.from_bytes(buffer[2:4], "big"), 4
+                elif length == 127 and len(buffer) >= 10:
+                    length, at = int.from_bytes(buffer[2:10], "big"), 10
+                if length < 126 or at > 2:
+                    if len(buffer) >= at + length:
+                        opcode, payload = buffer[0] & 0x0F, buffer[at:at + length]
+                        buffer = buffer[at + length:]
+                        return opcode, payload
+            buffer += s.recv(65536)
+
+    channels = []
+    while not channels:
+        opcode, payload = frame()
+        if opcode == 1:
+            message = json.loads(payload)
+            if message.get("op") == "advertise":
+                channels = [c["id"] for c in message["channels"]]
+    text = json.dumps({"op": "subscribe",
+                       "subscriptions": [{"id": i, "channelId": c} for i, c in enumerate(channels)]})
+    data, mask = text.encode(), os.urandom(4)
+    header = bytes([0x81]) + (bytes([0x80 | 126]) + len(data).to_bytes(2, "big")
+                              if len(data) >= 126 else bytes([0x80 | len(data)]))
+    s.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+    return s
+
+
+def test_a_client_that_stops_reading_slows_neither_physics_nor_other_clients(tmp_path):
+    (port,) = free_ports(1)
+    # The step records too: 500 more messages a second for the stalled client.
+    bridge = start_bridge(port, "--duration", "14", "--mcap", str(tmp_path / "run.mcap"),
+                          "--every-step")
+    wait_for_port(port)
+    stalled = stalled_client(port)
+    time.sleep(3)
+    # A second client, while the first reads nothing.
+    seen = seen_by(node_client("view", port, 6))
+    out, log = bridge.communicate(timeout=60)
+    stalled.close()
+    assert bridge.returncode == 0, log[-3000:]
+    factor = float(re.search(r"real-time factor ([0-9.]+)", out).group(1))
+    # The SDK drops the oldest messages of a full outbox, and says so (once per 30 s).
+    full = len(re.findall(r"outbox for client 127\.0\.0\.1:\d+ full", log))
+    print(f"stalled client: {full} outbox-full reports; the other client got "
+          f"{seen['seen'].get('/joint_states', 0)} joint_states in 6 s; real-time factor {factor}")
+    assert full >= 1, "the stalled client never fell behind: the test did not stall it"
+    assert factor >= 0.99, out
+    assert seen["seen"]["/joint_states"] >= 450, seen["seen"]
