@@ -12,6 +12,7 @@ bash scripts/setup-render.sh
 bash scripts/setup-viewer.sh
 bash scripts/fetch-models.sh
 bash scripts/setup-python.sh
+bash scripts/setup-node.sh
 bash scripts/setup-ros.sh
 bash scripts/setup-colcon.sh
 cargo fmt --check

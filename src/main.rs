@@ -129,9 +129,10 @@ enum RunError {
 }
 
 /// The render and ray-casting threads of the run, when something reads what they make (a ROS
-/// node, the legacy camera streams). They hold nothing until a frame or scan is asked for; a
+/// node, the legacy camera streams, the Foxglove view and MCAP recording). They hold nothing
+/// until a frame or scan is asked for; a
 /// thread that cannot start is said once and left out, and the rest of the node runs on.
-fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
+fn start_sensors(config: &Config, streams: bool) -> mujoco_bridge::render::Sensors {
     use mujoco_bridge::render;
     let idle = Duration::from_secs_f64(config.render.idle_release);
     let ros = cfg!(any(feature = "ros", feature = "dds"));
@@ -142,7 +143,7 @@ fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
             .map(std::sync::Arc::new)
     }
     render::Sensors {
-        renderer: (ros || config.zmq.enabled)
+        renderer: (ros || config.zmq.enabled || streams)
             .then(|| started("cameras", render::start_renderer(idle, config.render.nice)))
             .flatten(),
         lidars: ros
@@ -253,7 +254,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         )?;
     let handle = sim.handle();
     prepare(&handle, cli)?;
-    let sensors = start_sensors(&config);
+    let sensors = start_sensors(&config, stream_settings.any());
     let camera_streams = match (&sensors.renderer, config.zmq.enabled) {
         (Some(renderer), true) => Some(
             mujoco_bridge::zmq::CameraStreams::start(
@@ -315,6 +316,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
                 handle.clone(),
                 &stream_settings,
                 mujoco_bridge::ros::names::Names::new(&remaps),
+                sensors.renderer.clone(),
             )
             .map_err(|error| RunError::Streams {
                 origin: config.origin.clone(),

@@ -4,6 +4,7 @@
 //! (a rosbag2-compatible log, with every physics step when asked). Every build has them, the
 //! no-ROS one included. They run on threads of their own from the latest state and the
 //! step ring; the physics thread only pushes rows it already pushes for the CSV recorder.
+mod camera;
 mod listener;
 pub mod replay;
 mod steps;
@@ -117,6 +118,7 @@ impl Streams {
         handle: SimHandle,
         settings: &StreamSettings,
         names: Names,
+        renderer: Option<Arc<crate::render::Renderer>>,
     ) -> Result<Self, StreamError> {
         let context = foxglove::Context::new();
         let counters = Arc::new(StreamCounters::default());
@@ -170,6 +172,7 @@ impl Streams {
                 server: server.clone(),
                 mcap: mcap.as_ref().map(|(_, writer)| writer.clone()),
                 joined,
+                renderer,
             },
             counters.clone(),
         )?;

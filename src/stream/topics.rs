@@ -2,11 +2,13 @@
 //! world (`ros::outputs::encoded_outputs`), filled from the latest state on this thread and
 //! logged as CDR on one channel per topic. A message is made only while a sink (a Foxglove
 //! client that subscribes, the MCAP writer) takes its channel.
+use super::camera::{CameraChannels, CameraStream};
 use super::{CLOCK_TOPIC, StreamCounters, log_time};
 use crate::ros::interfaces::rosgraph_msgs::msg::Clock;
+use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image};
 use crate::ros::interfaces::{Message, cdr, definition};
 use crate::ros::names::Names;
-use crate::ros::outputs::encoded::Encoded;
+use crate::ros::outputs::encoded::{Encoded, Streamed};
 use crate::ros::outputs::every::Every;
 use crate::ros::outputs::{PublishCounters, Schedule, Tick};
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
@@ -21,12 +23,12 @@ use std::time::{Duration, Instant};
 const LONGEST_WAIT: Duration = Duration::from_millis(20);
 
 /// The outputs of one world for the streams (see `sim::Planner`).
-pub struct StreamOutputs(pub Vec<Box<dyn Encoded>>);
+pub struct StreamOutputs(pub Vec<Streamed>);
 
 /// The planner the simulation runs with each world when streams are on.
 pub fn planner() -> Arc<crate::sim::Planner> {
     Arc::new(|world, context| {
-        let outputs = crate::ros::outputs::encoded_outputs(world, context.exported_contacts > 0)
+        let outputs = crate::ros::outputs::streamed_outputs(world, context.exported_contacts > 0)
             .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
         Ok(Box::new(StreamOutputs(outputs)))
     })
@@ -52,6 +54,8 @@ pub struct Sinks {
     pub mcap: Option<Arc<super::McapHandle>>,
     /// Subscriptions to answer with a latched message.
     pub joined: Joined,
+    /// The render thread the cameras ask for frames (None: no cameras on the streams).
+    pub renderer: Option<Arc<crate::render::Renderer>>,
 }
 
 /// The thread; `stop` ends it.
@@ -87,6 +91,8 @@ impl TopicThread {
                     counters,
                     clock,
                     outputs: Vec::new(),
+                    cameras: Vec::new(),
+                    frames: None,
                     world: None,
                 };
                 run.run(&stopping);
@@ -120,6 +126,9 @@ struct Run {
     counters: Arc<StreamCounters>,
     clock: Arc<RawChannel>,
     outputs: Vec<Streaming>,
+    cameras: Vec<CameraStream>,
+    /// The world's cameras at the renderer, while it has any on the streams.
+    frames: Option<Arc<crate::render::Cameras>>,
     world: Option<Arc<WorldGeneration>>,
 }
 
@@ -160,6 +169,7 @@ impl Run {
                 .outputs
                 .iter()
                 .filter_map(|o| o.every.deadline())
+                .chain(self.cameras.iter().filter_map(|c| c.deadline()))
                 .chain(clock_every.deadline())
                 .min();
             let now = Instant::now();
@@ -221,6 +231,11 @@ impl Run {
                     }
                 }
             }
+            if let Some(frames) = &self.frames {
+                for camera in &mut self.cameras {
+                    camera.run(frames, now, &self.counters, &mut bytes);
+                }
+            }
         }
     }
 
@@ -272,59 +287,109 @@ impl Run {
             self.world = Some(world);
             return;
         };
-        let mut kept: HashMap<String, Arc<RawChannel>> = self
-            .outputs
-            .drain(..)
-            .map(|s| (s.channel.topic().to_string(), s.channel))
-            .collect();
+        let mut pool = ChannelPool {
+            context: &self.context,
+            names: &self.names,
+            kept: self
+                .outputs
+                .drain(..)
+                .map(|s| s.channel)
+                .chain(
+                    self.cameras
+                        .drain(..)
+                        .flat_map(|c| c.channels().cloned().collect::<Vec<_>>()),
+                )
+                .map(|c| (c.topic().to_string(), c))
+                .collect(),
+        };
         let now = Instant::now();
         for output in planned.0 {
-            let topic = self.names.resolve(&output.topic().name);
-            let ros_type = output.ros_type();
-            let channel = match kept.remove(&topic) {
-                Some(channel) if channel.schema().is_some_and(|s| s.name == ros_type) => channel,
-                other => {
-                    if let Some(channel) = other {
-                        channel.close();
-                    }
-                    let built = self
-                        .context
-                        .channel_builder(&topic)
-                        .message_encoding("cdr")
-                        .schema(foxglove::Schema::new(
-                            ros_type,
-                            "ros2msg",
-                            output.schema().into_bytes(),
-                        ))
-                        .build_raw();
-                    match built {
-                        Ok(channel) => channel,
-                        Err(e) => {
-                            log::error!("stream {topic}: {e}");
-                            continue;
-                        }
+            match output {
+                Streamed::State(output) => {
+                    let Some(channel) =
+                        pool.channel(&output.topic().name, output.ros_type(), || output.schema())
+                    else {
+                        continue;
+                    };
+                    let every = match output.topic().schedule {
+                        Schedule::Rate { hz, .. } => Every::hz(hz, now),
+                        Schedule::Once => Every::hz(0.0, now),
+                    };
+                    self.outputs.push(Streaming {
+                        output,
+                        channel,
+                        every,
+                        latched: None,
+                    });
+                }
+                Streamed::Camera(camera) => {
+                    let image = pool.typed::<Image>(&camera.image.name);
+                    let info = pool.typed::<CameraInfo>(&camera.info.name);
+                    let depth = camera
+                        .depth
+                        .as_ref()
+                        .and_then(|d| pool.typed::<Image>(&d.name));
+                    if let (Some(image), Some(info)) = (image, info) {
+                        let channels = CameraChannels { image, depth, info };
+                        self.cameras.push(CameraStream::new(camera, channels));
                     }
                 }
-            };
-            let every = match output.topic().schedule {
-                Schedule::Rate { hz, .. } => Every::hz(hz, now),
-                Schedule::Once => Every::hz(0.0, now),
-            };
-            self.outputs.push(Streaming {
-                output,
-                channel,
-                every,
-                latched: None,
-            });
+            }
         }
-        for (_, channel) in kept {
+        for (_, channel) in pool.kept {
             channel.close();
         }
+        self.frames = None;
+        if !self.cameras.is_empty() {
+            self.frames = self.sinks.renderer.as_ref().map(|r| r.sources(&world));
+        }
         log::info!(
-            "world {}: {} topics on the streams",
+            "world {}: {} topics and {} cameras on the streams",
             world.number,
-            self.outputs.len()
+            self.outputs.len(),
+            self.cameras.len()
         );
         self.world = Some(world);
+    }
+}
+
+/// The channels of the last world, for the next to take by topic and type.
+struct ChannelPool<'a> {
+    context: &'a Arc<Context>,
+    names: &'a Names,
+    kept: HashMap<String, Arc<RawChannel>>,
+}
+
+impl ChannelPool<'_> {
+    /// The channel of `topic` with messages of `ros_type`: the last world's, or a new one.
+    fn channel(
+        &mut self,
+        topic: &str,
+        ros_type: String,
+        schema: impl FnOnce() -> String,
+    ) -> Option<Arc<RawChannel>> {
+        let topic = self.names.resolve(topic);
+        match self.kept.remove(&topic) {
+            Some(channel) if channel.schema().is_some_and(|s| s.name == ros_type) => {
+                return Some(channel);
+            }
+            Some(other) => other.close(),
+            None => {}
+        }
+        let built = self
+            .context
+            .channel_builder(&topic)
+            .message_encoding("cdr")
+            .schema(foxglove::Schema::new(
+                ros_type,
+                "ros2msg",
+                schema().into_bytes(),
+            ))
+            .build_raw();
+        built.map_err(|e| log::error!("stream {topic}: {e}")).ok()
+    }
+
+    fn typed<M: Message>(&mut self, topic: &str) -> Option<Arc<RawChannel>> {
+        self.channel(topic, M::ros_type(), definition::ros2msg::<M>)
     }
 }

@@ -46,7 +46,8 @@ client.on("advertise", (list) => {
       schemaName: channel.schemaName,
       schemaEncoding: channel.schemaEncoding,
     });
-    if (mode === "stall" || ["/joint_states", "/odom", "/tf_static"].includes(channel.topic)) {
+    const camera = channel.topic.endsWith("/image_raw") && !channel.topic.includes("depth");
+    if (mode === "stall" || camera || ["/joint_states", "/odom", "/tf_static"].includes(channel.topic)) {
       const definitions = parse(channel.schema, { ros2: true });
       readers.set(channel.id, new MessageReader(definitions));
       subscribed.set(client.subscribe(channel.id), channel);
@@ -63,6 +64,18 @@ client.on("message", ({ subscriptionId, data }) => {
     result.messages.joint_states = {
       name: message.name,
       position: Array.from(message.position),
+    };
+  }
+  if (channel.topic.endsWith("/image_raw") && count === 1) {
+    result.messages.image = {
+      topic: channel.topic,
+      width: message.width,
+      height: message.height,
+      encoding: message.encoding,
+      bytes: message.data.length,
+      frame_id: message.header.frame_id,
+      // Not a blank picture: how many distinct byte values it holds.
+      distinct: new Set(message.data).size,
     };
   }
   if (channel.topic === "/tf_static" && count === 1) {

@@ -73,6 +73,13 @@ def test_the_foxglove_client_sees_the_robot_and_drives_its_base():
     assert "left_wheel_joint" in joints["name"] and len(joints["position"]) == len(joints["name"])
     # 100 Hz over about 6 s of the client's 7.
     assert seen["seen"]["/joint_states"] >= 400, seen["seen"]
+    image = seen["messages"]["image"]
+    print(f"camera {image['topic']}: {image['width']}x{image['height']} {image['encoding']}, "
+          f"{seen['seen'][image['topic']]} frames, {image['distinct']} distinct byte values")
+    assert channels[image["topic"]]["schemaName"] == "sensor_msgs/msg/Image"
+    assert image["encoding"] == "rgb8" and image["bytes"] == image["width"] * image["height"] * 3
+    assert image["distinct"] >= 2, "a blank picture"
+    assert seen["seen"][image["topic"]] >= 20, "frames at the camera's rate while subscribed"
     assert seen["messages"]["tf_static"], "a late subscriber gets the latched /tf_static"
     assert seen["time"] > 0, "the server sends the sim time"
     (x0, _), (x1, _) = seen["messages"]["odom_first"], seen["messages"]["odom_last"]

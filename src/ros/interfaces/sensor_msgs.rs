@@ -39,7 +39,12 @@ pub mod msg {
             range: f32,
             variance: f32,
         }
-        CompressedImage { header: Header, format: String, data: Vec<u8> }
+        CompressedImage {
+            header: Header,
+            format: String,
+            #[serde(with = "serde_bytes")]
+            data: Vec<u8>,
+        }
         Image {
             header: Header,
             height: u32,
@@ -47,6 +52,8 @@ pub mod msg {
             encoding: String,
             is_bigendian: u8,
             step: u32,
+            // As one run of bytes (the same CDR as a sequence of uint8, written at once).
+            #[serde(with = "serde_bytes")]
             data: Vec<u8>,
         }
         PointField {
@@ -63,6 +70,7 @@ pub mod msg {
             is_bigendian: bool,
             point_step: u32,
             row_step: u32,
+            #[serde(with = "serde_bytes")]
             data: Vec<u8>,
             is_dense: bool,
         }

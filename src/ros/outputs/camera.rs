@@ -17,13 +17,13 @@ use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 pub struct Camera {
     /// The camera's index at the renderer.
-    index: usize,
-    image: Topic,
-    depth: Option<Topic>,
-    points: Option<Topic>,
-    info: Topic,
-    rate: f64,
-    frame_id: String,
+    pub index: usize,
+    pub image: Topic,
+    pub depth: Option<Topic>,
+    pub points: Option<Topic>,
+    pub info: Topic,
+    pub rate: f64,
+    pub frame_id: String,
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
@@ -97,8 +97,8 @@ impl Planned for Camera {
         Ok(Box::new(running::start(*self, node)?))
     }
 
-    fn encoded(self: Box<Self>) -> Option<Box<dyn super::encoded::Encoded>> {
-        None
+    fn streamed(self: Box<Self>) -> Option<super::encoded::Streamed> {
+        Some(super::encoded::Streamed::Camera(*self))
     }
 }
 

@@ -3,7 +3,15 @@
 use super::{Output, Tick, Topic};
 use crate::ros::interfaces::{Message, cdr, definition};
 
-/// A planned output as the streams run it.
+/// A planned output as the streams take it.
+pub enum Streamed {
+    /// Filled from the state on the streams' thread.
+    State(Box<dyn Encoded>),
+    /// Frames the renderer makes on request, while someone takes them.
+    Camera(super::camera::Camera),
+}
+
+/// A planned output filled from the state, as the streams run it.
 pub trait Encoded: Send {
     fn topic(&self) -> &Topic;
     /// Its ROS type name (`sensor_msgs/msg/JointState`).

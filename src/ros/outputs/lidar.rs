@@ -70,7 +70,7 @@ impl Planned for Lidar {
         Ok(Box::new(running::start(*self, node)?))
     }
 
-    fn encoded(self: Box<Self>) -> Option<Box<dyn super::encoded::Encoded>> {
+    fn streamed(self: Box<Self>) -> Option<super::encoded::Streamed> {
         None
     }
 }

@@ -5,8 +5,7 @@
 //!
 //! A new kind of output is one file with a struct that implements `Output` and a
 //! `plan(&mut Plan)` function that adds one per topic, and its name in `kinds!`.
-#[cfg(any(feature = "ros", feature = "dds"))]
-mod asking;
+pub mod asking;
 mod cloud;
 pub mod encoded;
 pub mod every;
@@ -63,6 +62,9 @@ kinds![
     camera,
     lidar,
 ];
+
+/// A camera's topics as planned (the streams render and send them too).
+pub use camera::{Camera, fill_depth, fill_info, fill_rgb};
 
 /// When an output publishes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,9 +169,9 @@ pub trait Planned: Send {
         node: &mut super::backend::Node,
     ) -> Result<Box<dyn publishing::Running>, super::Error>;
 
-    /// The output as serialized messages for the streams (Foxglove, MCAP); None for the kinds
-    /// they do not carry yet (camera and lidar frames, rendered on another thread).
-    fn encoded(self: Box<Self>) -> Option<Box<dyn encoded::Encoded>>;
+    /// The output as the streams (Foxglove, MCAP) take it; None for the kinds they do not
+    /// carry yet (lidar scans).
+    fn streamed(self: Box<Self>) -> Option<encoded::Streamed>;
 }
 
 impl<O: Output + Send + 'static> Planned for O {
@@ -192,8 +194,10 @@ impl<O: Output + Send + 'static> Planned for O {
         publishing::Publishing::start(*self, node)
     }
 
-    fn encoded(self: Box<Self>) -> Option<Box<dyn encoded::Encoded>> {
-        Some(Box::new(encoded::EncodedOutput::new(*self)))
+    fn streamed(self: Box<Self>) -> Option<encoded::Streamed> {
+        Some(encoded::Streamed::State(Box::new(
+            encoded::EncodedOutput::new(*self),
+        )))
     }
 }
 
@@ -397,16 +401,16 @@ pub fn check(world: &World) -> Result<(), PlanError> {
     plan_world(world, world.config.sim.export_contacts > 0).map(drop)
 }
 
-/// The outputs of `world` that the streams (Foxglove, MCAP) carry, serialized.
-pub fn encoded_outputs(
+/// The outputs of `world` that the streams (Foxglove, MCAP) carry.
+pub fn streamed_outputs(
     world: &World,
     contacts_exported: bool,
-) -> Result<Vec<Box<dyn encoded::Encoded>>, PlanError> {
+) -> Result<Vec<encoded::Streamed>, PlanError> {
     let plan = plan_world(world, contacts_exported)?;
     Ok(plan
         .into_outputs()
         .into_iter()
-        .filter_map(|output| output.encoded())
+        .filter_map(|output| output.streamed())
         .collect())
 }
 
