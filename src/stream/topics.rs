@@ -331,7 +331,7 @@ impl Run {
                         .and_then(|d| pool.typed::<Image>(&d.name));
                     if let (Some(image), Some(info)) = (image, info) {
                         let channels = CameraChannels { image, depth, info };
-                        self.cameras.push(CameraStream::new(camera, channels));
+                        self.cameras.push(CameraStream::new(*camera, channels));
                     }
                 }
             }

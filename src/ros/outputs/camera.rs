@@ -98,7 +98,7 @@ impl Planned for Camera {
     }
 
     fn streamed(self: Box<Self>) -> Option<super::encoded::Streamed> {
-        Some(super::encoded::Streamed::Camera(*self))
+        Some(super::encoded::Streamed::Camera(self))
     }
 }
 

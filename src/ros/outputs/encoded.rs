@@ -8,7 +8,7 @@ pub enum Streamed {
     /// Filled from the state on the streams' thread.
     State(Box<dyn Encoded>),
     /// Frames the renderer makes on request, while someone takes them.
-    Camera(super::camera::Camera),
+    Camera(Box<super::camera::Camera>),
 }
 
 /// A planned output filled from the state, as the streams run it.
