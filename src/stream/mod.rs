@@ -94,6 +94,8 @@ pub(crate) type McapHandle = foxglove::McapWriterHandle<std::io::BufWriter<std::
 /// The running streams; `finish` closes them in order.
 pub struct Streams {
     server: Option<Arc<foxglove::WebSocketServerHandle>>,
+    /// The server's runtime: one worker thread ("foxglove"), stopped after the server.
+    runtime: Option<tokio::runtime::Runtime>,
     mcap: Option<(PathBuf, Arc<McapHandle>)>,
     topics: Option<topics::TopicThread>,
     steps: Option<steps::StepRecorder>,
@@ -127,10 +129,22 @@ impl Streams {
             None => None,
         };
         let joined = topics::Joined::default();
-        let server = match settings.foxglove {
-            Some(address) => Some(Arc::new(
+        let runtime = match settings.foxglove {
+            Some(_) => Some(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("foxglove")
+                    .enable_all()
+                    .build()
+                    .map_err(StreamError::Thread)?,
+            ),
+            None => None,
+        };
+        let server = match (settings.foxglove, &runtime) {
+            (Some(address), Some(runtime)) => Some(Arc::new(
                 context
                     .websocket_server()
+                    .tokio_runtime(runtime.handle())
                     .name("mujoco_bridge")
                     .bind(address.ip().to_string(), address.port())
                     .capabilities([
@@ -148,7 +162,7 @@ impl Streams {
                     .start_blocking()
                     .map_err(|e| StreamError::Server(address, e.to_string()))?,
             )),
-            None => None,
+            _ => None,
         };
         if let Some(server) = &server {
             log::info!(
@@ -189,6 +203,7 @@ impl Streams {
         }
         Ok(Self {
             server,
+            runtime,
             mcap,
             topics: Some(topics),
             steps,
@@ -226,9 +241,14 @@ impl Streams {
         }
         if let Some(server) = self.server.take() {
             match Arc::try_unwrap(server) {
-                Ok(server) => drop(server.stop()),
+                // A client that reads nothing would hold a wait forever: the runtime's shutdown
+                // below ends what is left after a second.
+                Ok(server) => server.stop().detach_all(),
                 Err(_) => log::warn!("the Foxglove server is still in use at shutdown"),
             }
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
         }
         let c = &self.counters;
         report.logged = c.logged.load(Ordering::Relaxed);
