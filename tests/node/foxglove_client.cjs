@@ -5,13 +5,16 @@
 //
 //   node foxglove_client.cjs view URL SECONDS     channels, joint_states, cmd_vel -> odom
 //   node foxglove_client.cjs stall URL SECONDS    subscribes to everything, then stops reading
+//   node foxglove_client.cjs count URL SECONDS TOPIC...
+//                                                 counts the topics' messages, undecoded
+//                                                 (the benchmark's client, benches/streams.py)
 "use strict";
 const { FoxgloveClient } = require("@foxglove/ws-protocol");
 const { parse } = require("@foxglove/rosmsg");
 const { MessageReader, MessageWriter } = require("@foxglove/rosmsg2-serialization");
 const WebSocket = require("ws");
 
-const [mode, url, secondsText] = process.argv.slice(2);
+const [mode, url, secondsText, ...counted] = process.argv.slice(2);
 const seconds = Number(secondsText);
 // The Foxglove SDK's servers speak the protocol under its current name, foxglove.sdk.v1 (the
 // same messages as foxglove.websocket.v1); the Foxglove app and Lichtblick offer both.
@@ -46,6 +49,10 @@ client.on("advertise", (list) => {
       schemaName: channel.schemaName,
       schemaEncoding: channel.schemaEncoding,
     });
+    if (mode === "count") {
+      if (counted.includes(channel.topic)) subscribed.set(client.subscribe(channel.id), channel);
+      continue;
+    }
     const camera = channel.topic.endsWith("/image_raw") && !channel.topic.includes("depth");
     if (mode === "stall" || camera || ["/joint_states", "/odom", "/tf_static"].includes(channel.topic)) {
       const definitions = parse(channel.schema, { ros2: true });
@@ -57,6 +64,10 @@ client.on("advertise", (list) => {
 client.on("message", ({ subscriptionId, data }) => {
   const channel = subscribed.get(subscriptionId);
   if (!channel) return;
+  if (mode === "count") {
+    seen[channel.topic] = (seen[channel.topic] || 0) + 1;
+    return;
+  }
   const reader = readers.get(channel.id);
   const message = reader.readMessage(data);
   const count = (seen[channel.topic] = (seen[channel.topic] || 0) + 1);
