@@ -1,7 +1,8 @@
 //! The console (`--console`): one operation per line on standard input, one reply per line
 //! on standard output (`ok ...` or `error: ...`). Tests and scripts drive the bridge with it:
 //! reset, pause, step N, keyframes, snapshots (named in memory, or files), sources, twists,
-//! spawn and delete, `export FILE.xml [ROBOT]` (as `--export-mjcf`) and the live counters.
+//! spawn and delete, `export FILE.xml [ROBOT]` (as `--export-mjcf`), MCAP recording
+//! (`mcap FILE.mcap [steps]`, `mcap stop`) and the live counters.
 use crate::config::{ControlSource, SimMode};
 use crate::ros::outputs::PublishCounters;
 use crate::sim::{OperationError, SimHandle};
@@ -25,16 +26,25 @@ enum ConsoleError {
     /// A spawn or delete that did not happen.
     #[error("{0}")]
     World(String),
+    #[error(transparent)]
+    Streams(#[from] crate::stream::StreamError),
+}
+
+/// What the console's operations reach besides the simulation.
+pub struct Reach {
+    pub legacy: Vec<Arc<LegacyCounters>>,
+    pub publishing: Option<Arc<PublishCounters>>,
+    pub streams: Arc<crate::stream::Streams>,
 }
 
 /// Carries out one console line; returns the reply to print.
 fn console_line(
     handle: &SimHandle,
-    legacy: &[Arc<LegacyCounters>],
-    publishing: Option<&PublishCounters>,
+    reach: &Reach,
     stop: &AtomicBool,
     line: &str,
 ) -> Result<String, ConsoleError> {
+    let (legacy, publishing) = (&reach.legacy, reach.publishing.as_deref());
     let words: Vec<&str> = line.split_whitespace().collect();
     let robot = handle.lone_robot();
     let arg = |i: usize| {
@@ -165,6 +175,29 @@ fn console_line(
                 changed.hold_time * 1e3
             ))
         }
+        Some("mcap") => match arg(1)? {
+            "stop" => {
+                let r = reach.streams.stop_recording()?;
+                Ok(format!(
+                    "ok recorded {}: step records {} written, {} dropped",
+                    r.path.display(),
+                    r.steps_written,
+                    r.steps_dropped
+                ))
+            }
+            path => {
+                let every_step = match words.get(2).copied() {
+                    None => reach.streams.every_step(),
+                    Some("steps") => true,
+                    Some("topics") => false,
+                    Some(_) => return Err(ConsoleError::Usage("mcap FILE.mcap [steps|topics]")),
+                };
+                reach
+                    .streams
+                    .start_recording(std::path::Path::new(path), every_step)?;
+                Ok(format!("ok recording to {path}"))
+            }
+        },
         Some("export") => {
             // The running world's config, built and written again on this thread.
             let world = handle.world();
@@ -247,20 +280,14 @@ fn console_line(
 
 /// Reads operations from standard input until it closes, on a thread of its own; `quit`
 /// sets `stop`.
-pub fn spawn(
-    handle: SimHandle,
-    legacy: Vec<Arc<LegacyCounters>>,
-    publishing: Option<Arc<PublishCounters>>,
-    stop: &'static AtomicBool,
-) {
+pub fn spawn(handle: SimHandle, reach: Reach, stop: &'static AtomicBool) {
     let spawned = std::thread::Builder::new()
         .name("console".into())
         .spawn(move || {
             use std::io::{BufRead, Write};
             for line in std::io::stdin().lock().lines() {
                 let Ok(line) = line else { break };
-                let reply = match console_line(&handle, &legacy, publishing.as_deref(), stop, &line)
-                {
+                let reply = match console_line(&handle, &reach, stop, &line) {
                     Ok(text) => text,
                     Err(e) => format!("error: {e}"),
                 };

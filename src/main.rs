@@ -7,6 +7,7 @@ use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
 use mujoco_bridge::sim::{SimHandle, Simulation, StartError, now_ns};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -132,7 +133,7 @@ enum RunError {
 /// node, the legacy camera streams, the Foxglove view and MCAP recording). They hold nothing
 /// until a frame or scan is asked for; a
 /// thread that cannot start is said once and left out, and the rest of the node runs on.
-fn start_sensors(config: &Config, streams: bool) -> mujoco_bridge::render::Sensors {
+fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
     use mujoco_bridge::render;
     let idle = Duration::from_secs_f64(config.render.idle_release);
     let ros = cfg!(any(feature = "ros", feature = "dds"));
@@ -143,9 +144,8 @@ fn start_sensors(config: &Config, streams: bool) -> mujoco_bridge::render::Senso
             .map(std::sync::Arc::new)
     }
     render::Sensors {
-        renderer: (ros || config.zmq.enabled || streams)
-            .then(|| started("cameras", render::start_renderer(idle, config.render.nice)))
-            .flatten(),
+        // The streams' cameras (Foxglove, MCAP) render through it too, in every build.
+        renderer: started("cameras", render::start_renderer(idle, config.render.nice)),
         lidars: ros
             .then(|| started("lidars", render::start_lidars(idle, config.render.nice)))
             .flatten(),
@@ -241,10 +241,11 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     // Every build plans the ROS outputs with each world, so each refuses the worlds the node
     // would.
     let stream_settings = stream_settings(&config, cli)?;
-    let mut planners = vec![mujoco_bridge::ros::outputs::planner()];
-    if stream_settings.any() {
-        planners.push(mujoco_bridge::stream::planner());
-    }
+    // The streams plan each world too: a recording may start at any time.
+    let planners = vec![
+        mujoco_bridge::ros::outputs::planner(),
+        mujoco_bridge::stream::planner(),
+    ];
     let sim =
         Simulation::start_with(&world, controllers, &config.sim, planners).map_err(
             |e| match e {
@@ -254,7 +255,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         )?;
     let handle = sim.handle();
     prepare(&handle, cli)?;
-    let sensors = start_sensors(&config, stream_settings.any());
+    let sensors = start_sensors(&config);
     let camera_streams = match (&sensors.renderer, config.zmq.enabled) {
         (Some(renderer), true) => Some(
             mujoco_bridge::zmq::CameraStreams::start(
@@ -281,15 +282,29 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
                 error,
             }
         })?;
-    #[cfg(not(any(feature = "ros", feature = "dds")))]
-    let _ = ros_args;
+    let remaps = mujoco_bridge::config::Remaps::from_ros_args(&ros_args).unwrap_or_default();
+    let streams = Arc::new(
+        mujoco_bridge::stream::Streams::start(
+            handle.clone(),
+            &stream_settings,
+            mujoco_bridge::ros::names::Names::new(&remaps),
+            sensors.renderer.clone(),
+        )
+        .map_err(|error| RunError::Streams {
+            origin: config.origin.clone(),
+            error,
+        })?,
+    );
     #[cfg(any(feature = "ros", feature = "dds"))]
     let ros = mujoco_bridge::ros::RosNode::start(
         handle.clone(),
         &config,
         run_mode,
         &ros_args,
-        sensors.clone(),
+        mujoco_bridge::ros::Attached {
+            sensors: sensors.clone(),
+            streams: Some(streams.clone()),
+        },
     )
     .map_err(RunError::Ros)?;
     if cli.console {
@@ -298,7 +313,12 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         let publishing = Some(ros.publishing());
         #[cfg(not(any(feature = "ros", feature = "dds")))]
         let publishing = None;
-        mujoco_bridge::console::spawn(handle.clone(), counters, publishing, &STOP_REQUESTED);
+        let reach = mujoco_bridge::console::Reach {
+            legacy: counters,
+            publishing,
+            streams: streams.clone(),
+        };
+        mujoco_bridge::console::spawn(handle.clone(), reach, &STOP_REQUESTED);
     }
     let viewer = cli.viewer.then(|| {
         let options = mujoco_bridge::viewer::ViewerOptions {
@@ -309,23 +329,6 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             .map_err(|e| log::error!("viewer: {e}"))
             .ok()
     });
-    let streams = if stream_settings.any() {
-        let remaps = mujoco_bridge::config::Remaps::from_ros_args(&ros_args).unwrap_or_default();
-        Some(
-            mujoco_bridge::stream::Streams::start(
-                handle.clone(),
-                &stream_settings,
-                mujoco_bridge::ros::names::Names::new(&remaps),
-                sensors.renderer.clone(),
-            )
-            .map_err(|error| RunError::Streams {
-                origin: config.origin.clone(),
-                error,
-            })?,
-        )
-    } else {
-        None
-    };
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
         handle.pause_at_step(step);
@@ -355,7 +358,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         server.stop();
     }
     let wall = (now_ns() - started) as f64 * 1e-9;
-    if let Some(streams) = streams {
+    {
         let r = streams.finish();
         log::info!(
             "streams: {} messages logged, {} failed; step records: {} written, {} dropped; \

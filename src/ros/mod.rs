@@ -104,7 +104,7 @@ impl Anchor {
 #[cfg(any(feature = "ros", feature = "dds"))]
 use executor::{Ticks, spawn};
 #[cfg(any(feature = "ros", feature = "dds"))]
-pub use node::RosNode;
+pub use node::{Attached, RosNode};
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 /// Takes a service's requests as they come into a queue of its own, so that a handler that

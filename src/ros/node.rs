@@ -33,6 +33,14 @@ fn give_way(nice: u8) {
     }
 }
 
+/// What the node reaches besides the simulation: the render threads, and the streams whose
+/// MCAP recording `~/record` starts and stops.
+#[derive(Clone, Default)]
+pub struct Attached {
+    pub sensors: Sensors,
+    pub streams: Option<Arc<crate::stream::Streams>>,
+}
+
 impl RosNode {
     /// Starts the node on its own thread; returns once it is up (or why it is not).
     /// `play_mode` is what "play" means to the simulation services (realtime or fast).
@@ -42,7 +50,7 @@ impl RosNode {
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
-        sensors: Sensors,
+        attached: Attached,
     ) -> Result<Self, NodeError> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -60,7 +68,7 @@ impl RosNode {
             .spawn(move || {
                 give_way(config.ros.nice);
                 let made = Node::create(
-                    handle, &config, play_mode, &ros_args, counters, sensors, clock,
+                    handle, &config, play_mode, &ros_args, counters, attached, clock,
                 );
                 let node = match made {
                     Ok(node) => {
@@ -149,9 +157,10 @@ impl Node {
         play_mode: SimMode,
         ros_args: &[String],
         publishing: Arc<PublishCounters>,
-        sensors: Sensors,
+        attached: Attached,
         mut clock: ClockThread,
     ) -> Result<Self, NodeError> {
+        let Attached { sensors, streams } = attached;
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
             error,
@@ -180,7 +189,16 @@ impl Node {
         let live = LiveSettings::new(config);
         let manager = ManagerState::new();
         manager.borrow_mut().follow(&world);
-        Self::serve(&mut node, &spawner, &handle, config, play_mode, &live)?;
+        let recording = streams.map(|streams| super::services::Recording {
+            streams,
+            folder: match &config.record.folder {
+                Some(folder) => config.base_dir.join(folder),
+                None => std::path::PathBuf::from("."),
+            },
+        });
+        Self::serve(
+            &mut node, &spawner, &handle, config, play_mode, &live, recording,
+        )?;
         super::controller_manager::start(&mut node, &spawner, &manager).map_err(|error| {
             NodeError::Middleware {
                 what: "controller manager services".into(),
@@ -242,6 +260,7 @@ impl Node {
         config: &Config,
         play_mode: SimMode,
         live: &LiveSettings,
+        recording: Option<super::services::Recording>,
     ) -> Result<(), NodeError> {
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
@@ -254,8 +273,14 @@ impl Node {
             origin: config.origin.clone(),
             error,
         })?;
-        super::services::start(node, spawner, handle, live.wrench_duration.clone())
-            .map_err(|e| err("services", e))?;
+        super::services::start(
+            node,
+            spawner,
+            handle,
+            live.wrench_duration.clone(),
+            recording,
+        )
+        .map_err(|e| err("services", e))?;
         super::parameters::start(node, spawner, handle, config, live)
             .map_err(|e| err("parameter services", e))?;
         super::simulation::start(node, spawner, handle, play_mode, stopped)

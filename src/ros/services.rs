@@ -1,7 +1,8 @@
 //! Services in the node's private namespace (`/mujoco_bridge/...`), standard types only:
 //! `reset` (std_srvs/Trigger), `pause` (std_srvs/SetBool: true pauses, false runs in
 //! realtime), one `keyframes/<keyframe>` Trigger per MuJoCo keyframe, and
-//! `save_snapshot` / `restore_snapshot` (Trigger) for a named in-memory snapshot.
+//! `save_snapshot` / `restore_snapshot` (Trigger) for a named in-memory snapshot, and
+//! `record` (std_srvs/SetBool: true starts an MCAP recording, false stops it).
 //!
 //! An external wrench has no standard service type, so it is the topic `~/wrench`
 //! (geometry_msgs/WrenchStamped), as ros-interface users know it from other simulators: the
@@ -100,12 +101,57 @@ fn wrenches(
     })
 }
 
+/// Where `~/record` records: the streams, to a new `mujoco_bridge-<unix milliseconds>.mcap`
+/// in `folder` (`record.folder`).
+pub struct Recording {
+    pub streams: std::sync::Arc<crate::stream::Streams>,
+    pub folder: std::path::PathBuf,
+}
+
+impl Recording {
+    fn switch(&self, on: bool) -> (bool, String) {
+        let streams = &self.streams;
+        if !on {
+            return match streams.stop_recording() {
+                Ok(r) => (
+                    true,
+                    format!(
+                        "recorded {}: step records {} written, {} dropped",
+                        r.path.display(),
+                        r.steps_written,
+                        r.steps_dropped
+                    ),
+                ),
+                Err(e) => (false, e.to_string()),
+            };
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let path = self.folder.join(format!("mujoco_bridge-{now}.mcap"));
+        match streams.start_recording(&path, streams.every_step()) {
+            Ok(()) => (true, format!("recording to {}", path.display())),
+            Err(e) => (false, e.to_string()),
+        }
+    }
+}
+
 pub fn start(
     node: &mut super::backend::Node,
     spawner: &LocalSpawner,
     handle: &SimHandle,
     wrench_duration: Rc<Cell<f64>>,
+    recording: Option<Recording>,
 ) -> Result<(), super::Error> {
+    if let Some(recording) = recording {
+        let mut requests = node.service::<SetBool::Service>("~/record")?;
+        super::spawn(spawner, async move {
+            while let Some(request) = requests.next().await {
+                let (success, message) = recording.switch(request.message.data);
+                let _ = request.respond(SetBool::Response { success, message });
+            }
+        })?;
+    }
     wrenches(node, spawner, handle, wrench_duration)?;
     trigger(node, spawner, handle, "~/reset", |h| {
         reply(h.reset(), "reset")

@@ -17,8 +17,8 @@ use crate::ros::names::Names;
 use crate::sim::SimHandle;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Where the per-step records go (a topic no ROS node publishes).
 pub const STEPS_TOPIC: &str = "/mujoco_bridge/steps";
@@ -43,12 +43,6 @@ pub struct StreamSettings {
     pub every_step: bool,
 }
 
-impl StreamSettings {
-    pub fn any(&self) -> bool {
-        self.foxglove.is_some() || self.mcap.is_some()
-    }
-}
-
 /// Why the streams could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
@@ -62,6 +56,10 @@ pub enum StreamError {
     Tap(String),
     #[error("a streams thread: {0}")]
     Thread(std::io::Error),
+    #[error("already recording to {}", .0.display())]
+    Recording(PathBuf),
+    #[error("no recording is running")]
+    NotRecording,
 }
 
 /// Messages the streams logged, and those that failed, for `/diagnostics` and the run
@@ -73,6 +71,9 @@ pub struct StreamCounters {
     /// Messages Foxglove clients published that reached the simulation, and those refused.
     pub received: AtomicU64,
     pub refused: AtomicU64,
+    /// Step records of the recordings that ended.
+    pub steps_written: AtomicU64,
+    pub steps_dropped: AtomicU64,
 }
 
 impl StreamCounters {
@@ -91,14 +92,31 @@ pub fn log_time(sim_time: f64) -> foxglove::PartialMetadata {
 
 pub(crate) type McapHandle = foxglove::McapWriterHandle<std::io::BufWriter<std::fs::File>>;
 
-/// The running streams; `finish` closes them in order.
-pub struct Streams {
-    server: Option<Arc<foxglove::WebSocketServerHandle>>,
-    /// The server's runtime: one worker thread ("foxglove"), stopped after the server.
-    runtime: Option<tokio::runtime::Runtime>,
-    mcap: Option<(PathBuf, Arc<McapHandle>)>,
-    topics: Option<topics::TopicThread>,
+/// The MCAP writer of the recording in progress, shared with the topics thread, which
+/// flushes it; its one owner (a recording's stop takes it out and closes it).
+pub(crate) type WriterSlot = Arc<Mutex<Option<Arc<McapHandle>>>>;
+
+/// A recording in progress: its file and, with every step, the step recorder.
+struct Recorder {
+    path: PathBuf,
     steps: Option<steps::StepRecorder>,
+}
+
+/// The running streams. Every run has them (a recording may start at any time from the
+/// console or the ROS service); with neither a Foxglove server nor a recording, their thread
+/// only follows the world. `finish` closes them in order.
+pub struct Streams {
+    handle: SimHandle,
+    context: Arc<foxglove::Context>,
+    server: Mutex<Option<Arc<foxglove::WebSocketServerHandle>>>,
+    /// The server's runtime: one worker thread ("foxglove"), stopped after the server.
+    runtime: Mutex<Option<tokio::runtime::Runtime>>,
+    writer: WriterSlot,
+    recorder: Mutex<Option<Recorder>>,
+    topics: Mutex<Option<topics::TopicThread>>,
+    /// Whether a recording started without saying keeps every step (`record.every_step`).
+    every_step: bool,
+    port: Option<u16>,
     pub counters: Arc<StreamCounters>,
 }
 
@@ -113,6 +131,21 @@ pub struct StreamReport {
     pub refused: u64,
 }
 
+/// What one recording wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordingReport {
+    pub path: PathBuf,
+    pub steps_written: u64,
+    pub steps_dropped: u64,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
 impl Streams {
     /// Starts what `settings` asks for on the simulation `handle` runs. The simulation must
     /// have been started with `planner()` among its planners.
@@ -124,10 +157,6 @@ impl Streams {
     ) -> Result<Self, StreamError> {
         let context = foxglove::Context::new();
         let counters = Arc::new(StreamCounters::default());
-        let mcap = match &settings.mcap {
-            Some(path) => Some((path.clone(), Arc::new(open_mcap(&context, path)?))),
-            None => None,
-        };
         let joined = topics::Joined::default();
         let runtime = match settings.foxglove {
             Some(_) => Some(
@@ -164,82 +193,134 @@ impl Streams {
             )),
             _ => None,
         };
-        if let Some(server) = &server {
-            log::info!(
-                "Foxglove WebSocket server on ws://{}:{}",
-                settings
-                    .foxglove
-                    .map_or(String::new(), |a| a.ip().to_string()),
-                server.port()
-            );
+        let port = server.as_ref().map(|s| s.port());
+        if let (Some(address), Some(port)) = (settings.foxglove, port) {
+            log::info!("Foxglove WebSocket server on ws://{}:{port}", address.ip());
         }
-        let steps = if settings.every_step && mcap.is_some() {
-            Some(steps::StepRecorder::start(handle.clone(), &context)?)
-        } else {
-            None
-        };
+        let writer = WriterSlot::default();
         let topics = topics::TopicThread::start(
-            handle,
-            context,
+            handle.clone(),
+            context.clone(),
             names,
             topics::Sinks {
                 server: server.clone(),
-                mcap: mcap.as_ref().map(|(_, writer)| writer.clone()),
+                mcap: writer.clone(),
                 joined,
                 renderer,
             },
             counters.clone(),
         )?;
-        if let Some((path, _)) = &mcap {
-            log::info!(
-                "recording to {}{}",
-                path.display(),
-                if steps.is_some() {
-                    " (every physics step too)"
-                } else {
-                    ""
-                }
-            );
-        }
-        Ok(Self {
-            server,
-            runtime,
-            mcap,
-            topics: Some(topics),
-            steps,
+        let streams = Self {
+            handle,
+            context,
+            server: Mutex::new(server),
+            runtime: Mutex::new(runtime),
+            writer,
+            recorder: Mutex::new(None),
+            topics: Mutex::new(Some(topics)),
+            every_step: settings.every_step,
+            port,
             counters,
-        })
+        };
+        if let Some(path) = &settings.mcap {
+            streams.start_recording(path, settings.every_step)?;
+        }
+        Ok(streams)
     }
 
     /// The port the Foxglove server listens on (the one asked for, or the system's pick for
     /// port 0).
     pub fn port(&self) -> Option<u16> {
-        self.server.as_ref().map(|s| s.port())
+        self.port
     }
 
-    /// Logs what is left (every step pushed so far), closes the MCAP file and the server.
-    pub fn finish(mut self) -> StreamReport {
-        if let Some(topics) = self.topics.take() {
-            topics.stop();
+    /// Whether a recording started without saying keeps every step.
+    pub fn every_step(&self) -> bool {
+        self.every_step
+    }
+
+    /// Starts recording every topic (and, with `every_step`, every step) to a new MCAP file.
+    pub fn start_recording(&self, path: &Path, every_step: bool) -> Result<(), StreamError> {
+        let mut recorder = locked(&self.recorder);
+        if let Some(running) = recorder.as_ref() {
+            return Err(StreamError::Recording(running.path.clone()));
         }
-        let mut report = StreamReport::default();
-        if let Some(steps) = self.steps.take() {
+        let writer = Arc::new(open_mcap(&self.context, path)?);
+        let steps = if every_step {
+            match steps::StepRecorder::start(self.handle.clone(), &self.context) {
+                Ok(steps) => Some(steps),
+                Err(e) => {
+                    close(path, writer);
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        *locked(&self.writer) = Some(writer);
+        log::info!(
+            "recording to {}{}",
+            path.display(),
+            if every_step {
+                " (every physics step too)"
+            } else {
+                ""
+            }
+        );
+        *recorder = Some(Recorder {
+            path: path.to_path_buf(),
+            steps,
+        });
+        Ok(())
+    }
+
+    /// Writes what is left of the recording in progress (every step pushed so far) and
+    /// closes its file.
+    pub fn stop_recording(&self) -> Result<RecordingReport, StreamError> {
+        let recorder = locked(&self.recorder)
+            .take()
+            .ok_or(StreamError::NotRecording)?;
+        let mut report = RecordingReport {
+            path: recorder.path.clone(),
+            steps_written: 0,
+            steps_dropped: 0,
+        };
+        if let Some(steps) = recorder.steps {
             let counts = steps.counts.clone();
             steps.finish();
             report.steps_written = counts.written.load(Ordering::Relaxed);
             report.steps_dropped = counts.dropped.load(Ordering::Relaxed);
-            report.failed += counts.failed.load(Ordering::Relaxed);
+            let c = &self.counters;
+            c.steps_written
+                .fetch_add(report.steps_written, Ordering::Relaxed);
+            c.steps_dropped
+                .fetch_add(report.steps_dropped, Ordering::Relaxed);
+            c.failed
+                .fetch_add(counts.failed.load(Ordering::Relaxed), Ordering::Relaxed);
         }
-        if let Some((path, writer)) = self.mcap.take() {
-            let closed = match Arc::try_unwrap(writer) {
-                Ok(writer) => writer.close().map(drop).map_err(|e| e.to_string()),
-                Err(_) => Err("still in use at shutdown: its summary is not written".into()),
-            };
-            if let Err(e) = closed {
-                log::error!("{}: {e}", path.display());
-            }
+        if let Some(writer) = locked(&self.writer).take() {
+            close(&recorder.path, writer);
         }
-        if let Some(server) = self.server.take() {
+        log::info!(
+            "recorded {}: step records {} written, {} dropped",
+            report.path.display(),
+            report.steps_written,
+            report.steps_dropped
+        );
+        Ok(report)
+    }
+
+    /// Ends the recording in progress, the streams' thread and the server.
+    pub fn finish(&self) -> StreamReport {
+        if let Some(topics) = locked(&self.topics).take() {
+            topics.stop();
+        }
+        if locked(&self.recorder).is_some()
+            && let Err(e) = self.stop_recording()
+        {
+            log::error!("{e}");
+        }
+        if let Some(server) = locked(&self.server).take() {
             match Arc::try_unwrap(server) {
                 // A client that reads nothing would hold a wait forever: the runtime's shutdown
                 // below ends what is left after a second.
@@ -247,15 +328,29 @@ impl Streams {
                 Err(_) => log::warn!("the Foxglove server is still in use at shutdown"),
             }
         }
-        if let Some(runtime) = self.runtime.take() {
+        if let Some(runtime) = locked(&self.runtime).take() {
             runtime.shutdown_timeout(std::time::Duration::from_secs(1));
         }
         let c = &self.counters;
-        report.logged = c.logged.load(Ordering::Relaxed);
-        report.failed += c.failed.load(Ordering::Relaxed);
-        report.received = c.received.load(Ordering::Relaxed);
-        report.refused = c.refused.load(Ordering::Relaxed);
-        report
+        StreamReport {
+            logged: c.logged.load(Ordering::Relaxed),
+            failed: c.failed.load(Ordering::Relaxed),
+            steps_written: c.steps_written.load(Ordering::Relaxed),
+            steps_dropped: c.steps_dropped.load(Ordering::Relaxed),
+            received: c.received.load(Ordering::Relaxed),
+            refused: c.refused.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Closes an MCAP file (its summary and footer are written).
+fn close(path: &Path, writer: Arc<McapHandle>) {
+    let closed = match Arc::try_unwrap(writer) {
+        Ok(writer) => writer.close().map(drop).map_err(|e| e.to_string()),
+        Err(_) => Err("still in use: its summary is not written".into()),
+    };
+    if let Err(e) = closed {
+        log::error!("{}: {e}", path.display());
     }
 }
 

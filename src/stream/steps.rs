@@ -31,6 +31,8 @@ pub struct StepCounts {
 pub struct StepRecorder {
     stop: Arc<AtomicBool>,
     thread: JoinHandle<()>,
+    /// Its channel, which closes with it.
+    channel: Arc<foxglove::RawChannel>,
     pub counts: Arc<StepCounts>,
 }
 
@@ -59,17 +61,18 @@ impl StepRecorder {
             ))
             .build_raw()
             .map_err(|e| super::StreamError::Channel(STEPS_TOPIC.into(), e.to_string()))?;
-        let first = tap(&handle, &handle.world())?;
+        let first = tap(&handle, &handle.world()).inspect_err(|_| channel.close())?;
         let stop = Arc::new(AtomicBool::new(false));
         let counts = Arc::new(StepCounts::default());
-        let (stopping, counting) = (stop.clone(), counts.clone());
+        let (stopping, counting, logging) = (stop.clone(), counts.clone(), channel.clone());
         let thread = std::thread::Builder::new()
             .name("mcap-steps".into())
-            .spawn(move || run(handle, first, &channel, &stopping, &counting))
+            .spawn(move || run(handle, first, &logging, &stopping, &counting))
             .map_err(super::StreamError::Thread)?;
         Ok(Self {
             stop,
             thread,
+            channel,
             counts,
         })
     }
@@ -80,6 +83,7 @@ impl StepRecorder {
         if self.thread.join().is_err() {
             log::error!("the MCAP step recorder panicked");
         }
+        self.channel.close();
     }
 }
 

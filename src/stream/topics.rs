@@ -50,8 +50,8 @@ struct Streaming {
 pub struct Sinks {
     /// The Foxglove server, told the sim time.
     pub server: Option<Arc<foxglove::WebSocketServerHandle>>,
-    /// The MCAP writer, flushed every `MCAP_FLUSH_PERIOD`.
-    pub mcap: Option<Arc<super::McapHandle>>,
+    /// The MCAP writer of the recording in progress, flushed every `MCAP_FLUSH_PERIOD`.
+    pub mcap: super::WriterSlot,
     /// Subscriptions to answer with a latched message.
     pub joined: Joined,
     /// The render thread the cameras ask for frames (None: no cameras on the streams).
@@ -142,10 +142,14 @@ impl Run {
         let mut clock_message = Clock::default();
         let mut flushed = Instant::now();
         while !stop.load(Ordering::Acquire) {
-            if let Some(writer) = &self.sinks.mcap
-                && flushed.elapsed() >= super::MCAP_FLUSH_PERIOD
-            {
-                if let Err(e) = writer.flush() {
+            if flushed.elapsed() >= super::MCAP_FLUSH_PERIOD {
+                let writer = match self.sinks.mcap.lock() {
+                    Ok(writer) => writer,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                if let Some(writer) = writer.as_ref()
+                    && let Err(e) = writer.flush()
+                {
                     log::error!("MCAP: {e}");
                 }
                 flushed = Instant::now();

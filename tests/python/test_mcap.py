@@ -170,3 +170,24 @@ def test_a_recording_of_another_model_is_refused_with_its_file_named(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"{path}: step record 0 has qpos 19 values, this world's model 17" in done.stderr, \
         done.stderr[-2000:]
+
+
+def test_the_console_starts_and_stops_a_recording(tmp_path):
+    from conftest import Bridge
+
+    path = tmp_path / "console.mcap"
+    bridge = Bridge("default.yaml")
+    try:
+        assert bridge.console(f"mcap {path} steps") == f"ok recording to {path}"
+        bridge.proc.stdin.write(f"mcap {tmp_path / 'second.mcap'}\n")
+        bridge.proc.stdin.flush()
+        refused = bridge.proc.stdout.readline().strip()
+        assert refused == f"error: already recording to {path}", refused
+        bridge.console("step 250")
+        reply = bridge.console("mcap stop")
+    finally:
+        bridge.close()
+    print(f"console: {reply}")
+    assert reply == f"ok recorded {path}: step records 250 written, 0 dropped"
+    records = [m for topic, _, m in decoded_messages(path) if topic == STEPS]
+    assert len(records) == 250 and records[-1].step - records[0].step == 249

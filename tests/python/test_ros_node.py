@@ -280,3 +280,28 @@ def test_log_records_reach_rosout(ros, bridge):
         rclpy.spin_once(ros, timeout_sec=0.1)
     assert refused()[0].level == Log.WARN
     assert "no_such_joint" in bridge.close(), "stderr still has the log"
+
+
+def test_the_record_service_writes_an_mcap_file_of_the_run(ros, tmp_path):
+    from mcap.reader import make_reader
+    from std_srvs.srv import SetBool
+
+    bridge = Bridge("default.yaml", extra_args=["--set", f"record.folder={tmp_path}",
+                                                "--set", "record.every_step=true"])
+    try:
+        response = call(ros, SetBool, "/mujoco_bridge/record", SetBool.Request(data=True))
+        assert response.success and response.message.startswith(f"recording to {tmp_path}/"), \
+            response.message
+        path = response.message.removeprefix("recording to ")
+        again = call(ros, SetBool, "/mujoco_bridge/record", SetBool.Request(data=True))
+        assert not again.success and again.message == f"already recording to {path}"
+        bridge.console("step 100")
+        response = call(ros, SetBool, "/mujoco_bridge/record", SetBool.Request(data=False))
+        print(f"~/record: {response.message}")
+        assert response.success
+        assert response.message == f"recorded {path}: step records 100 written, 0 dropped"
+    finally:
+        bridge.close()
+    with open(path, "rb") as f:
+        topics = {c.topic for _, c, _ in make_reader(f).iter_messages()}
+    assert {"/mujoco_bridge/steps", "/joint_states", "/tf", "/clock"} <= topics, topics

@@ -37,6 +37,11 @@ pub struct RecordConfig {
     /// Record the full state of every physics step as well (`/mujoco_bridge/steps`).
     #[serde(default)]
     pub every_step: bool,
+    /// Where a recording the ROS service `~/record` starts is written, as
+    /// `mujoco_bridge-<unix milliseconds>.mcap` (relative to the config's folder; the working
+    /// directory when not given).
+    #[serde(default)]
+    pub folder: Option<std::path::PathBuf>,
 }
 
 impl FoxgloveConfig {
