@@ -164,6 +164,12 @@ impl Run {
                 std::thread::sleep(LONGEST_WAIT);
                 continue;
             };
+            // Nobody takes anything (no client, no recording): nothing to make. Odometry
+            // then integrates from when someone does.
+            if !self.watched() {
+                std::thread::sleep(LONGEST_WAIT);
+                continue;
+            }
             let hz = world.config.ros.rates.get("clock").unwrap_or(0.0);
             if hz != clock_hz {
                 clock_every = Every::hz(hz, Instant::now());
@@ -241,6 +247,14 @@ impl Run {
                 }
             }
         }
+    }
+
+    /// Whether any channel has a sink.
+    fn watched(&self) -> bool {
+        self.clock.has_sinks()
+            || self.sinks.server.is_some()
+            || self.outputs.iter().any(|o| o.channel.has_sinks())
+            || self.cameras.iter().any(|c| c.channels().any(|ch| ch.has_sinks()))
     }
 
     fn log<M: serde::Serialize>(
