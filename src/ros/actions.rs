@@ -546,7 +546,7 @@ fn serve_topic(
                 );
                 continue;
             }
-            super::commands::follow(&handle, robot, &message, &topic, open_loop);
+            let _ = super::inputs::follow(&handle, robot, &message, &topic, open_loop);
         }
     })
     .map_err(ServeError::Middleware)

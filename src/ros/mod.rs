@@ -24,6 +24,7 @@ mod rcl;
 use rcl as backend;
 
 pub mod convert;
+pub mod inputs;
 pub mod interfaces;
 pub mod names;
 pub mod outputs;

@@ -1,18 +1,24 @@
 //! What Foxglove clients do that reaches the simulation: a subscription to a latched topic
-//! (answered with its message on the streams thread) and messages they publish. A published
-//! `cmd_vel` goes through the same command path as ROS and legacy clients: counted, and a
-//! NaN or an out-of-bounds speed refused by the simulation handle.
+//! (answered with its message on the streams thread) and messages they publish on a robot's
+//! `cmd_vel`, `joint_commands` or `joint_trajectory`, which go through the same command path
+//! as ROS clients' (`ros::inputs`): counted, and NaN, unknown names or out-of-bounds values
+//! refused by the simulation handle.
 use super::StreamCounters;
 use super::topics::Joined;
-use crate::config::ControlSource;
+use crate::ros::inputs;
 use crate::ros::interfaces::cdr;
-use crate::ros::interfaces::geometry_msgs::msg::{Twist, TwistStamped};
+use crate::ros::interfaces::geometry_msgs::msg::TwistStamped;
+use crate::ros::interfaces::sensor_msgs::msg::JointState;
+use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory;
 use crate::ros::names::Names;
 use crate::ros::outputs::{robot_prefixed, robot_topic};
-use crate::sim::SimHandle;
+use crate::sim::{SimHandle, WorldGeneration};
 use foxglove::websocket::{ChannelView, Client, ClientChannel, ServerListener};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+
+/// The command topics of each robot a client may publish on.
+const COMMANDS: [&str; 3] = ["cmd_vel", "joint_commands", "joint_trajectory"];
 
 pub struct Listener {
     handle: SimHandle,
@@ -36,18 +42,15 @@ impl Listener {
         }
     }
 
-    /// The robot whose `cmd_vel` the resolved topic `topic` is.
-    fn twist_robot(&self, topic: &str) -> Option<usize> {
-        let world = self.handle.world();
-        (0..world.robots.len()).find(|&robot| {
+    /// The robot and command topic (`cmd_vel`, `joint_commands`, `joint_trajectory`) that
+    /// the resolved topic `topic` is.
+    fn command_topic(&self, world: &WorldGeneration, topic: &str) -> Option<(usize, &'static str)> {
+        (0..world.robots.len()).find_map(|robot| {
             let prefixed = robot_prefixed(&world.config, &world.robots, robot);
-            let name = robot_topic(
-                &world.config,
-                &world.robots[robot].name,
-                prefixed,
-                "cmd_vel",
-            );
-            self.names.resolve(&name) == topic
+            COMMANDS.into_iter().find_map(|command| {
+                let name = robot_topic(&world.config, &world.robots[robot].name, prefixed, command);
+                (self.names.resolve(&name) == topic).then_some((robot, command))
+            })
         })
     }
 
@@ -55,34 +58,44 @@ impl Listener {
         if channel.encoding != "cdr" {
             return Err(format!("encoding '{}' (cdr only)", channel.encoding));
         }
+        let world = self.handle.world();
         let topic = self.names.resolve(&channel.topic);
-        let robot = self
-            .twist_robot(&topic)
+        let (robot, command) = self
+            .command_topic(&world, &topic)
             .ok_or_else(|| format!("no robot takes commands on {topic}"))?;
-        let twist = match channel.schema_name.as_str() {
-            "geometry_msgs/msg/Twist" | "geometry_msgs/Twist" => {
-                cdr::decode::<Twist>(payload).map_err(|e| e.to_string())?
+        let schema = channel.schema_name.replace("/msg/", "/");
+        let decode_error = |e: cdr::CdrError| format!("{topic}: {e}");
+        let sent = match (command, schema.as_str()) {
+            ("cmd_vel", "geometry_msgs/Twist") => inputs::twist(
+                &self.handle,
+                robot,
+                &cdr::decode(payload).map_err(decode_error)?,
+            ),
+            ("cmd_vel", "geometry_msgs/TwistStamped") => {
+                let stamped: TwistStamped = cdr::decode(payload).map_err(decode_error)?;
+                inputs::twist(&self.handle, robot, &stamped.twist)
             }
-            "geometry_msgs/msg/TwistStamped" | "geometry_msgs/TwistStamped" => {
-                cdr::decode::<TwistStamped>(payload)
-                    .map_err(|e| e.to_string())?
-                    .twist
+            ("joint_commands", "sensor_msgs/JointState") => {
+                let plan = inputs::JointCommandPlan::of(&world, robot);
+                let message: JointState = cdr::decode(payload).map_err(decode_error)?;
+                inputs::joint_commands(&self.handle, robot, &plan, &message)
             }
-            other => {
+            ("joint_trajectory", "trajectory_msgs/JointTrajectory") => {
+                let message: JointTrajectory = cdr::decode(payload).map_err(decode_error)?;
+                inputs::follow(&self.handle, robot, &message, &topic, false)
+            }
+            (_, other) => {
                 return Err(format!(
-                    "{topic} takes geometry_msgs/msg/Twist, not '{other}'"
+                    "{topic} takes {}, not '{other}'",
+                    match command {
+                        "cmd_vel" => "geometry_msgs/msg/Twist or TwistStamped",
+                        "joint_commands" => "sensor_msgs/msg/JointState",
+                        _ => "trajectory_msgs/msg/JointTrajectory",
+                    }
                 ));
             }
         };
-        self.handle
-            .command_twist(
-                ControlSource::Ros,
-                robot,
-                twist.linear.x,
-                twist.linear.y,
-                twist.angular.z,
-            )
-            .map_err(|e| e.to_string())
+        sent.map_err(|e| e.to_string())
     }
 }
 

@@ -7,6 +7,7 @@
 mod camera;
 mod listener;
 pub mod replay;
+mod services;
 mod steps;
 mod topics;
 
@@ -179,7 +180,9 @@ impl Streams {
                     .capabilities([
                         foxglove::websocket::Capability::Time,
                         foxglove::websocket::Capability::ClientPublish,
+                        foxglove::websocket::Capability::Services,
                     ])
+                    .services(services::all(&handle, &names))
                     .supported_encodings(["cdr"])
                     .message_backlog_size(CLIENT_BACKLOG)
                     .listener(Arc::new(listener::Listener::new(

@@ -254,7 +254,10 @@ impl Run {
         self.clock.has_sinks()
             || self.sinks.server.is_some()
             || self.outputs.iter().any(|o| o.channel.has_sinks())
-            || self.cameras.iter().any(|c| c.channels().any(|ch| ch.has_sinks()))
+            || self
+                .cameras
+                .iter()
+                .any(|c| c.channels().any(|ch| ch.has_sinks()))
     }
 
     fn log<M: serde::Serialize>(

@@ -5,6 +5,8 @@
 //
 //   node foxglove_client.cjs view URL SECONDS     channels, joint_states, cmd_vel -> odom
 //   node foxglove_client.cjs stall URL SECONDS    subscribes to everything, then stops reading
+//   node foxglove_client.cjs services URL SECONDS pause, step 100 and reset through the
+//                                                 protocol's services
 //   node foxglove_client.cjs count URL SECONDS TOPIC...
 //                                                 counts the topics' messages, undecoded
 //                                                 (the benchmark's client, benches/streams.py)
@@ -77,6 +79,10 @@ client.on("message", ({ subscriptionId, data }) => {
       position: Array.from(message.position),
     };
   }
+  if (channel.topic === "/joint_states") {
+    result.messages.joint_states_last = Object.fromEntries(
+      message.name.map((name, i) => [name, message.position[i]]));
+  }
   if (channel.topic.endsWith("/image_raw") && count === 1) {
     result.messages.image = {
       topic: channel.topic,
@@ -99,16 +105,96 @@ client.on("message", ({ subscriptionId, data }) => {
   }
 });
 
+const services = new Map();
+const pending = new Map();
+client.on("advertiseServices", (list) => {
+  for (const service of list) services.set(service.name, service);
+  result.services = Array.from(services.values()).map((s) => ({ name: s.name, type: s.type }));
+});
+client.on("serviceCallResponse", (response) => {
+  const done = pending.get(response.callId);
+  if (done) done(response);
+});
+client.on("serviceCallFailure", (failure) => {
+  result.errors.push(`service call ${failure.callId}: ${failure.message}`);
+});
+
+// Calls service `name` with `request`; resolves with the decoded response.
+let nextCall = 1;
+function call(name, request) {
+  const service = services.get(name);
+  if (!service) return Promise.reject(new Error(`no service ${name}`));
+  const writer = new MessageWriter(parse(service.request.schema, { ros2: true }));
+  const reader = new MessageReader(parse(service.response.schema, { ros2: true }));
+  const callId = nextCall++;
+  return new Promise((resolve) => {
+    pending.set(callId, (response) => resolve(reader.readMessage(response.data)));
+    client.sendServiceCallRequest({
+      serviceId: service.id, callId, encoding: "cdr", data: writer.writeMessage(request),
+    });
+  });
+}
+
+async function callServices() {
+  result.calls = {};
+  result.calls.pause = await call("/mujoco_bridge/pause", { data: true });
+  // The sim time the server sends once the pause has taken.
+  await new Promise((r) => setTimeout(r, 300));
+  result.calls.time_paused = result.time;
+  result.calls.step = await call("/mujoco_bridge/step", { steps: 100n });
+  await new Promise((r) => setTimeout(r, 300));
+  result.calls.time_stepped = result.time;
+  result.calls.save = await call("/mujoco_bridge/save_snapshot", {});
+  result.calls.reset = await call("/mujoco_bridge/reset", {});
+  await new Promise((r) => setTimeout(r, 300));
+  result.calls.time_reset = result.time;
+  result.calls.restore = await call("/mujoco_bridge/restore_snapshot", {});
+  await new Promise((r) => setTimeout(r, 300));
+  result.calls.time_restored = result.time;
+  result.calls.run = await call("/mujoco_bridge/pause", { data: false });
+}
+
 socket.on("open", () => {
+  if (mode === "services") {
+    setTimeout(() => callServices().catch((e) => result.errors.push(String(e))), 1000);
+  }
   if (mode === "view") {
     // Publish cmd_vel as the Foxglove app's Teleop panel does, once the view has started.
     setTimeout(() => publishTwist(), 1000);
+    setTimeout(() => publishJointCommand(), 1000);
   } else if (mode === "stall") {
     // Subscribed to everything; now read nothing while the server goes on sending.
     setTimeout(() => socket._socket.pause(), 500);
   }
   setTimeout(finish, seconds * 1000);
 });
+
+// A joint command as a ROS client sends it on joint_commands: the arm's elbow to 0.8 rad.
+function publishJointCommand() {
+  const schema = "std_msgs/Header header\nstring[] name\nfloat64[] position\n" +
+    "float64[] velocity\nfloat64[] effort\n" +
+    "================================================================================\n" +
+    "MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n" +
+    "================================================================================\n" +
+    "MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n";
+  const writer = new MessageWriter(parse(schema, { ros2: true }));
+  const id = client.advertise({
+    topic: "/joint_commands",
+    encoding: "cdr",
+    schemaName: "sensor_msgs/msg/JointState",
+    schema,
+    schemaEncoding: "ros2msg",
+  });
+  const command = writer.writeMessage({
+    header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" },
+    name: ["arm_elbow"],
+    position: [0.8],
+    velocity: [],
+    effort: [],
+  });
+  client.sendMessage(id, command);
+  result.published_joint_commands = 1;
+}
 
 function publishTwist() {
   const schema = "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n" +

@@ -1,6 +1,7 @@
 """The Foxglove live view, through the official @foxglove/ws-protocol client (Node.js) with
 Foxglove's own ROS 2 message libraries: it lists the channels with their schemas, decodes
-joint_states from the schema the server sent, and drives the base with cmd_vel. A client that
+joint_states and a camera from the schemas the server sent, drives the base with cmd_vel and
+moves the arm with joint_commands. A client that
 stops reading must not slow the physics or the other clients."""
 import json
 import os
@@ -89,7 +90,11 @@ def test_the_foxglove_client_sees_the_robot_and_drives_its_base():
           f"{taken}, refused {refused}; odom x {x0:.3f} -> {x1:.3f} m")
     assert x1 - x0 > 1.0, "the base did not drive"
     assert refused == 1, "the NaN twist is refused"
-    assert seen["published"] - 2 <= taken <= seen["published"]
+    # Every twist and the one joint command reach the simulation.
+    assert seen["published"] - 2 + 1 <= taken <= seen["published"] + 1
+    elbow = seen["messages"]["joint_states_last"]["arm_elbow"]
+    print(f"joint_commands arm_elbow 0.8 rad: the elbow is at {elbow:.3f} rad")
+    assert abs(elbow - 0.8) < 0.05, elbow
     assert "rejected commands 1" in out
 
 
@@ -114,3 +119,30 @@ def test_a_client_that_stops_reading_slows_neither_physics_nor_other_clients(tmp
     assert full >= 1, "the stalled client never fell behind: the test did not stall it"
     assert factor >= 0.99, out
     assert seen["seen"]["/joint_states"] >= 450, seen["seen"]
+
+
+def test_a_foxglove_client_pauses_steps_resets_and_restores_through_services():
+    (port,) = free_ports(1)
+    bridge = start_bridge(port, "--duration", "12")
+    wait_for_port(port)
+    seen = seen_by(node_client("services", port, 5))
+    bridge.communicate(timeout=60)
+    services = {s["name"]: s["type"] for s in seen["services"]}
+    calls = seen["calls"]
+    print("services:", services)
+    print("calls:", calls)
+    assert services == {
+        "/mujoco_bridge/pause": "std_srvs/srv/SetBool",
+        "/mujoco_bridge/step": "simulation_interfaces/srv/StepSimulation",
+        "/mujoco_bridge/reset": "std_srvs/srv/Trigger",
+        "/mujoco_bridge/save_snapshot": "std_srvs/srv/Trigger",
+        "/mujoco_bridge/restore_snapshot": "std_srvs/srv/Trigger",
+    }
+    assert calls["pause"] == {"success": True, "message": "paused"}
+    assert calls["step"]["result"]["result"] == 1  # simulation_interfaces/Result RESULT_OK
+    # 100 steps of 2 ms while paused, as the server's clock tells.
+    assert calls["time_stepped"] - calls["time_paused"] == 200_000_000
+    assert calls["reset"]["success"] and calls["time_reset"] == 0
+    assert calls["restore"]["success"] and calls["time_restored"] == calls["time_stepped"]
+    assert calls["run"] == {"success": True, "message": "running"}
+    assert not seen["errors"], seen["errors"]
