@@ -97,8 +97,8 @@ impl Planned for Camera {
         Ok(Box::new(running::start(*self, node)?))
     }
 
-    fn streamed(self: Box<Self>) -> Option<super::encoded::Streamed> {
-        Some(super::encoded::Streamed::Camera(self))
+    fn streamed(self: Box<Self>) -> Option<super::Streamed> {
+        Some(super::Streamed::Camera(self))
     }
 }
 

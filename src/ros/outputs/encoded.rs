@@ -3,14 +3,6 @@
 use super::{Output, Tick, Topic};
 use crate::ros::interfaces::{Message, cdr, definition};
 
-/// A planned output as the streams take it.
-pub enum Streamed {
-    /// Filled from the state on the streams' thread.
-    State(Box<dyn Encoded>),
-    /// Frames the renderer makes on request, while someone takes them.
-    Camera(Box<super::camera::Camera>),
-}
-
 /// A planned output filled from the state, as the streams run it.
 pub trait Encoded: Send {
     fn topic(&self) -> &Topic;

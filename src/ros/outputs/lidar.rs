@@ -70,7 +70,7 @@ impl Planned for Lidar {
         Ok(Box::new(running::start(*self, node)?))
     }
 
-    fn streamed(self: Box<Self>) -> Option<super::encoded::Streamed> {
+    fn streamed(self: Box<Self>) -> Option<super::Streamed> {
         None
     }
 }

@@ -155,6 +155,14 @@ impl<T> Clone for Shared<T> {
     }
 }
 
+/// A planned output as the streams (Foxglove, MCAP) take it.
+pub enum Streamed {
+    /// Filled from the state on the streams' thread.
+    State(Box<dyn encoded::Encoded>),
+    /// Frames the renderer makes on request, while someone takes them.
+    Camera(Box<Camera>),
+}
+
 /// A planned output of any kind, ready to be given its publisher.
 pub trait Planned: Send {
     fn topic(&self) -> &Topic;
@@ -171,7 +179,7 @@ pub trait Planned: Send {
 
     /// The output as the streams (Foxglove, MCAP) take it; None for the kinds they do not
     /// carry yet (lidar scans).
-    fn streamed(self: Box<Self>) -> Option<encoded::Streamed>;
+    fn streamed(self: Box<Self>) -> Option<Streamed>;
 }
 
 impl<O: Output + Send + 'static> Planned for O {
@@ -194,10 +202,10 @@ impl<O: Output + Send + 'static> Planned for O {
         publishing::Publishing::start(*self, node)
     }
 
-    fn streamed(self: Box<Self>) -> Option<encoded::Streamed> {
-        Some(encoded::Streamed::State(Box::new(
-            encoded::EncodedOutput::new(*self),
-        )))
+    fn streamed(self: Box<Self>) -> Option<Streamed> {
+        Some(Streamed::State(Box::new(encoded::EncodedOutput::new(
+            *self,
+        ))))
     }
 }
 
@@ -405,7 +413,7 @@ pub fn check(world: &World) -> Result<(), PlanError> {
 pub fn streamed_outputs(
     world: &World,
     contacts_exported: bool,
-) -> Result<Vec<encoded::Streamed>, PlanError> {
+) -> Result<Vec<Streamed>, PlanError> {
     let plan = plan_world(world, contacts_exported)?;
     Ok(plan
         .into_outputs()
