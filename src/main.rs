@@ -129,14 +129,13 @@ enum RunError {
     System(String),
 }
 
-/// The render and ray-casting threads of the run, when something reads what they make (a ROS
-/// node, the legacy camera streams, the Foxglove view and MCAP recording). They hold nothing
-/// until a frame or scan is asked for; a
-/// thread that cannot start is said once and left out, and the rest of the node runs on.
+/// The render and ray-casting threads of the run, for what reads what they make (a ROS node,
+/// the legacy camera streams, the Foxglove view and MCAP recording). They hold nothing until
+/// a frame or scan is asked for; a thread that cannot start is said once and left out, and
+/// the rest of the node runs on.
 fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
     use mujoco_bridge::render;
     let idle = Duration::from_secs_f64(config.render.idle_release);
-    let ros = cfg!(any(feature = "ros", feature = "dds"));
     fn started<T>(what: &str, result: std::io::Result<T>) -> Option<std::sync::Arc<T>> {
         result
             .map_err(|e| log::error!("{what} are off: cannot start their thread: {e}"))
@@ -144,11 +143,9 @@ fn start_sensors(config: &Config) -> mujoco_bridge::render::Sensors {
             .map(std::sync::Arc::new)
     }
     render::Sensors {
-        // The streams' cameras (Foxglove, MCAP) render through it too, in every build.
+        // The streams' cameras and lidars (Foxglove, MCAP) use them too, in every build.
         renderer: started("cameras", render::start_renderer(idle, config.render.nice)),
-        lidars: ros
-            .then(|| started("lidars", render::start_lidars(idle, config.render.nice)))
-            .flatten(),
+        lidars: started("lidars", render::start_lidars(idle, config.render.nice)),
     }
 }
 
@@ -288,7 +285,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             handle.clone(),
             &stream_settings,
             mujoco_bridge::ros::names::Names::new(&remaps),
-            sensors.renderer.clone(),
+            sensors.clone(),
         )
         .map_err(|error| RunError::Streams {
             origin: config.origin.clone(),

@@ -5,6 +5,7 @@
 //! no-ROS one included. They run on threads of their own from the latest state and the
 //! step ring; the physics thread only pushes rows it already pushes for the CSV recorder.
 mod camera;
+mod lidar;
 mod listener;
 pub mod replay;
 mod services;
@@ -154,7 +155,7 @@ impl Streams {
         handle: SimHandle,
         settings: &StreamSettings,
         names: Names,
-        renderer: Option<Arc<crate::render::Renderer>>,
+        sensors: crate::render::Sensors,
     ) -> Result<Self, StreamError> {
         let context = foxglove::Context::new();
         let counters = Arc::new(StreamCounters::default());
@@ -209,7 +210,7 @@ impl Streams {
                 server: server.clone(),
                 mcap: writer.clone(),
                 joined,
-                renderer,
+                sensors,
             },
             counters.clone(),
         )?;
@@ -360,9 +361,13 @@ fn close(path: &Path, writer: Arc<McapHandle>) {
 /// The MCAP writer of `context` on a new file at `path`: profile `ros2` as rosbag2 writes
 /// it, chunked and zstd-compressed.
 fn open_mcap(context: &Arc<foxglove::Context>, path: &Path) -> Result<McapHandle, StreamError> {
+    // Compressed on the logging thread, at zstd's fastest level: the writer's default worker
+    // threads, one per core, compete with the physics thread for the machine's cores.
     let options = foxglove::McapWriteOptions::new()
         .profile("ros2")
         .compression(Some(foxglove::McapCompression::Zstd))
+        .compression_level(1)
+        .compression_threads(0)
         .chunk_size(Some(CHUNK_SIZE));
     context
         .mcap_writer_with_options(options)

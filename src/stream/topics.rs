@@ -3,9 +3,10 @@
 //! logged as CDR on one channel per topic. A message is made only while a sink (a Foxglove
 //! client that subscribes, the MCAP writer) takes its channel.
 use super::camera::{CameraChannels, CameraStream};
+use super::lidar::LidarStream;
 use super::{CLOCK_TOPIC, StreamCounters, log_time};
 use crate::ros::interfaces::rosgraph_msgs::msg::Clock;
-use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image};
+use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image, LaserScan, PointCloud2};
 use crate::ros::interfaces::{Message, cdr, definition};
 use crate::ros::names::Names;
 use crate::ros::outputs::encoded::Encoded;
@@ -54,8 +55,9 @@ pub struct Sinks {
     pub mcap: super::WriterSlot,
     /// Subscriptions to answer with a latched message.
     pub joined: Joined,
-    /// The render thread the cameras ask for frames (None: no cameras on the streams).
-    pub renderer: Option<Arc<crate::render::Renderer>>,
+    /// The render and ray-casting threads the cameras and lidars ask (an absent one: none
+    /// of that kind on the streams).
+    pub sensors: crate::render::Sensors,
 }
 
 /// The thread; `stop` ends it.
@@ -92,7 +94,9 @@ impl TopicThread {
                     clock,
                     outputs: Vec::new(),
                     cameras: Vec::new(),
+                    lidars: Vec::new(),
                     frames: None,
+                    scans: None,
                     world: None,
                 };
                 run.run(&stopping);
@@ -127,8 +131,11 @@ struct Run {
     clock: Arc<RawChannel>,
     outputs: Vec<Streaming>,
     cameras: Vec<CameraStream>,
+    lidars: Vec<LidarStream>,
     /// The world's cameras at the renderer, while it has any on the streams.
     frames: Option<Arc<crate::render::Cameras>>,
+    /// Its lidars at the caster, likewise.
+    scans: Option<Arc<crate::render::LidarSources>>,
     world: Option<Arc<WorldGeneration>>,
 }
 
@@ -180,6 +187,7 @@ impl Run {
                 .iter()
                 .filter_map(|o| o.every.deadline())
                 .chain(self.cameras.iter().filter_map(|c| c.deadline()))
+                .chain(self.lidars.iter().filter_map(|l| l.deadline()))
                 .chain(clock_every.deadline())
                 .min();
             let now = Instant::now();
@@ -246,6 +254,11 @@ impl Run {
                     camera.run(frames, now, &self.counters, &mut bytes);
                 }
             }
+            if let Some(scans) = &self.scans {
+                for lidar in &mut self.lidars {
+                    lidar.run(scans, now, &self.counters, &mut bytes);
+                }
+            }
         }
     }
 
@@ -258,6 +271,7 @@ impl Run {
                 .cameras
                 .iter()
                 .any(|c| c.channels().any(|ch| ch.has_sinks()))
+            || self.lidars.iter().any(|l| l.channel().has_sinks())
     }
 
     fn log<M: serde::Serialize>(
@@ -320,6 +334,7 @@ impl Run {
                         .drain(..)
                         .flat_map(|c| c.channels().cloned().collect::<Vec<_>>()),
                 )
+                .chain(self.lidars.drain(..).map(|l| l.channel().clone()))
                 .map(|c| (c.topic().to_string(), c))
                 .collect(),
         };
@@ -355,20 +370,36 @@ impl Run {
                         self.cameras.push(CameraStream::new(*camera, channels));
                     }
                 }
+                Streamed::Lidar(lidar) => {
+                    let channel = if LidarStream::planar(&lidar) {
+                        pool.typed::<LaserScan>(&lidar.topic.name)
+                    } else {
+                        pool.typed::<PointCloud2>(&lidar.topic.name)
+                    };
+                    if let Some(channel) = channel {
+                        self.lidars.push(LidarStream::new(*lidar, channel));
+                    }
+                }
             }
         }
         for (_, channel) in pool.kept {
             channel.close();
         }
+        let sensors = &self.sinks.sensors;
         self.frames = None;
+        self.scans = None;
         if !self.cameras.is_empty() {
-            self.frames = self.sinks.renderer.as_ref().map(|r| r.sources(&world));
+            self.frames = sensors.renderer.as_ref().map(|r| r.sources(&world));
+        }
+        if !self.lidars.is_empty() {
+            self.scans = sensors.lidars.as_ref().map(|l| l.sources(&world));
         }
         log::info!(
-            "world {}: {} topics and {} cameras on the streams",
+            "world {}: {} topics, {} cameras and {} lidars on the streams",
             world.number,
             self.outputs.len(),
-            self.cameras.len()
+            self.cameras.len(),
+            self.lidars.len()
         );
         self.world = Some(world);
     }

@@ -258,6 +258,34 @@ robots:
 """
 
 
+# Two lidars on a mast before a wall: the lidar tests' scene (ROS topics, MCAP recordings).
+# Two robots share the world, so topics and frames carry the robot's name (rig/...).
+# The wall's face lies 2.9 m ahead of the mast (x = 2.9 in the lidar frames); the mast's own
+# sphere encloses both lidars, so only rays that pass through it reach the wall.
+LIDAR_WALL = 2.9
+LIDAR_WORLD = """
+world: {timestep: 0.002, floor: false, light: true}
+robots:
+  - name: rig
+    mjcf_string: |
+      <mujoco><worldbody>
+        <body name="mast" pos="0 0 1">
+          <geom type="sphere" size="0.2" rgba="0 0 1 1"/>
+        </body>
+      </worldbody></mujoco>
+    lidars:
+      - {name: velo, body: mast, channels: 8, samples: 90, vertical_fov: [-10, 10],
+         horizontal_fov: [-30, 30], range_min: 0.05, range_max: 10, rate: 5}
+      - {name: laser, body: mast, xyz: [0, 0, 0.05], channels: 1, samples: 61,
+         horizontal_fov: [-30, 30], range_min: 0.05, range_max: 10, rate: 5}
+  - name: wall
+    mjcf_string: |
+      <mujoco><worldbody>
+        <body name="slab" pos="3 0 1"><geom type="box" size="0.1 3 3"/></body>
+      </worldbody></mujoco>
+"""
+
+
 def bridge_of(tmp_path, world, extra_args=()):
     """A bridge on the config text `world` (written under `tmp_path`)."""
     config = tmp_path / "world.yaml"

@@ -5,6 +5,7 @@ file as a ROS 2 bag. The counts are held against what the bridge's run report sa
 import os
 import re
 import signal
+import struct
 import subprocess
 import time
 
@@ -191,3 +192,26 @@ def test_the_console_starts_and_stops_a_recording(tmp_path):
     assert reply == f"ok recorded {path}: step records 250 written, 0 dropped"
     records = [m for topic, _, m in decoded_messages(path) if topic == STEPS]
     assert len(records) == 250 and records[-1].step - records[0].step == 249
+
+
+def test_a_recording_holds_the_lidars_scans(tmp_path):
+    from conftest import LIDAR_WALL, LIDAR_WORLD
+
+    config = tmp_path / "lidars.yaml"
+    config.write_text(LIDAR_WORLD)
+    path = tmp_path / "lidars.mcap"
+    run_bridge("--config", str(config), "--duration", "1.5", "--mcap", str(path))
+    messages = decoded_messages(path)
+    clouds = [m for topic, name, m in messages
+              if topic == "/rig/velo/points" and name == "sensor_msgs/msg/PointCloud2"]
+    scans = [m for topic, name, m in messages
+             if topic == "/rig/laser/scan" and name == "sensor_msgs/msg/LaserScan"]
+    cloud, scan = clouds[-1], scans[-1]
+    xs = [struct.unpack_from("<f", bytes(cloud.data), 12 * i)[0] for i in range(cloud.width)]
+    print(f"{len(clouds)} point clouds ({len(xs)} points, x {min(xs):.4f}..{max(xs):.4f} m) and "
+          f"{len(scans)} scans (nearest {min(scan.ranges):.4f} m) recorded; wall at {LIDAR_WALL} m")
+    # 5 Hz for about 1.5 s.
+    assert len(clouds) >= 4 and len(scans) >= 4
+    assert cloud.header.frame_id == "rig/velo_frame" and len(xs) == 8 * 90
+    assert all(abs(x - LIDAR_WALL) < 1e-4 for x in xs)
+    assert len(scan.ranges) == 61 and abs(min(scan.ranges) - LIDAR_WALL) < 1e-3

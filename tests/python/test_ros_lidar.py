@@ -13,7 +13,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 from sensor_msgs.msg import LaserScan, PointCloud2  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from conftest import bridge_of, latest_message  # noqa: E402
+from conftest import LIDAR_WALL as WALL, LIDAR_WORLD as WORLD, bridge_of, latest_message  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -21,33 +21,6 @@ pytestmark = pytest.mark.skipif(
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-# Two robots share the world, so topics and frames carry the robot's name (rig/...).
-# The wall's face lies 2.9 m ahead of the mast (x = 2.9 in the lidar frames); the mast's own
-# sphere encloses both lidars, so only rays that pass through it reach the wall.
-WALL = 2.9
-WORLD = """
-world: {timestep: 0.002, floor: false, light: true}
-robots:
-  - name: rig
-    mjcf_string: |
-      <mujoco><worldbody>
-        <body name="mast" pos="0 0 1">
-          <geom type="sphere" size="0.2" rgba="0 0 1 1"/>
-        </body>
-      </worldbody></mujoco>
-    lidars:
-      - {name: velo, body: mast, channels: 8, samples: 90, vertical_fov: [-10, 10],
-         horizontal_fov: [-30, 30], range_min: 0.05, range_max: 10, rate: 5}
-      - {name: laser, body: mast, xyz: [0, 0, 0.05], channels: 1, samples: 61,
-         horizontal_fov: [-30, 30], range_min: 0.05, range_max: 10, rate: 5}
-  - name: wall
-    mjcf_string: |
-      <mujoco><worldbody>
-        <body name="slab" pos="3 0 1"><geom type="box" size="0.1 3 3"/></body>
-      </worldbody></mujoco>
-"""
-
 
 @pytest.fixture
 def rig(tmp_path):

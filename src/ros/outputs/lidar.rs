@@ -14,10 +14,10 @@ use crate::ros::interfaces::sensor_msgs::msg::{LaserScan, PointCloud2};
 
 pub struct Lidar {
     /// The lidar's index at the caster.
-    index: usize,
-    topic: Topic,
-    frame_id: String,
-    planned: PlannedLidar,
+    pub index: usize,
+    pub topic: Topic,
+    pub frame_id: String,
+    pub planned: PlannedLidar,
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
@@ -71,7 +71,7 @@ impl Planned for Lidar {
     }
 
     fn streamed(self: Box<Self>) -> Option<super::Streamed> {
-        None
+        Some(super::Streamed::Lidar(self))
     }
 }
 

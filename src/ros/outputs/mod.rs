@@ -63,8 +63,9 @@ kinds![
     lidar,
 ];
 
-/// A camera's topics as planned (the streams render and send them too).
+/// A camera's and a lidar's topics as planned (the streams render, cast and send them too).
 pub use camera::{Camera, fill_depth, fill_info, fill_rgb};
+pub use lidar::{Lidar, fill_points, fill_scan};
 
 /// When an output publishes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,6 +162,8 @@ pub enum Streamed {
     State(Box<dyn encoded::Encoded>),
     /// Frames the renderer makes on request, while someone takes them.
     Camera(Box<Camera>),
+    /// Scans the caster makes on request, while someone takes them.
+    Lidar(Box<Lidar>),
 }
 
 /// A planned output of any kind, ready to be given its publisher.
@@ -177,8 +180,7 @@ pub trait Planned: Send {
         node: &mut super::backend::Node,
     ) -> Result<Box<dyn publishing::Running>, super::Error>;
 
-    /// The output as the streams (Foxglove, MCAP) take it; None for the kinds they do not
-    /// carry yet (lidar scans).
+    /// The output as the streams (Foxglove, MCAP) take it.
     fn streamed(self: Box<Self>) -> Option<Streamed>;
 }
 
