@@ -126,6 +126,16 @@ impl<'de> Deserializer<'de> for &mut Sample {
         visitor.visit_newtype_struct(self)
     }
 
+    /// Byte arrays read as one run (`serde_bytes`): two elements, as a sequence has.
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        let bytes = (0..2).map(|_| (self.next() % 100) as u8).collect();
+        visitor.visit_byte_buf(bytes)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        self.deserialize_byte_buf(visitor)
+    }
+
     fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
         Err(de::Error::custom(
             "an interface field of a self-describing type",
@@ -133,6 +143,6 @@ impl<'de> Deserializer<'de> for &mut Sample {
     }
 
     serde::forward_to_deserialize_any! {
-        i128 u128 char bytes byte_buf option unit unit_struct map enum identifier ignored_any
+        i128 u128 char option unit unit_struct map enum identifier ignored_any
     }
 }
