@@ -30,9 +30,13 @@ class Launch:
     def __init__(self, prefix, *args):
         self.prefix = prefix
         self.log = tempfile.TemporaryFile(mode="w+")
+        # SIGINT as a terminal gives it, whatever the suite was started from: a shell that
+        # runs it in the background hands SIGINT down ignored, and Python then keeps ignoring
+        # it, so `ros2 launch` would never hear the stop below.
         self.proc = subprocess.Popen([str(ROS2), "launch", "mujoco_bridge", "sim.launch.py", *args],
                                      stdout=self.log, stderr=subprocess.STDOUT, text=True,
-                                     env=ros2_env(prefix), start_new_session=True)
+                                     env=ros2_env(prefix), start_new_session=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def echo(self, topic, message_type):
         assert self.proc.poll() is None, f"ros2 launch ended early:\n{self.output()}"
