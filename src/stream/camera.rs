@@ -1,9 +1,8 @@
 //! A camera on the streams: its image, depth and camera_info channels. A frame is asked of
 //! the renderer only while a sink takes one of them, at most at the camera's rate, as for ROS
 //! (a frame asked by both goes to both: the renderer's slot is shared).
-use super::{StreamCounters, log_time};
+use super::{StreamCounters, log_time, send};
 use crate::render::{Cameras, Frame};
-use crate::ros::interfaces::cdr;
 use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image};
 use crate::ros::outputs::asking::Asking;
 use crate::ros::outputs::{Camera, fill_depth, fill_info, fill_rgb};
@@ -78,35 +77,21 @@ impl CameraStream {
             let time = log_time(frame.time);
             if self.image.has_sinks() {
                 fill_rgb(&mut self.image_message, frame, frame_id);
-                send(&self.image, &self.image_message, &time, counters, bytes);
+                send(&self.image, &self.image_message, time, counters, bytes);
             }
             if let Some(depth) = &self.depth
                 && !frame.depth.is_empty()
                 && depth.has_sinks()
             {
                 fill_depth(&mut self.depth_message, frame, frame_id);
-                send(depth, &self.depth_message, &time, counters, bytes);
+                send(depth, &self.depth_message, time, counters, bytes);
             }
             fill_info(&mut self.info_message, frame, frame_id);
-            send(&self.info, &self.info_message, &time, counters, bytes);
+            send(&self.info, &self.info_message, time, counters, bytes);
         }
         let watched = self.watched();
         if self.asking.ask(now, || watched) {
             cameras.request(self.index);
         }
     }
-}
-
-fn send<M: serde::Serialize>(
-    channel: &RawChannel,
-    message: &M,
-    time: &foxglove::PartialMetadata,
-    counters: &StreamCounters,
-    bytes: &mut Vec<u8>,
-) {
-    let ok = cdr::encode_into(message, bytes).is_ok();
-    if ok {
-        channel.log_with_meta(bytes, *time);
-    }
-    counters.count(ok);
 }

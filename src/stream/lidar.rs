@@ -1,9 +1,8 @@
 //! A lidar on the streams: its point cloud (3D) or laser scan (planar) channel. A scan is
 //! asked of the caster only while a sink takes it, at most at the lidar's rate, as for ROS (a
 //! scan asked by both goes to both: the caster's slot is shared).
-use super::{StreamCounters, log_time};
+use super::{StreamCounters, log_time, send};
 use crate::render::{LidarSources, Scan};
-use crate::ros::interfaces::cdr;
 use crate::ros::interfaces::sensor_msgs::msg::{LaserScan, PointCloud2};
 use crate::ros::outputs::asking::Asking;
 use crate::ros::outputs::{Lidar, fill_points, fill_scan};
@@ -71,20 +70,17 @@ impl LidarStream {
         let slot = lidars.slot(index);
         if self.asking.came(slot, now) && slot.read(&mut self.scan, &mut self.seen) {
             let (planned, frame_id) = (&self.lidar.planned, self.lidar.frame_id.as_str());
-            let encoded = match &mut self.message {
+            let time = log_time(self.scan.time);
+            match &mut self.message {
                 Message::Points(cloud) => {
                     fill_points(cloud, &self.scan, planned, frame_id);
-                    cdr::encode_into(cloud, bytes)
+                    send(&self.channel, cloud, time, counters, bytes);
                 }
                 Message::Scan(message) => {
                     fill_scan(message, &self.scan, planned, frame_id);
-                    cdr::encode_into(message, bytes)
+                    send(&self.channel, message, time, counters, bytes);
                 }
-            };
-            if encoded.is_ok() {
-                self.channel.log_with_meta(bytes, log_time(self.scan.time));
             }
-            counters.count(encoded.is_ok());
         }
         let watched = self.channel.has_sinks();
         if self.asking.ask(now, || watched) {

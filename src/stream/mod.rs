@@ -85,6 +85,21 @@ impl StreamCounters {
     }
 }
 
+/// Serializes `message` and logs it on `channel` at `time`, counting the result.
+fn send<M: serde::Serialize>(
+    channel: &foxglove::RawChannel,
+    message: &M,
+    time: foxglove::PartialMetadata,
+    counters: &StreamCounters,
+    bytes: &mut Vec<u8>,
+) {
+    let ok = crate::ros::interfaces::cdr::encode_into(message, bytes).is_ok();
+    if ok {
+        channel.log_with_meta(bytes, time);
+    }
+    counters.count(ok);
+}
+
 /// A sim time as the log time of a message.
 pub fn log_time(sim_time: f64) -> foxglove::PartialMetadata {
     foxglove::PartialMetadata {
@@ -118,7 +133,6 @@ pub struct Streams {
     topics: Mutex<Option<topics::TopicThread>>,
     /// Whether a recording started without saying keeps every step (`record.every_step`).
     every_step: bool,
-    port: Option<u16>,
     pub counters: Arc<StreamCounters>,
 }
 
@@ -197,9 +211,12 @@ impl Streams {
             )),
             _ => None,
         };
-        let port = server.as_ref().map(|s| s.port());
-        if let (Some(address), Some(port)) = (settings.foxglove, port) {
-            log::info!("Foxglove WebSocket server on ws://{}:{port}", address.ip());
+        if let (Some(address), Some(server)) = (settings.foxglove, &server) {
+            log::info!(
+                "Foxglove WebSocket server on ws://{}:{}",
+                address.ip(),
+                server.port()
+            );
         }
         let writer = WriterSlot::default();
         let topics = topics::TopicThread::start(
@@ -223,19 +240,12 @@ impl Streams {
             recorder: Mutex::new(None),
             topics: Mutex::new(Some(topics)),
             every_step: settings.every_step,
-            port,
             counters,
         };
         if let Some(path) = &settings.mcap {
             streams.start_recording(path, settings.every_step)?;
         }
         Ok(streams)
-    }
-
-    /// The port the Foxglove server listens on (the one asked for, or the system's pick for
-    /// port 0).
-    pub fn port(&self) -> Option<u16> {
-        self.port
     }
 
     /// Whether a recording started without saying keeps every step.

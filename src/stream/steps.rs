@@ -4,8 +4,8 @@
 //! counted, never silently lost.
 use super::{STEPS_TOPIC, log_time};
 use crate::record::RecordRing;
+use crate::ros::interfaces::cdr;
 use crate::ros::interfaces::mujoco_bridge_msgs::msg::StepState;
-use crate::ros::interfaces::{Message, cdr, definition};
 use crate::sim::{Operation, SimHandle, TapLayout, WorldGeneration};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -54,11 +54,7 @@ impl StepRecorder {
         let channel = context
             .channel_builder(STEPS_TOPIC)
             .message_encoding("cdr")
-            .schema(foxglove::Schema::new(
-                StepState::ros_type(),
-                "ros2msg",
-                definition::ros2msg::<StepState>().into_bytes(),
-            ))
+            .schema(super::topics::schema::<StepState>())
             .build_raw()
             .map_err(|e| super::StreamError::Channel(STEPS_TOPIC.into(), e.to_string()))?;
         let first = tap(&handle, &handle.world()).inspect_err(|_| channel.close())?;

@@ -7,7 +7,7 @@ use super::lidar::LidarStream;
 use super::{CLOCK_TOPIC, StreamCounters, log_time};
 use crate::ros::interfaces::rosgraph_msgs::msg::Clock;
 use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image, LaserScan, PointCloud2};
-use crate::ros::interfaces::{Message, cdr, definition};
+use crate::ros::interfaces::{Message, definition};
 use crate::ros::names::Names;
 use crate::ros::outputs::encoded::Encoded;
 use crate::ros::outputs::every::Every;
@@ -208,7 +208,13 @@ impl Run {
                 }
                 if self.clock.has_sinks() {
                     clock_message.clock = crate::ros::convert::time(state.time);
-                    self.log(&self.clock, &clock_message, state.time, &mut bytes);
+                    super::send(
+                        &self.clock,
+                        &clock_message,
+                        log_time(state.time),
+                        &self.counters,
+                        &mut bytes,
+                    );
                 }
             }
             let stamp = crate::ros::convert::time(state.time);
@@ -272,20 +278,6 @@ impl Run {
                 .iter()
                 .any(|c| c.channels().any(|ch| ch.has_sinks()))
             || self.lidars.iter().any(|l| l.channel().has_sinks())
-    }
-
-    fn log<M: serde::Serialize>(
-        &self,
-        channel: &RawChannel,
-        message: &M,
-        time: f64,
-        bytes: &mut Vec<u8>,
-    ) {
-        let ok = cdr::encode_into(message, bytes).is_ok();
-        if ok {
-            channel.log_with_meta(bytes, log_time(time));
-        }
-        self.counters.count(ok);
     }
 
     /// A Foxglove client that subscribes to a latched topic (tf_static, robot_description)
