@@ -46,12 +46,21 @@ impl log::Log for Backend {
     }
 }
 
+/// What RUST_LOG cannot raise by a general level: the DDS stack that sends /clock in every
+/// build speaks at info and warn about every peer that comes and goes (and its socket layer
+/// errs on a loopback without multicast). Naming them in RUST_LOG still raises them.
+const QUIET: &str = "rustdds=error,rustdds::network::udp_listener=off,ros2_client=error";
+
 /// Installs the backend; `default_filter` applies when RUST_LOG is not set.
 pub fn init(default_filter: &str) {
-    let stderr =
-        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default_filter))
-            .format_target(false)
-            .build();
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(asked) if !asked.trim().is_empty() => format!("{QUIET},{asked}"),
+        _ => format!("{QUIET},{default_filter}"),
+    };
+    let stderr = env_logger::Builder::new()
+        .parse_filters(&filter)
+        .format_target(false)
+        .build();
     let max = stderr.filter();
     if log::set_boxed_logger(Box::new(Backend { stderr })).is_ok() {
         log::set_max_level(max);
@@ -66,4 +75,61 @@ pub fn start_rosout_queue() {
 /// The next record queued for /rosout.
 pub fn next_rosout_line() -> Option<LogLine> {
     ROSOUT.get()?.pop()
+}
+
+/// MuJoCo's messages (routed here by `model::init_mujoco`), under the target `mujoco`:
+/// errors and warnings at their level; its info messages, which are timings (a 12-line
+/// "compile time" block at every world build), at debug; its debug messages at trace.
+/// Text that is not UTF-8 is shown with replacement characters rather than stopping.
+pub fn mujoco_message(message: &mujoco_rs::prelude::MjLogMessage) {
+    use mujoco_rs::prelude::MjtLogLevel;
+    let level = match message.level() {
+        MjtLogLevel::mjLOG_ERROR => log::Level::Error,
+        MjtLogLevel::mjLOG_WARNING => log::Level::Warn,
+        MjtLogLevel::mjLOG_INFO => log::Level::Debug,
+        MjtLogLevel::mjLOG_DEBUG => log::Level::Trace,
+    };
+    if level > log::max_level() {
+        return;
+    }
+    // The fields as MuJoCo lays them out (mjLogMessage in mujoco.h): the crate's accessors
+    // panic on text that is not UTF-8, and a panic here would abort the process.
+    #[repr(C)]
+    struct Raw {
+        level: std::ffi::c_int,
+        topic: std::ffi::c_int,
+        subject: [std::ffi::c_char; 1024],
+        body: *const std::ffi::c_char,
+        func: *const std::ffi::c_char,
+    }
+    let raw = std::ptr::from_ref(message).cast::<Raw>();
+    let text = |pointer: *const std::ffi::c_char| {
+        // SAFETY: MuJoCo's optional fields are null or NUL-terminated strings that live for
+        // the whole call.
+        if pointer.is_null() {
+            std::borrow::Cow::Borrowed("")
+        } else {
+            unsafe { std::ffi::CStr::from_ptr(pointer) }.to_string_lossy()
+        }
+    };
+    // SAFETY: `Raw` is the start of mjLogMessage's C layout, and the message lives for the
+    // call; `subject` is NUL-terminated within its 1024 bytes.
+    let (subject, function, body) = unsafe {
+        (
+            text((*raw).subject.as_ptr()),
+            text((*raw).func),
+            text((*raw).body),
+        )
+    };
+    let function = if function.is_empty() {
+        String::new()
+    } else {
+        format!("{function}: ")
+    };
+    let body = if body.is_empty() {
+        String::new()
+    } else {
+        format!("\n{body}")
+    };
+    log::log!(target: "mujoco", level, "{function}{subject}{body}");
 }

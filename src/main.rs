@@ -5,18 +5,19 @@ use mujoco_bridge::cli::{Cli, split_ros_args};
 use mujoco_bridge::config::{Config, ModelKind, OnDivergence, SimMode};
 use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
-use mujoco_bridge::sim::{SimHandle, Simulation, StartError, now_ns};
+use mujoco_bridge::sim::{PauseCause, SimHandle, Simulation, StartError, now_ns};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// Our messages at info; MuJoCo's own (target `mujoco::*`, e.g. compile timings) from warn;
-/// the DDS stack's only when they are errors. Its socket layer is quiet: on a loopback
-/// without multicast (LOCALHOST discovery, the tests) it warns when joining the group and
-/// errs when leaving it, though discovery runs on unicast there.
-const DEFAULT_LOG_FILTER: &str = "info,mujoco=warn,mujoco_bridge=info,rustdds=error,\
-    rustdds::network::udp_listener=off,ros2_client=error";
+/// Our messages at info; MuJoCo's own (target `mujoco::*`) from warn; the DDS stack's only
+/// when they are errors (`logging::init` keeps it so whatever RUST_LOG's general level).
+const DEFAULT_LOG_FILTER: &str = "info,mujoco=warn,mujoco_bridge=info";
+
+/// See Cargo.toml: per-thread heaps keep allocator locks out of the timekeeping threads.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
 
@@ -383,7 +384,8 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     sim.shutdown();
     println!(
         "run: mode {:?}, steps {}, sim time {:.6} s, wall time {:.3} s, real-time factor {:.3}, \
-         mean step {:.1} us, overruns {}, rejected commands {}, instabilities {}",
+         mean step {:.1} us, overruns {}, rejected commands {}, instabilities {}, \
+         time let go {:.3} s in {} lag resets",
         run_mode,
         stats.steps,
         stats.sim_time,
@@ -396,8 +398,15 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         stats.run_mean_step_time * 1e6,
         stats.overruns,
         stats.rejected_commands,
-        stats.instabilities
+        stats.instabilities,
+        stats.time_let_go,
+        stats.lag_resets
     );
+    if let Ended::Short(done, last, why) = ended {
+        return Err(RunError::System(format!(
+            "the run stopped short of its last step: {why} at step {done} of {last}"
+        )));
+    }
     if let Ended::Diverged = ended {
         return Err(RunError::System(
             "the run stopped short of its last step: a step diverged and the simulation \
@@ -540,6 +549,8 @@ enum Ended {
     Diverged,
     /// A thread the run needs failed.
     Failed(&'static str),
+    /// A batch run paused before its last step (steps done, last step, why).
+    Short(u64, u64, &'static str),
 }
 
 /// Waits for the end of the run (its last step, or a signal), logging live figures and
@@ -547,6 +558,7 @@ enum Ended {
 fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) -> Ended {
     let mut next_report = now_ns() + (stats_period * 1e9) as u64;
     let mut divergences = 0;
+    let mut said_paused = false;
     loop {
         std::thread::sleep(Duration::from_millis(10));
         let stats = handle.stats();
@@ -565,6 +577,28 @@ fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) -> End
         }
         if last_step.is_some_and(|n| stats.steps >= n) {
             return Ended::Done;
+        }
+        // A batch run that the bridge itself paused short of its last step would wait for it
+        // forever. A pause a client asked for waits for that client (it may step or resume),
+        // and says so once.
+        if let Some(n) = last_step
+            && handle.mode() == SimMode::Paused
+        {
+            match handle.pause_cause() {
+                PauseCause::PlaybackEnded => {
+                    return Ended::Short(stats.steps, n, "the replay ran out of steps");
+                }
+                PauseCause::Requested if !said_paused => {
+                    said_paused = true;
+                    log::info!(
+                        "paused by a request at step {} of {n}: the run goes on when resumed",
+                        stats.steps
+                    );
+                }
+                _ => {}
+            }
+        } else {
+            said_paused = false;
         }
         if STOP_REQUESTED.load(Ordering::Relaxed) {
             log::info!("stopping");

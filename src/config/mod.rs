@@ -252,6 +252,18 @@ impl Config {
         if self.sim.substeps == 0 {
             return err("sim.substeps".into(), "must be at least 1".into());
         }
+        if !(self.sim.catch_up.is_finite() && (0.0..=60.0).contains(&self.sim.catch_up)) {
+            return err(
+                "sim.catch_up".into(),
+                format!("must be 0 to 60 seconds, got {}", self.sim.catch_up),
+            );
+        }
+        if self.sim.realtime_priority > 99 {
+            return err(
+                "sim.realtime_priority".into(),
+                format!("must be 0 to 99, got {}", self.sim.realtime_priority),
+            );
+        }
         for (key, rate) in self.ros.rates.fields() {
             if !RosRates::valid(rate) {
                 return err(

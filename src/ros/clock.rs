@@ -1,15 +1,27 @@
-//! rosgraph_msgs/Clock on `/clock`, from a thread of its own: the sim time whenever it moved
-//! (at most `ros.rates.clock` times a second), and again every `WHILE_PAUSED` while it
-//! stands still, so that nodes started during a pause get a time.
+//! rosgraph_msgs/Clock on `/clock`, the simulator's heartbeat: every node on sim time waits
+//! on it. It goes out from a thread of its own that reads the one atomic the physics thread
+//! writes each step: the sim time whenever it moved (at most `ros.rates.clock` times a
+//! second), and again every `WHILE_PAUSED` while it stands still, so that nodes started
+//! during a pause get a time.
 //!
-//! Every node on sim time waits on this topic. It reads one atomic the physics thread
-//! writes, so it needs nothing of the world: the node's loop re-plans its outputs when the
-//! world changes (tens of milliseconds on a busy machine) and /clock does not wait for that.
-use super::backend;
+//! Nothing another topic does may hold it back, so it has a DDS participant of its own, on
+//! RustDDS in every build (UDP only, limited to loopback as the node is): a participant's
+//! writers share one send path, and in Fast DDS (the r2r node's RMW) that path is held while
+//! discovery opens a newcomer's shared-memory port (hundreds of milliseconds when that
+//! process is slow to start on a busy machine) and while the node's lower-priority thread
+//! sends an image. The thread runs one SCHED_FIFO level under the physics thread (or at its
+//! raised niceness), and the participant's threads, started from it, inherit that. A send
+//! that finds the reliable window full is counted as failed and never waits.
+use super::Error;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
+use super::names::Names;
 use super::outputs::PublishCounters;
 use super::outputs::every::Every;
+use crate::config::DdsConfig;
 use crate::sim::SimHandle;
+use crate::sim::priority;
+use ros2_client::qos::{Durability, History, WhenFull};
+use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -18,64 +30,67 @@ use std::time::{Duration, Instant};
 const WHILE_PAUSED: Duration = Duration::from_millis(100);
 /// The longest sleep, so that a stop or a new rate is seen soon.
 const LONGEST_WAIT: Duration = Duration::from_millis(50);
+/// Samples kept for retransmission to a reliable reader that missed some.
+const HISTORY: usize = 100;
+
+/// Where and how /clock goes out.
+pub struct ClockSettings {
+    /// Messages a second at most (0: none).
+    pub hz: f64,
+    /// The node's names after `--ros-args` (its namespace and remaps apply to /clock too).
+    pub names: Names,
+    pub dds: DdsConfig,
+    /// `sim.realtime_priority`: the thread asks for one level less.
+    pub realtime_priority: u8,
+}
 
 /// The clock's thread; dropping it stops the thread and waits for it.
 pub struct ClockThread {
     stop: Arc<AtomicBool>,
     hz_bits: Arc<AtomicU64>,
-    /// Gives the thread its publisher, once the node has made it.
-    attach: Option<std::sync::mpsc::Sender<backend::Publisher<ClockMsg>>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl ClockThread {
-    /// Starts the thread, idle until `attach` gives it its publisher; then it publishes at
-    /// `hz` (0: never). It keeps the niceness of the thread that starts it: started before
-    /// the node's thread lowers its own, /clock does not queue behind the node's work.
+    /// Starts the thread, which raises its priority, makes its participant and writer, and
+    /// publishes; returns once the writer is up, or why it could not be made.
     pub fn start(
         handle: SimHandle,
-        hz: f64,
+        settings: ClockSettings,
         publishing: Arc<PublishCounters>,
-    ) -> std::io::Result<Self> {
+    ) -> Result<Self, Error> {
         let stop = Arc::new(AtomicBool::new(false));
-        let hz_bits = Arc::new(AtomicU64::new(hz.to_bits()));
-        let (attach, attached) = std::sync::mpsc::channel::<backend::Publisher<ClockMsg>>();
+        let hz_bits = Arc::new(AtomicU64::new(settings.hz.to_bits()));
+        let (ready, made) = std::sync::mpsc::channel::<Result<(), Error>>();
         let (stopping, rate) = (stop.clone(), hz_bits.clone());
         let thread = std::thread::Builder::new()
             .name("ros-clock".into())
             .spawn(move || {
-                // No publisher: the node did not start (or stops).
-                let Ok(publisher) = attached.recv() else {
-                    return;
+                raise(settings.realtime_priority);
+                let writer = match ClockWriter::create(&settings) {
+                    Ok(writer) => {
+                        let _ = ready.send(Ok(()));
+                        writer
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
                 };
-                let mut pacing = Pacing::new(f64::from_bits(rate.load(Ordering::Relaxed)));
-                let mut message = ClockMsg::default();
-                while !stopping.load(Ordering::Relaxed) {
-                    pacing.follow_rate(f64::from_bits(rate.load(Ordering::Relaxed)));
-                    let wait = pacing.wait(Instant::now());
-                    if !wait.is_zero() {
-                        std::thread::sleep(wait);
-                        continue;
-                    }
-                    let sim_time = handle.sim_time();
-                    if pacing.send(Instant::now(), sim_time) {
-                        message.clock = super::convert::time(sim_time);
-                        publishing.count(publisher.publish(&message).is_ok());
-                    }
-                }
-            })?;
-        Ok(Self {
+                run(&handle, &writer, &stopping, &rate, &publishing);
+            })
+            .map_err(|e| Error::from(format!("/clock thread: {e}")))?;
+        let clock = Self {
             stop,
             hz_bits,
-            attach: Some(attach),
             thread: Some(thread),
-        })
-    }
-
-    /// Gives the thread the publisher it sends with (made by the node, on its thread).
-    pub fn attach(&mut self, publisher: backend::Publisher<ClockMsg>) {
-        if let Some(attach) = self.attach.take() {
-            let _ = attach.send(publisher);
+        };
+        match made.recv() {
+            Ok(Ok(())) => Ok(clock),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(Error::from(
+                "/clock thread ended before its writer was made".to_string(),
+            )),
         }
     }
 
@@ -88,11 +103,101 @@ impl ClockThread {
 impl Drop for ClockThread {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        // A thread still waiting for its publisher ends too.
-        self.attach = None;
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// One SCHED_FIFO level under the physics thread, else a raised niceness. What the
+/// physics thread got is logged once, at start; the clock follows the same permission.
+fn raise(realtime_priority: u8) {
+    let level = match realtime_priority {
+        0 => 0,
+        p => p.saturating_sub(1).max(1),
+    };
+    let _ = priority::raise(level);
+}
+
+/// The loop: due at the rate, sent when the time moved (or stood still for WHILE_PAUSED).
+fn run(
+    handle: &SimHandle,
+    writer: &ClockWriter,
+    stopping: &AtomicBool,
+    rate: &AtomicU64,
+    publishing: &PublishCounters,
+) {
+    let mut pacing = Pacing::new(f64::from_bits(rate.load(Ordering::Relaxed)));
+    let mut message = ClockMsg::default();
+    while !stopping.load(Ordering::Relaxed) {
+        pacing.follow_rate(f64::from_bits(rate.load(Ordering::Relaxed)));
+        let wait = pacing.wait(Instant::now());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+            continue;
+        }
+        let sim_time = handle.sim_time();
+        if pacing.send(Instant::now(), sim_time) {
+            message.clock = super::convert::time(sim_time);
+            publishing.count(writer.send(&message));
+        }
+    }
+}
+
+/// The clock's own participant, node (`<node>_clock`, so graph tools name its publisher)
+/// and writer. Fields drop in order: the writer, then the node, then the participant.
+struct ClockWriter {
+    publisher: ros2_client::Publisher<ClockMsg>,
+    _node: ros2_client::Node,
+    _context: Context,
+}
+
+impl ClockWriter {
+    fn create(settings: &ClockSettings) -> Result<Self, Error> {
+        let fail =
+            |what: &str, e: &dyn std::fmt::Display| Error::from(format!("/clock {what}: {e}"));
+        let domain = super::participant::domain_id(&settings.dds)?;
+        let addresses = super::participant::interfaces(&settings.dds);
+        let participant = super::participant::build(domain, addresses)?;
+        let context =
+            Context::from_domain_participant(participant).map_err(|e| fail("context", &e))?;
+        let names = &settings.names;
+        let node_name = NodeName::new(names.namespace(), &format!("{}_clock", names.node()))
+            .map_err(|e| fail("node name", &e))?;
+        let options = NodeOptions::new()
+            .enable_rosout(false)
+            .start_parameter_services(false);
+        let mut node = context
+            .new_node(node_name, options)
+            .map_err(|e| fail("node", &e))?;
+        let resolved = names.resolve("/clock");
+        let topic_name = Name::parse(&resolved).map_err(|e| fail("topic name", &e))?;
+        // Reliable, so that reliable subscribers match (best-effort ones, as rclcpp's
+        // ClockQoS asks, match too); a full window fails the send rather than waits.
+        let qos = QosProfile::publisher_default()
+            .reliability_reliable(WhenFull::Fail)
+            .history(History::KeepLast { depth: HISTORY })
+            .durability(Durability::Volatile);
+        let topic = node
+            .create_topic(
+                &topic_name,
+                MessageTypeName::new("rosgraph_msgs", "Clock"),
+                &qos,
+            )
+            .map_err(|e| fail("topic", &e))?;
+        let publisher = node
+            .create_publisher(&topic, None)
+            .map_err(|e| fail("writer", &e))?;
+        Ok(Self {
+            publisher,
+            _node: node,
+            _context: context,
+        })
+    }
+
+    /// Whether the sample went out (a full reliable window drops it).
+    fn send(&self, message: &ClockMsg) -> bool {
+        self.publisher.publish(message.clone()).is_ok()
     }
 }
 

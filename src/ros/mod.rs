@@ -52,6 +52,8 @@ mod node;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod parameters;
 #[cfg(any(feature = "ros", feature = "dds"))]
+mod participant;
+#[cfg(any(feature = "ros", feature = "dds"))]
 mod services;
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod simulation;

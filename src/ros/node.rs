@@ -1,6 +1,6 @@
 //! The node: one list of outputs published from the latest state on one loop, the command
 //! subscriptions, services and actions on an executor, and /rosout.
-use super::clock::ClockThread;
+use super::clock::{ClockSettings, ClockThread};
 use super::controller_manager::{Manager, ManagerState};
 use super::executor::{Ticks, collect_tasks};
 use super::outputs::publishing::Running;
@@ -59,9 +59,26 @@ impl RosNode {
         let publishing = Arc::new(PublishCounters::default());
         let counters = publishing.clone();
         let (ready, started) = std::sync::mpsc::channel();
-        // Started here, before the node's thread lowers its niceness (see ClockThread).
-        let clock = ClockThread::start(handle.clone(), config.ros.rates.clock, publishing.clone())
-            .map_err(NodeError::Thread)?;
+        // Started first and apart from the node's thread (see ClockThread): a client that
+        // waits for the node's topics finds /clock among the first.
+        let remaps =
+            crate::config::Remaps::from_ros_args(&ros_args).map_err(|e| NodeError::Middleware {
+                what: "--ros-args".into(),
+                error: Error::from(e.to_string()),
+            })?;
+        let settings = ClockSettings {
+            hz: config.ros.rates.clock,
+            names: super::names::Names::new(&remaps),
+            dds: config.ros.dds.clone(),
+            realtime_priority: config.sim.realtime_priority,
+        };
+        let clock =
+            ClockThread::start(handle.clone(), settings, publishing.clone()).map_err(|error| {
+                NodeError::Middleware {
+                    what: "/clock".into(),
+                    error,
+                }
+            })?;
         // The executor's tasks are not Send: the node is made on the thread that spins it.
         let thread = std::thread::Builder::new()
             .name("ros".into())
@@ -158,7 +175,7 @@ impl Node {
         ros_args: &[String],
         publishing: Arc<PublishCounters>,
         attached: Attached,
-        mut clock: ClockThread,
+        clock: ClockThread,
     ) -> Result<Self, NodeError> {
         let Attached { sensors, streams } = attached;
         let err = |what: &str, error: Error| NodeError::Middleware {
@@ -170,12 +187,6 @@ impl Node {
         let rosout = node
             .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
             .map_err(|e| err("/rosout", e))?;
-        // Made before the outputs (as when /clock was the first of them): a client that
-        // waits for the node's topics finds it among the first. Its thread gets it once
-        // nothing else here can fail.
-        let clock_publisher = node
-            .publisher::<interfaces::rosgraph_msgs::msg::Clock>("/clock", Qos::STATE)
-            .map_err(|e| err("/clock", e))?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
         let world = handle.world();
@@ -230,7 +241,6 @@ impl Node {
         let offload = super::outputs::offload::Offload::start()
             .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
             .ok();
-        clock.attach(clock_publisher);
         Ok(Self {
             offload,
             clock,
@@ -435,7 +445,7 @@ impl Node {
         for output in self.outputs.iter_mut() {
             output.align(epoch);
         }
-        log::info!(
+        log::debug!(
             "world {}: {} robot(s), {} outputs re-planned in {:.1} ms",
             world.number,
             world.robots.len(),

@@ -36,41 +36,9 @@ pub fn wait_until(deadline_ns: u64, spin_ns: u64) {
     }
 }
 
-/// Tunes the calling thread for pacing. Returns a warning when the real-time priority could
-/// not be set (it needs CAP_SYS_NICE).
-pub fn tune_physics_thread(realtime_priority: u8) -> Option<String> {
+/// Sets the calling thread's timer slack to 1 ns, so that the kernel does not add its
+/// default 50 us to every wake-up of a paced step.
+pub fn tighten_timer_slack() {
     // SAFETY: prctl with PR_SET_TIMERSLACK only changes this thread's timer slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
-    if realtime_priority == 0 {
-        return None;
-    }
-    let param = libc::sched_param {
-        sched_priority: realtime_priority.min(99) as i32,
-    };
-    // SAFETY: valid sched_param; 0 means the calling thread.
-    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
-    (rc != 0).then(|| {
-        format!(
-            "could not set SCHED_FIFO priority {realtime_priority} for the physics thread: {}",
-            std::io::Error::last_os_error()
-        )
-    })
-}
-
-/// Lowers the calling thread's scheduling weight to niceness `nice` (threads it starts
-/// inherit it): under CPU contention the physics thread, at the normal weight or above,
-/// comes first. Returns why not, when the system refused.
-pub fn give_way(nice: u8) -> Result<(), std::io::Error> {
-    if nice == 0 {
-        return Ok(());
-    }
-    // SAFETY: setpriority on this thread (its id from gettid) with a plain value.
-    let done = unsafe {
-        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, thread, nice as libc::c_int)
-    };
-    if done != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }

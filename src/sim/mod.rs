@@ -8,6 +8,7 @@ mod divergence;
 mod initial;
 mod operations;
 mod physics;
+pub mod priority;
 mod snapshot;
 mod state;
 mod stats;
@@ -15,10 +16,12 @@ mod tap;
 mod world;
 
 pub use api::GainsUpdate;
-pub use clock::{give_way, now_ns};
+pub use clock::now_ns;
 pub use commands::{
     Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped,
 };
+pub use physics::PauseCause;
+pub use priority::give_way;
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
@@ -79,6 +82,10 @@ pub(crate) struct Shared {
     speed_bits: AtomicU64,
     /// The physics thread pauses itself after this step (u64::MAX: never).
     pause_at_step: AtomicU64,
+    /// Why it last paused (`physics::PauseCause`).
+    pause_cause: AtomicU8,
+    /// What the kernel granted the physics thread (set once it runs).
+    granted: std::sync::OnceLock<priority::Granted>,
     /// How many contacts each state carries (a world change keeps it).
     contacts: usize,
     /// What plans each world for an adapter (given at start).
@@ -340,6 +347,16 @@ impl SimHandle {
         self.request(Operation::Step(n))
     }
 
+    /// Why the simulation last paused.
+    pub fn pause_cause(&self) -> PauseCause {
+        PauseCause::from_u8(self.shared.pause_cause.load(Ordering::Relaxed))
+    }
+
+    /// What the kernel granted the physics thread (None until it runs).
+    pub fn granted_priority(&self) -> Option<priority::Granted> {
+        self.shared.granted.get().copied()
+    }
+
     /// Makes the physics thread pause itself right after step `step` (a batch run's end).
     pub fn pause_at_step(&self, step: u64) {
         self.shared.pause_at_step.store(step, Ordering::Relaxed);
@@ -425,11 +442,13 @@ impl Simulation {
             mode: AtomicU8::new(options.mode as u8),
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),
+            pause_cause: AtomicU8::new(physics::PauseCause::None as u8),
+            granted: std::sync::OnceLock::new(),
             contacts,
             planners,
         });
         let (requests, inbox) = crossbeam_channel::bounded(64);
-        let physics = physics::Physics::new(
+        let mut physics = physics::Physics::new(
             generation,
             shared.clone(),
             inbox,
@@ -437,15 +456,20 @@ impl Simulation {
             options.mode,
             options.speed,
             options.substeps,
-            options.spin_us,
+            physics::Pacing {
+                spin_us: options.spin_us,
+                catch_up: options.catch_up,
+            },
         )?;
-        let priority = options.realtime_priority;
+        let asked = options.realtime_priority;
+        let granted = shared.clone();
         let thread = std::thread::Builder::new()
             .name("physics".into())
             .spawn(move || {
-                if let Some(warning) = clock::tune_physics_thread(priority) {
-                    log::warn!("{warning}");
-                }
+                clock::tighten_timer_slack();
+                let (got, refused) = physics.raise_priority(asked);
+                let _ = granted.granted.set(got);
+                log::info!("{}", priority::describe(asked, got, refused.as_ref()));
                 crate::supervise::essential("physics", || physics.run());
             })?;
         let simulation = Self {

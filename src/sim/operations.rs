@@ -217,7 +217,11 @@ impl Physics {
             self.deadline_ns = super::clock::now_ns();
         }
         self.mode = mode;
-        self.publish_mode();
+        if mode == SimMode::Paused {
+            self.pause_for(super::physics::PauseCause::Requested);
+        } else {
+            self.publish_mode();
+        }
         Ok(())
     }
     /// The real-time factor target of realtime mode.

@@ -5,6 +5,7 @@
 use super::Shared;
 use super::clock::{now_ns, wait_until};
 use super::commands::{Command, OperationResult, Request, Stamped, Trash};
+use super::priority::{self, Granted};
 use super::stats::StatsWindow;
 use super::tap::{Tap, TapLayout};
 use super::world::WorldGeneration;
@@ -18,9 +19,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// A paced step that starts this much later than its deadline is an overrun; beyond
-/// `MAX_LAG_PERIODS` the schedule is re-anchored instead of catching up in a burst.
-const MAX_LAG_PERIODS: u64 = 50;
 /// Stamped commands waiting for their step.
 const PENDING_CAPACITY: usize = 1 << 16;
 /// External wrenches active at once.
@@ -61,6 +59,12 @@ pub struct Physics {
     pub(super) speed: f64,
     substeps: u32,
     spin_ns: u64,
+    /// How late a paced tick may start and still be caught up by stepping back to back.
+    catch_up_ns: u64,
+    /// What the kernel granted this thread (`raise_priority`), and whether SCHED_FIFO is on
+    /// now: only while stepping in real time, where the thread sleeps between ticks.
+    granted: Granted,
+    fifo_now: bool,
     pub(super) step: u64,
     busy_ns_total: u64,
     /// Of which inside MuJoCo's `mj_step`.
@@ -79,6 +83,42 @@ pub struct Physics {
     pub(super) guard: super::divergence::Guard,
 }
 
+/// The knobs of realtime pacing (`sim.spin_us`, `sim.catch_up`).
+#[derive(Debug, Clone, Copy)]
+pub struct Pacing {
+    pub spin_us: u32,
+    /// Seconds a paced run may fall behind and still catch up.
+    pub catch_up: f64,
+}
+
+/// Why the simulation last paused (kept in `Shared::pause_cause`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PauseCause {
+    /// Not paused since it started (or it started paused).
+    None = 0,
+    /// A batch run's last step.
+    LastStep = 1,
+    /// A playback or replay ran out of rows.
+    PlaybackEnded = 2,
+    /// A step diverged (`sim.on_divergence` restore or pause).
+    Diverged = 3,
+    /// Someone asked for it (a service, the console, a legacy client).
+    Requested = 4,
+}
+
+impl PauseCause {
+    pub fn from_u8(value: u8) -> Self {
+        match value {
+            1 => Self::LastStep,
+            2 => Self::PlaybackEnded,
+            3 => Self::Diverged,
+            4 => Self::Requested,
+            _ => Self::None,
+        }
+    }
+}
+
 pub(super) enum Flow {
     Continue,
     Stop,
@@ -94,7 +134,7 @@ impl Physics {
         mode: SimMode,
         speed: f64,
         substeps: u32,
-        spin_us: u32,
+        pacing: Pacing,
     ) -> std::io::Result<Self> {
         let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
             std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
@@ -119,7 +159,10 @@ impl Physics {
             mode,
             speed,
             substeps: substeps.max(1),
-            spin_ns: spin_us as u64 * 1000,
+            spin_ns: u64::from(pacing.spin_us) * 1000,
+            catch_up_ns: (pacing.catch_up * 1e9) as u64,
+            granted: Granted::Normal,
+            fifo_now: false,
             step: 0,
             busy_ns_total: 0,
             mujoco_ns_total: 0,
@@ -134,6 +177,32 @@ impl Physics {
             stepping: None,
             guard,
         })
+    }
+
+    /// Raises this thread as far as the kernel allows (SCHED_FIFO at `realtime_priority`,
+    /// else a raised niceness); `run` then keeps SCHED_FIFO to realtime mode. Returns what
+    /// was granted, and the kernel's reason when it fell short.
+    pub fn raise_priority(&mut self, realtime_priority: u8) -> (Granted, Option<std::io::Error>) {
+        let (granted, refused) = priority::raise(realtime_priority);
+        self.granted = granted;
+        self.fifo_now = matches!(granted, Granted::Fifo(_));
+        (granted, refused)
+    }
+
+    /// SCHED_FIFO while stepping in real time, the normal scheduler otherwise: a fast run
+    /// steps back to back and must leave the other threads their share.
+    fn follow_priority(&mut self) {
+        let Granted::Fifo(level) = self.granted else {
+            return;
+        };
+        let wanted = self.mode == SimMode::Realtime;
+        if wanted != self.fifo_now {
+            self.fifo_now = if wanted {
+                priority::set_fifo(level)
+            } else {
+                !priority::set_normal(0)
+            };
+        }
     }
 
     fn period_ns(&self) -> u64 {
@@ -164,12 +233,15 @@ impl Physics {
             }
             for _ in 0..self.substeps {
                 self.step_once();
-                if self.step >= self.shared.pause_at_step.load(Ordering::Relaxed)
-                    || self.mode == SimMode::Paused
-                {
+                let last = self.step >= self.shared.pause_at_step.load(Ordering::Relaxed);
+                if last || self.mode == SimMode::Paused {
                     // A batch run reached its last step, or a playback ended: hold here.
                     self.mode = SimMode::Paused;
-                    self.publish_mode();
+                    self.pause_for(if last {
+                        PauseCause::LastStep
+                    } else {
+                        PauseCause::PlaybackEnded
+                    });
                     break;
                 }
             }
@@ -178,7 +250,9 @@ impl Physics {
         }
     }
 
-    /// Waits for this tick's deadline and records how late the tick starts.
+    /// Waits for this tick's deadline and records how late the tick starts. A tick later
+    /// than `catch_up_ns` restarts the schedule from now: the time lost is let go (and
+    /// counted) rather than caught up in a burst of back-to-back steps.
     fn pace(&mut self) {
         let period = self.period_ns();
         wait_until(self.deadline_ns, self.spin_ns);
@@ -189,7 +263,9 @@ impl Physics {
         if lateness > period {
             stats.overruns.fetch_add(1, Ordering::Relaxed);
         }
-        self.deadline_ns = if lateness > MAX_LAG_PERIODS * period {
+        self.deadline_ns = if lateness > self.catch_up_ns.max(period) {
+            stats.lag_resets.fetch_add(1, Ordering::Relaxed);
+            stats.let_go_ns.fetch_add(lateness, Ordering::Relaxed);
             start + period
         } else {
             self.deadline_ns + period
@@ -505,7 +581,7 @@ impl Physics {
             OnDivergence::Restore => {
                 self.guard.restore(&mut self.data);
                 self.mode = SimMode::Paused;
-                self.publish_mode();
+                self.pause_for(PauseCause::Diverged);
             }
             OnDivergence::Reset => {
                 let time = self.data.time();
@@ -513,7 +589,7 @@ impl Physics {
             }
             OnDivergence::Pause => {
                 self.mode = SimMode::Paused;
-                self.publish_mode();
+                self.pause_for(PauseCause::Diverged);
             }
         }
     }
@@ -552,11 +628,21 @@ impl Physics {
         }
     }
 
-    pub(super) fn publish_mode(&self) {
+    pub(super) fn publish_mode(&mut self) {
+        self.follow_priority();
         self.shared.mode.store(self.mode as u8, Ordering::Relaxed);
         self.shared
             .speed_bits
             .store(self.speed.to_bits(), Ordering::Relaxed);
+    }
+
+    /// Publishes a pause and what caused it (a batch run that pauses short of its last
+    /// step ends with it).
+    pub(super) fn pause_for(&mut self, cause: PauseCause) {
+        self.shared
+            .pause_cause
+            .store(cause as u8, Ordering::Relaxed);
+        self.publish_mode();
     }
 
     /// Publishes the current state again (after an operation changed it without a step).

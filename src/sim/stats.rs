@@ -81,6 +81,11 @@ pub struct LiveStats {
     pub divergence_time_bits: AtomicU64,
     /// Paced steps that started more than one period late.
     pub overruns: AtomicU64,
+    /// Times a realtime run fell further behind than `sim.catch_up` and its schedule
+    /// restarted from then, and the wall time let go so (the real-time factor drops by it
+    /// instead of the run catching up in a burst).
+    pub lag_resets: AtomicU64,
+    pub let_go_ns: AtomicU64,
     /// Commands dropped because they were invalid (unknown id, NaN, ...).
     pub rejected_commands: AtomicU64,
     /// Commands dropped because the inbox (or the stamped-command buffer) was full.
@@ -115,6 +120,9 @@ pub struct SimStats {
     pub mujoco_time: f64,
     pub instabilities: u64,
     pub overruns: u64,
+    pub lag_resets: u64,
+    /// Seconds of wall time a realtime run let go rather than catch up.
+    pub time_let_go: f64,
     pub rejected_commands: u64,
     pub dropped_commands: u64,
     pub ignored_commands: u64,
@@ -143,6 +151,8 @@ impl LiveStats {
             mujoco_time: load(&self.mujoco_ns_total) as f64 * 1e-9,
             instabilities: load(&self.instabilities),
             overruns: load(&self.overruns),
+            lag_resets: load(&self.lag_resets),
+            time_let_go: load(&self.let_go_ns) as f64 * 1e-9,
             rejected_commands: load(&self.rejected_commands),
             dropped_commands: load(&self.dropped_commands),
             ignored_commands: load(&self.ignored_commands),

@@ -450,11 +450,47 @@ impl WorldEdit<'_> {
         for robot in autoplay {
             let _ = handle.play_preset(robot, 0);
         }
-        Ok(Changed {
+        let changed = Changed {
             generation: generation.number,
             build_time,
             hold_time: handle.stats().last_change_time,
-        })
+        };
+        log::info!(
+            "world {}: {}; {} robot(s), built in {:.1} ms, swapped in {:.2} ms",
+            changed.generation,
+            what_changed(&current, &generation, fresh),
+            generation.robots.len(),
+            changed.build_time * 1e3,
+            changed.hold_time * 1e3
+        );
+        Ok(changed)
+    }
+}
+
+/// A world change in words: the robots it added and removed (by name), or what was loaded.
+fn what_changed(before: &WorldGeneration, after: &WorldGeneration, fresh: bool) -> String {
+    if fresh {
+        return format!("loaded {}", after.config.origin);
+    }
+    let names = |world: &WorldGeneration| -> Vec<String> {
+        world.robots.iter().map(|r| r.name.clone()).collect()
+    };
+    let (old, new) = (names(before), names(after));
+    let added: Vec<&str> = new
+        .iter()
+        .filter(|n| !old.contains(n))
+        .map(String::as_str)
+        .collect();
+    let removed: Vec<&str> = old
+        .iter()
+        .filter(|n| !new.contains(n))
+        .map(String::as_str)
+        .collect();
+    match (added.is_empty(), removed.is_empty()) {
+        (true, true) => "the world was edited".to_string(),
+        (false, true) => format!("added {}", added.join(", ")),
+        (true, false) => format!("removed {}", removed.join(", ")),
+        (false, false) => format!("added {}, removed {}", added.join(", "), removed.join(", ")),
     }
 }
 

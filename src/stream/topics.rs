@@ -386,7 +386,7 @@ impl Run {
         if !self.lidars.is_empty() {
             self.scans = sensors.lidars.as_ref().map(|l| l.sources(&world));
         }
-        log::info!(
+        log::debug!(
             "world {}: {} topics, {} cameras and {} lidars on the streams",
             world.number,
             self.outputs.len(),

@@ -53,9 +53,16 @@ pub struct SimConfig {
     /// How long before a deadline the physics thread stops sleeping and spins (microseconds).
     #[serde(default = "default_spin_us")]
     pub spin_us: u32,
-    /// SCHED_FIFO priority of the physics thread (1-99); 0 keeps the normal scheduler.
-    #[serde(default)]
+    /// SCHED_FIFO priority of the physics thread while it steps in real time (1-99; the
+    /// thread that sends /clock gets one less), where the process may take it; else both
+    /// ask for a raised niceness. 0 asks for no SCHED_FIFO.
+    #[serde(default = "default_realtime_priority")]
     pub realtime_priority: u8,
+    /// Seconds a realtime run may fall behind the wall clock and still catch up by stepping
+    /// back to back; later than that, its schedule restarts from then and the time lost
+    /// lowers the real-time factor instead of coming back as a burst of steps.
+    #[serde(default = "default_catch_up")]
+    pub catch_up: f64,
     /// Seconds between two log lines with the live figures; 0 turns them off.
     #[serde(default = "default_stats_period")]
     pub stats_period: f64,
@@ -100,7 +107,8 @@ impl Default for SimConfig {
             speed: 1.0,
             substeps: 1,
             spin_us: default_spin_us(),
-            realtime_priority: 0,
+            realtime_priority: default_realtime_priority(),
+            catch_up: default_catch_up(),
             stats_period: default_stats_period(),
             export_contacts: 0,
             on_divergence: OnDivergence::default(),
@@ -119,6 +127,12 @@ pub(super) fn one_u32() -> u32 {
 }
 fn default_spin_us() -> u32 {
     150
+}
+fn default_realtime_priority() -> u8 {
+    50
+}
+fn default_catch_up() -> f64 {
+    0.005
 }
 fn default_stats_period() -> f64 {
     5.0

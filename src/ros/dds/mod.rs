@@ -15,13 +15,11 @@ pub use actions::{Goal, GoalRequest};
 
 use super::interfaces::{Action, Message, Service};
 use super::{Error, Qos};
-use crate::config::{DdsConfig, MAX_DOMAIN_ID, Remaps, ServiceMapping as MappingChoice};
+use crate::config::{DdsConfig, Remaps, ServiceMapping as MappingChoice};
 use futures::Stream;
-use ros2_client::dds::rustdds::DomainParticipantBuilder;
 use ros2_client::qos::{Durability, History, WhenFull};
 use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile};
 use ros2_client::{RmwRequestId, Server, ServiceMapping, ServiceTypeName};
-use std::net::Ipv4Addr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -52,39 +50,6 @@ fn profile(qos: Qos) -> QosProfile {
         } else {
             Durability::Volatile
         })
-}
-
-/// The domain: the config's, else `ROS_DOMAIN_ID`, else 0.
-fn domain_id(options: &DdsConfig) -> Result<u16, Error> {
-    if let Some(domain) = options.domain_id {
-        return Ok(domain);
-    }
-    match std::env::var("ROS_DOMAIN_ID") {
-        Ok(value) if !value.trim().is_empty() => value
-            .trim()
-            .parse::<u16>()
-            .ok()
-            .filter(|d| *d <= MAX_DOMAIN_ID)
-            .ok_or_else(|| {
-                Error::from(format!(
-                    "ROS_DOMAIN_ID={value}: expected 0..={MAX_DOMAIN_ID}"
-                ))
-            }),
-        _ => Ok(0),
-    }
-}
-
-/// The interfaces DDS may use: the config's, else loopback when the environment keeps ROS
-/// on this host, else all (None).
-fn interfaces(options: &DdsConfig) -> Option<Vec<Ipv4Addr>> {
-    if let Some(list) = &options.interfaces {
-        // Validated with the config.
-        return Some(list.iter().filter_map(|a| a.parse().ok()).collect());
-    }
-    let range = std::env::var("ROS_AUTOMATIC_DISCOVERY_RANGE").unwrap_or_default();
-    let localhost_only = std::env::var("ROS_LOCALHOST_ONLY").is_ok_and(|v| v == "1");
-    (matches!(range.as_str(), "LOCALHOST" | "OFF") || localhost_only)
-        .then(|| vec![Ipv4Addr::LOCALHOST])
 }
 
 fn service_mapping(options: &DdsConfig) -> ServiceMapping {
@@ -182,8 +147,8 @@ impl Node {
     /// The node, named and placed by the `--ros-args` remaps.
     pub fn create(ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
         let names = super::names::Names::new(&Remaps::from_ros_args(ros_args)?);
-        let domain = domain_id(options)?;
-        let addresses = interfaces(options);
+        let domain = super::participant::domain_id(options)?;
+        let addresses = super::participant::interfaces(options);
         let mapping = service_mapping(options);
         log::info!(
             "ROS 2 on DDS (ros2-client): node {} in {}, domain {domain}, interfaces {}, services as {}",
@@ -198,13 +163,7 @@ impl Node {
                 "rmw_fastrtps"
             },
         );
-        let mut participant = DomainParticipantBuilder::new(domain);
-        if let Some(addresses) = addresses {
-            participant = participant.with_only_networks(addresses);
-        }
-        let participant = participant
-            .build()
-            .map_err(|e| error("DDS participant", e))?;
+        let participant = super::participant::build(domain, addresses)?;
         let context =
             Context::from_domain_participant(participant).map_err(|e| error("context", e))?;
         let node_name = NodeName::new(names.namespace(), names.node())

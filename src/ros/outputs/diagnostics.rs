@@ -44,6 +44,8 @@ impl Output for Diagnostics {
             value("mean_step_us", format!("{:.1}", stats.mean_step_time * 1e6)),
             value("max_step_us", format!("{:.1}", stats.max_step_time * 1e6)),
             value("overruns", stats.overruns.to_string()),
+            value("lag_resets", stats.lag_resets.to_string()),
+            value("time_let_go_s", format!("{:.3}", stats.time_let_go)),
             value("rejected_commands", stats.rejected_commands.to_string()),
             value("ignored_commands", stats.ignored_commands.to_string()),
             value("dropped_commands", stats.dropped_commands.to_string()),

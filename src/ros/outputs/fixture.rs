@@ -74,6 +74,8 @@ impl Fixture {
             mujoco_time: 0.0,
             instabilities: 0,
             overruns: 0,
+            lag_resets: 0,
+            time_let_go: 0.0,
             rejected_commands: 0,
             dropped_commands: 0,
             ignored_commands: 0,
