@@ -9,10 +9,18 @@ a snapshot is saved every 10 s and restored 5 s later; the simulation is reset e
 Cameras are subscribed in phases (on for `camera_on` seconds, off for `camera_off`), so
 that the render thread's idle release and its GL context's return both happen.
 
+Beside the bridge, users' nodes load the machine as they do on a workstation: a subscriber
+process (a new DDS participant, as `ros2 topic echo` or an RViz panel) is started every
+second and lives 1.5 s, and one busy process per core keeps every core busy. Each case runs
+the clients, the subscriber processes and the busy ones at one priority: `normal`
+(niceness 0, as users run their nodes), then `niced` (niceness 10).
+
 Printed every minute: the bridge's resident memory, the requests sent and answered, the
 longest gap between /clock messages (publisher timestamps) and the real-time factor (steps
-times the timestep over wall time, which resets do not disturb). At the end: the growth
-after the warm-up and each figure against its target.
+times the timestep over wall time, which resets do not disturb). At the end of each case:
+the memory from the first minute to the end and phase against like phase, the /clock
+gaps, each figure against its target, the bridge's log line count; then the cases side by
+side.
 
     python3 benches/soak.py --minutes 30 --config config/default.yaml
 
@@ -115,7 +123,7 @@ class Bridge:
             *extra_args,
         ]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                     text=True, cwd=REPO, env=dict(os.environ, RUST_LOG="info"))
+                                     text=True, cwd=REPO, env=dict(os.environ, RUST_LOG="info,rustdds=error,ros2_client=error"))
         self.lock = threading.Lock()
         self.console("stats", timeout=120)
         import yaml
@@ -173,6 +181,8 @@ class ClockWatch:
         self.gap_since_mark = 0.0
         # The longest gaps: (gap, the publisher's timestamp of its end, wall clock).
         self.worst = []
+        # Every gap over 5 ms, to count those over 10 publish periods.
+        self.gaps = []
         self.stopping = False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -190,6 +200,8 @@ class ClockWatch:
                         self.gap_since_mark = max(self.gap_since_mark, gap)
                         if gap > 0.005:
                             self.worst = sorted(self.worst + [(gap, stamp)], reverse=True)[:5]
+                            if len(self.gaps) < 100000:
+                                self.gaps.append(gap)
                     self.last = stamp
                     self.count += 1
             time.sleep(0.005)
@@ -222,6 +234,7 @@ class Churn:
         self.camera_on, self.camera_off = camera_on, camera_off
         self.started = time.monotonic()
         self.rate_toggle = False
+        self.image_topic = "/image_raw"
         # (wall clock, what): the recent requests and resubscriptions, to place a gap.
         self.events = []
         import zmq
@@ -317,6 +330,8 @@ class Churn:
         from rosidl_runtime_py.utilities import get_message
 
         self.events.append((time.time(), "resubscribe"))
+        self.image_topic = next((topic for topic, types in self.node.get_topic_names_and_types()
+                                 if types and types[0] == "sensor_msgs/msg/Image"), self.image_topic)
         for subscription in self.subscriptions:
             self.node.destroy_subscription(subscription)
         self.subscriptions = []
@@ -374,6 +389,70 @@ class Churn:
         self.zmq.term()
 
 
+# A user's `ros2 topic echo` or RViz panel: a process of its own (a new DDS participant)
+# that subscribes to the state, a camera and the scan for a moment and exits.
+SUBSCRIBER_PROCESS = r"""
+import sys, time, rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import Image, JointState, LaserScan
+rclpy.init()
+node = rclpy.create_node("soak_echo_%d" % (time.time_ns() % 1000000))
+qos = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE)
+for kind, topic in ((JointState, "/joint_states"), (Image, sys.argv[2]), (LaserScan, "/scan")):
+    node.create_subscription(kind, topic, lambda _: None, qos)
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    rclpy.spin_once(node, timeout_sec=0.05)
+node.destroy_node()
+rclpy.shutdown()
+"""
+
+
+class UserLoad:
+    """What users' nodes do to the machine beside the bridge, at the clients' priority: a
+    subscriber process started every second that lives 1.5 s (a new participant each time,
+    as `ros2 topic echo` and RViz panels come and go), and `busy` processes that keep every
+    core busy. All of it stops with `stop`, and no process outlives it."""
+
+    def __init__(self, busy, image_topic, processes=True):
+        """`image_topic`: a callable giving the camera topic to subscribe (found by the churn)."""
+        self.busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+        self.image_topic = image_topic
+        self.children = []
+        self.started = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True) if processes else None
+        if self.thread:
+            self.thread.start()
+
+    def run(self):
+        while not self.stopping.wait(1.0):
+            self.children.append(subprocess.Popen(
+                [sys.executable, "-c", SUBSCRIBER_PROCESS, "1.5", self.image_topic()],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            self.started += 1
+            alive = []
+            for child, started in [(c, getattr(c, "_soak_started", None)) for c in self.children]:
+                if started is None:
+                    child._soak_started = time.monotonic()
+                if child.poll() is None:
+                    # An rclpy process that hangs on its way out is let go after 10 s.
+                    if time.monotonic() - child._soak_started > 10.0:
+                        child.kill()
+                        child.wait()
+                    else:
+                        alive.append(child)
+            self.children = alive
+
+    def stop(self):
+        self.stopping.set()
+        if self.thread:
+            self.thread.join()
+        for process in self.busy + self.children:
+            process.kill()
+            process.wait()
+
+
 # Seconds between two samples of the bridge's memory.
 SAMPLE_SECONDS = 1.0
 # Which of a phase's settled samples gives its level: the low decile, the floor the memory
@@ -383,7 +462,7 @@ FLOOR_QUANTILE = 0.1
 
 
 def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=60.0, extra_args=(),
-        report=print, max_memory_mb=8000.0, client_nice=10):
+        report=print, max_memory_mb=8000.0, client_nice=0, busy=0, subscriber_processes=False):
     """Runs the soak; returns its figures (a dict). `report` takes each printed line.
 
     Memory is sampled every second. With camera phases it is compared like with like: the
@@ -395,16 +474,19 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
     from rclpy.executors import SingleThreadedExecutor
 
     bridge = Bridge(binary, config, extra_args)
-    # The clients give way as the bridge's ROS thread does (ros.nice, 10): on a small machine
-    # the measuring side must not starve what it measures.
+    # Users' nodes run at the normal priority (client_nice 0); the niced case gives way as
+    # the bridge's ROS thread used to (ros.nice, 10). The load processes inherit it.
     if client_nice:
         os.nice(client_nice)
+    load = None
     timestep = None
     figures = {"config": str(config), "minutes": minutes, "memory_mb": []}
     rclpy.init()
     try:
         clock = ClockWatch(rclpy)
         churn = Churn(rclpy, bridge, camera_on, camera_off)
+        if busy or subscriber_processes:
+            load = UserLoad(busy, lambda: churn.image_topic, subscriber_processes)
         executor = SingleThreadedExecutor()
         executor.add_node(churn.node)
         start_stats = bridge.stats()
@@ -468,6 +550,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             longest_clock_gap=clock.longest_gap,
             # /clock goes out when sim time moved, at most at ros.rates.clock (1000 Hz).
             clock_period=max(1.0 / 1000.0, timestep),
+            gaps_over_10_periods=sum(gap > 10.0 * max(1.0 / 1000.0, timestep) for gap in clock.gaps),
             real_time_factor=(stats["steps"] - start_stats["steps"]) * timestep / wall,
             received=churn.received,
             legacy_received=churn.legacy_received,
@@ -475,6 +558,9 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             cpu_seconds=cpu,
         )
     finally:
+        if load:
+            load.stop()
+            figures["subscriber_processes"] = load.started
         rclpy.shutdown()
         log = bridge.close()
     figures["log_tail"] = log[-4000:]
@@ -484,8 +570,20 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
     figures["phases"] = phase_levels(samples, warmup_minutes * 60.0)
     figures["anonymous_phases"] = phase_levels(samples, warmup_minutes * 60.0, "anon")
     figures["growth_after_warmup"] = growth(figures["phases"])
+    figures["growth_from_first_minute"] = growth_from_first_minute(samples)
     figures["anonymous_growth"] = growth(figures["anonymous_phases"])
     return figures
+
+
+def growth_from_first_minute(samples):
+    """Resident memory at the end over that after the first minute, minus one (a fraction;
+    None for a run under two minutes): the plain end-against-start figure, which phases of
+    streaming and idling also move."""
+    firsts = [m["rss"] for t, m, _ in samples if m and 55.0 <= t <= 65.0]
+    ends = [m["rss"] for _, m, _ in samples[-10:] if m]
+    if not firsts or not ends or samples[-1][0] < 120.0:
+        return None
+    return min(ends) / min(firsts) - 1.0
 
 
 def phase_levels(samples, warmup, field="rss"):
@@ -559,12 +657,18 @@ def summary(figures, report=print):
     gap_periods = figures["longest_clock_gap"] / figures["clock_period"]
     rtf = figures["real_time_factor"]
     unanswered = figures["sent"] - figures["answered"]
+    plain = figures.get("growth_from_first_minute")
     lines = [
-        (f"memory growth after the first {figures['warmup_minutes']:g} min: {growth * 100:+.2f} % "
+        (f"memory from the first minute to the end: "
+         f"{'n/a (under 2 min)' if plain is None else f'{plain * 100:+.2f} %'} (target < 2 %)",
+         plain is None or plain < 0.02),
+        (f"memory growth after the first {figures['warmup_minutes']:g} min, phase against like phase: "
+         f"{growth * 100:+.2f} % "
          f"({', '.join(thirds(phase, levels) for phase, levels in figures['phases'].items())}; "
          f"anonymous memory {anonymous}; target < 2 %)", growth < 0.02),
         (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
-         f"({figures['clock_messages']} messages; target <= 10 periods)", gap_periods <= 10.0),
+         f"({figures['clock_messages']} messages, {figures.get('gaps_over_10_periods', 0)} gaps over 10 "
+         f"periods; target <= 10 periods)", gap_periods <= 10.0),
         (f"requests: {figures['sent']} sent, {figures['answered']} answered, {unanswered} unanswered "
          f"(target: every one)", unanswered == 0),
         (f"real-time factor: {rtf:.4f} (target 1.00 +- 0.01)", abs(rtf - 1.0) <= 0.01),
@@ -586,30 +690,63 @@ def summary(figures, report=print):
     return all(met for _, met in lines)
 
 
+CASES = {"normal": 0, "niced": 10}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", default=os.environ.get("MUJOCO_BRIDGE_BIN",
                                                            str(REPO / "target" / "release" / "mujoco_bridge")))
     parser.add_argument("--config", default=str(REPO / "config" / "default.yaml"))
-    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--minutes", type=float, default=30.0, help="minutes of each case")
     parser.add_argument("--warmup-minutes", type=float, default=2.0)
     parser.add_argument("--camera-on", type=float, default=60.0, help="seconds cameras are subscribed per phase")
     parser.add_argument("--camera-off", type=float, default=60.0, help="seconds they are not")
+    parser.add_argument("--cases", default="normal,niced",
+                        help="the clients' priority, in order: normal (niceness 0, as users run their "
+                             "nodes) and niced (niceness 10)")
+    parser.add_argument("--busy", type=int, default=os.cpu_count() or 1,
+                        help="processes that keep a core busy beside the clients (default: one per core)")
+    parser.add_argument("--no-subscriber-processes", action="store_true",
+                        help="no subscriber process started every second")
     parser.add_argument("--max-memory-mb", type=float, default=8000.0,
                         help="stop early when the bridge holds more (a leaking build would take the machine)")
-    parser.add_argument("--json", help="also write the figures to this file")
-    parser.add_argument("--log", help="write the bridge's log to this file")
+    parser.add_argument("--json", help="also write the figures to this file (one entry per case)")
+    parser.add_argument("--log", help="write the bridge's log of the last case to this file")
     parser.add_argument("bridge_args", nargs="*", help="more arguments for the bridge (after --)")
     args = parser.parse_args()
-    figures = run(args.binary, args.config, args.minutes, args.warmup_minutes, args.camera_on, args.camera_off,
-                  args.bridge_args, max_memory_mb=args.max_memory_mb)
-    met = summary(figures)
-    if args.log:
-        pathlib.Path(args.log).write_text(figures["log"])
+    cases = [c for c in args.cases.split(",") if c]
+    unknown = [c for c in cases if c not in CASES]
+    if unknown or [CASES[c] for c in cases] != sorted(CASES[c] for c in cases):
+        parser.error(f"--cases: from {', '.join(CASES)}, in that order (niceness only goes up)")
+    results, met = {}, True
+    for case in cases:
+        print(f"== case {case}: clients at niceness {CASES[case]}, {args.busy} busy processes, "
+              f"subscriber processes {'off' if args.no_subscriber_processes else 'every second'}", flush=True)
+        figures = run(args.binary, args.config, args.minutes, args.warmup_minutes, args.camera_on,
+                      args.camera_off, args.bridge_args, max_memory_mb=args.max_memory_mb,
+                      client_nice=CASES[case], busy=args.busy,
+                      subscriber_processes=not args.no_subscriber_processes)
+        met = summary(figures) and met
+        figures["log_lines"] = figures["log"].count("\n")
+        print(f"  log: {figures['log_lines']} lines", flush=True)
+        if not figures["alive"]:
+            print(figures["log_tail"])
+        if args.log:
+            pathlib.Path(args.log).write_text(figures["log"])
+        results[case] = figures
+    if len(results) > 1:
+        print("== side by side")
+        for case, figures in results.items():
+            plain = figures.get("growth_from_first_minute")
+            print(f"  {case:6s}: longest /clock gap {figures['longest_clock_gap'] * 1e3:.1f} ms "
+                  f"({figures['longest_clock_gap'] / figures['clock_period']:.1f} periods), "
+                  f"{figures['gaps_over_10_periods']} gaps over 10 periods, real-time factor "
+                  f"{figures['real_time_factor']:.4f}, memory first minute -> end "
+                  f"{'n/a' if plain is None else f'{plain * 100:+.2f} %'}")
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({k: v for k, v in figures.items() if k != "log"}, indent=1))
-    if not figures["alive"]:
-        print(figures["log_tail"])
+        pathlib.Path(args.json).write_text(json.dumps(
+            {case: {k: v for k, v in f.items() if k != "log"} for case, f in results.items()}, indent=1))
     sys.exit(0 if met else 1)
 
 

@@ -627,10 +627,16 @@ fn a_urdf_declaring_no_actuator_gets_a_servo_per_moving_joint_unless_the_config_
         [-50.0, 50.0],
         "the URDF's effort limit"
     );
-    // The rule's (its stability cap, on this light link), not the placeholder of 1.
+    // The rule's, not the placeholder of 1: full effort at 0.05 rad of error, as that is
+    // stiffer than 10 Hz on this link and under its stability cap (w dt 1).
     let dof = plain.model.jnt_dofadr()[joint_id(&plain, 0, "elbow")] as usize;
-    let cap = plain.model.dof_m0()[dof] * (0.5 / plain.model.opt().timestep).powi(2);
-    assert!((plain.model.actuator_gainprm()[servo][0] - cap).abs() < 1e-6);
+    let inertia = plain.model.dof_m0()[dof];
+    let timestep = plain.model.opt().timestep;
+    let bandwidth = inertia * (2.0 * std::f64::consts::PI * 10.0).powi(2);
+    let cap = inertia / timestep.powi(2);
+    assert!(bandwidth < 50.0 / 0.05 && 50.0 / 0.05 < cap, "{bandwidth} {cap}");
+    let kp = plain.model.actuator_gainprm()[servo][0];
+    assert!((kp - 50.0 / 0.05).abs() < 1e-6, "{kp}");
     assert!(robot.servo_gains.as_deref().unwrap().contains("elbow kp"));
     assert!(
         robot

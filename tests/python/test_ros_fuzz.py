@@ -108,7 +108,8 @@ def bridge_interfaces(ros):
 def test_random_requests_to_every_entry_are_answered_and_the_bridge_runs_on(ros, tmp_path):
     seed = int(os.environ.get("MUJOCO_BRIDGE_FUZZ_SEED", "2026"))
     rng = random.Random(seed)
-    bridge = Bridge("default.yaml")
+    # Random calls to ~/record start recordings: into the test's folder, not the checkout.
+    bridge = Bridge("default.yaml", extra_args=["--set", f"record.folder={tmp_path}"])
     try:
         bridge.console("realtime")
         services, actions, topics = bridge_interfaces(ros)

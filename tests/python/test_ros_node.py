@@ -107,19 +107,26 @@ def test_cmd_vel_moves_the_default_robot(ros, bridge):
     publisher = ros.create_publisher(Twist, "cmd_vel", 10)
     spin_until(ros, lambda: publisher.get_subscription_count() > 0, what="the cmd_vel subscription")
     start_x = struct.unpack("<13f", latest_row(bridge, b"mobile/base_state/"))[0]
-    twist = Twist()
-    twist.linear.x = 0.3
-    # The bridge's reader may match this publisher a little after rclpy sees the match:
-    # publish until a twist reaches the legacy twist row (the bridge took it).
-    deadline = time.monotonic() + 20
-    while True:
-        assert time.monotonic() < deadline, "no cmd_vel reached the bridge"
-        publisher.publish(twist)
-        bridge.console("step 1")
-        if struct.unpack("<3f", latest_row(bridge, b"mobile/twist"))[0] > 0.29:
-            break
-    for _ in range(10):  # 0.2 s of sim time per twist, like a teleop node
-        publisher.publish(twist)
+
+    def send(speed):
+        """Publishes a twist until the bridge took it (its legacy twist row shows it): the
+        bridge's reader may match this publisher a little after rclpy sees the match, and a
+        loaded machine may deliver it after the next console command. (The row is written
+        by a step: one step of 2 ms each try.)"""
+        twist = Twist()
+        twist.linear.x = speed
+        deadline = time.monotonic() + 20
+        while True:
+            assert time.monotonic() < deadline, f"no cmd_vel of {speed} reached the bridge"
+            publisher.publish(twist)
+            bridge.console("step 1")
+            if abs(struct.unpack("<3f", latest_row(bridge, b"mobile/twist"))[0] - speed) < 1e-5:
+                return
+
+    speeds = [0.3 + 0.0005 * (i % 2) for i in range(10)]  # each differs from the one before
+    send(speeds[0])
+    for speed in speeds:  # 0.2 s of sim time per twist, like a teleop node
+        send(speed)
         bridge.console("step 100")
     moved = struct.unpack("<13f", latest_row(bridge, b"mobile/base_state/"))[0] - start_x
     assert moved == pytest.approx(0.6, abs=0.1), moved
