@@ -108,14 +108,7 @@ pub struct DdsConfig {
     /// the peers: `fastrtps` (rmw_fastrtps, the ROS 2 default), `cyclonedds`
     /// (rmw_cyclonedds), or `auto` (from `RMW_IMPLEMENTATION`, else fastrtps).
     pub service_mapping: ServiceMapping,
-    /// Remote participants the `/clock` participant discovers before a new one takes over
-    /// (RustDDS keeps some discovery data of each for as long as its topics live); unset:
-    /// `CLOCK_RENEW_AFTER`, 0: never.
-    pub clock_renew_after: Option<u32>,
 }
-
-/// See `DdsConfig::clock_renew_after`.
-pub const CLOCK_RENEW_AFTER: u32 = 100;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
