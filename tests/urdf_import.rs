@@ -634,7 +634,10 @@ fn a_urdf_declaring_no_actuator_gets_a_servo_per_moving_joint_unless_the_config_
     let timestep = plain.model.opt().timestep;
     let bandwidth = inertia * (2.0 * std::f64::consts::PI * 10.0).powi(2);
     let cap = inertia / timestep.powi(2);
-    assert!(bandwidth < 50.0 / 0.05 && 50.0 / 0.05 < cap, "{bandwidth} {cap}");
+    assert!(
+        bandwidth < 50.0 / 0.05 && 50.0 / 0.05 < cap,
+        "{bandwidth} {cap}"
+    );
     let kp = plain.model.actuator_gainprm()[servo][0];
     assert!((kp - 50.0 / 0.05).abs() < 1e-6, "{kp}");
     assert!(robot.servo_gains.as_deref().unwrap().contains("elbow kp"));
