@@ -418,7 +418,7 @@ class UserLoad:
         """`image_topic`: a callable giving the camera topic to subscribe (found by the churn)."""
         self.busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
         self.image_topic = image_topic
-        self.children = []
+        self.children = []  # (process, when it started)
         self.started = 0
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True) if processes else None
@@ -427,28 +427,27 @@ class UserLoad:
 
     def run(self):
         while not self.stopping.wait(1.0):
-            self.children.append(subprocess.Popen(
+            child = subprocess.Popen(
                 [sys.executable, "-c", SUBSCRIBER_PROCESS, "1.5", self.image_topic()],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.children.append((child, time.monotonic()))
             self.started += 1
             alive = []
-            for child, started in [(c, getattr(c, "_soak_started", None)) for c in self.children]:
-                if started is None:
-                    child._soak_started = time.monotonic()
+            for child, started in self.children:
                 if child.poll() is None:
                     # An rclpy process that hangs on its way out is let go after 10 s.
-                    if time.monotonic() - child._soak_started > 10.0:
+                    if time.monotonic() - started > 10.0:
                         child.kill()
                         child.wait()
                     else:
-                        alive.append(child)
+                        alive.append((child, started))
             self.children = alive
 
     def stop(self):
         self.stopping.set()
         if self.thread:
             self.thread.join()
-        for process in self.busy + self.children:
+        for process in self.busy + [child for child, _ in self.children]:
             process.kill()
             process.wait()
 
