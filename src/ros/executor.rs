@@ -7,9 +7,6 @@ use futures::executor::LocalSpawner;
 use futures::task::LocalSpawnExt;
 use std::sync::Arc;
 
-/// The niceness of work sent off the node's thread (world builds).
-const OFF_THE_NODE_NICE: u8 = 19;
-
 thread_local! {
     /// While the node starts one robot's tasks: their abort handles, so that the robot's
     /// subscriptions, actions and services end with it.
@@ -93,9 +90,7 @@ pub(super) async fn off_the_node<T: Send + 'static>(
     std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
-            // Background work (a world build takes a core for a while): the node's own
-            // thread, publishing /clock, comes first.
-            let _ = crate::sim::give_way(OFF_THE_NODE_NICE);
+            // At the node thread's niceness (inherited): a user waits for this answer.
             let _ = done.send(work());
         })
         .map_err(OffNode::Thread)?;

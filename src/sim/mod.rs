@@ -21,7 +21,7 @@ pub use commands::{
     Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped,
 };
 pub use physics::PauseCause;
-pub use priority::give_way;
+pub use priority::{Granted, give_way, raised_above_normal};
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;

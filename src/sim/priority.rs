@@ -28,6 +28,15 @@ impl fmt::Display for Granted {
     }
 }
 
+/// Whether a grant puts a thread above the normal weight (SCHED_FIFO or a raised niceness).
+pub fn raised_above_normal(granted: &Option<Granted>) -> bool {
+    match granted {
+        Some(Granted::Fifo(_)) => true,
+        Some(Granted::Nice(n)) => *n < 0,
+        _ => false,
+    }
+}
+
 /// The start's one line on what the threads that keep time got: `asked` the configured
 /// SCHED_FIFO priority, `got` the physics thread's grant, `refused` why it fell short.
 pub fn describe(asked: u8, got: Granted, refused: Option<&std::io::Error>) -> String {
