@@ -1,6 +1,7 @@
 //! Model loading and composition: every robot of the config becomes an `MjSpec`, attached to
 //! one world under its name prefix at its configured pose, compiled once into the `MjModel`
 //! the physics thread steps. Name maps tell, per robot, which MuJoCo ids are its own.
+pub mod asset_cache;
 mod cameras;
 mod declared_bases;
 pub mod declared_sensors;
@@ -59,6 +60,7 @@ pub fn init_mujoco() {
         // SAFETY: inside call_once no other thread of this program is using MuJoCo yet: every
         // entry point that loads a model calls this first.
         unsafe { mujoco_rs::logging::set_log_handler(crate::logging::mujoco_message) };
+        asset_cache::keep_none();
         let dir = std::env::var("MUJOCO_PLUGIN_DIR")
             .unwrap_or_else(|_| env!("MUJOCO_BRIDGE_PLUGIN_DIR").to_string());
         if std::path::Path::new(&dir).is_dir() {
@@ -137,10 +139,6 @@ fn build(
     export: Option<&export::AssetCopy>,
 ) -> InputResult<(World, Option<MjSpec>)> {
     init_mujoco();
-    // MuJoCo keeps decoded meshes and textures between compiles (500 MB by default): as much
-    // as the config allows, none by default (a world of meshes held them all for good).
-    mujoco_rs::wrappers::mj_cache::MjCache::current()
-        .set_capacity(config.world.asset_cache_mb as usize * (1 << 20));
     let mut world = MjSpec::from_xml_string(&world_xml(config))
         .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
     if let Some(assets) = export {

@@ -12,6 +12,13 @@
 //! sends an image. The thread runs one SCHED_FIFO level under the physics thread (or at its
 //! raised niceness), and the participant's threads, started from it, inherit that. A send
 //! that finds the reliable window full is counted as failed and never waits.
+//!
+//! RustDDS keeps what discovery learned of every remote endpoint for as long as its topic
+//! lives anywhere (its topic table is pruned per topic, not per participant gone): about
+//! 14 KB for each participant that came and went (heaptrack of the soak). So after
+//! `ros.dds.clock_renew_after` newcomers a new participant is made, and takes over once it
+//! has found every /clock reader the old one knows; the old one goes, and what it held with
+//! it. One that does not find them all in `RENEWAL_MATCH_WAIT` is given up, never sent from.
 use super::Error;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
 use super::names::Names;
@@ -20,10 +27,16 @@ use super::outputs::every::Every;
 use crate::config::DdsConfig;
 use crate::sim::SimHandle;
 use crate::sim::priority;
+use ros2_client::dds::rustdds::{
+    DomainParticipantStatusEvent, DomainParticipantStatusListener, GUID, StatusEvented,
+    TopicDescription,
+};
 use ros2_client::qos::{Durability, History, WhenFull};
 use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -32,8 +45,19 @@ const WHILE_PAUSED: Duration = Duration::from_millis(100);
 const LONGEST_WAIT: Duration = Duration::from_millis(50);
 /// Samples kept for retransmission to a reliable reader that missed some.
 const HISTORY: usize = 100;
+/// How often the participant's newcomers are counted (and a renewal moves on).
+const RENEWAL_CHECK: Duration = Duration::from_secs(1);
+/// How long a new participant may take to find the old one's readers before it is given
+/// up. A reader that left without saying so stays known to the old one until its lease
+/// ends (20 s for Fast DDS peers), so the set is taken again at each check.
+const RENEWAL_MATCH_WAIT: Duration = Duration::from_secs(30);
+/// How long the old participant goes on after the new one found every reader: a reader
+/// learns of the new writer about when the writer learns of it, not at the same moment (in
+/// a test a reader waited over 1 s for /clock when the new one took over at once).
+const RENEWAL_SETTLE: Duration = Duration::from_secs(2);
 
 /// Where and how /clock goes out.
+#[derive(Clone)]
 pub struct ClockSettings {
     /// Messages a second at most (0: none).
     pub hz: f64,
@@ -42,6 +66,8 @@ pub struct ClockSettings {
     pub dds: DdsConfig,
     /// `sim.realtime_priority`: the thread asks for one level less.
     pub realtime_priority: u8,
+    /// Remote participants discovered after which a new participant takes over (0: never).
+    pub renew_after: u32,
 }
 
 /// The clock's thread; dropping it stops the thread and waits for it.
@@ -77,7 +103,8 @@ impl ClockThread {
                         return;
                     }
                 };
-                run(&handle, &writer, &stopping, &rate, &publishing);
+                let renewal = Renewal::new(settings);
+                run(&handle, writer, renewal, &stopping, &rate, &publishing);
             })
             .map_err(|e| Error::from(format!("/clock thread: {e}")))?;
         let clock = Self {
@@ -122,7 +149,8 @@ fn raise(realtime_priority: u8) {
 /// The loop: due at the rate, sent when the time moved (or stood still for WHILE_PAUSED).
 fn run(
     handle: &SimHandle,
-    writer: &ClockWriter,
+    mut writer: ClockWriter,
+    mut renewal: Renewal,
     stopping: &AtomicBool,
     rate: &AtomicU64,
     publishing: &PublishCounters,
@@ -130,6 +158,7 @@ fn run(
     let mut pacing = Pacing::new(f64::from_bits(rate.load(Ordering::Relaxed)));
     let mut message = ClockMsg::default();
     while !stopping.load(Ordering::Relaxed) {
+        renewal.check(&mut writer, Instant::now());
         pacing.follow_rate(f64::from_bits(rate.load(Ordering::Relaxed)));
         let wait = pacing.wait(Instant::now());
         if !wait.is_zero() {
@@ -144,12 +173,146 @@ fn run(
     }
 }
 
+/// Counts the clock participant's newcomers and, after `renew_after`, has a new participant
+/// made (on a thread of its own, at the clock's priority), lets it find the old one's
+/// readers, then swaps it in and drops the old one on another thread.
+struct Renewal {
+    settings: ClockSettings,
+    next_check: Instant,
+    newcomers: u32,
+    state: Renewing,
+}
+
+enum Renewing {
+    Counting,
+    Making(Receiver<Result<ClockWriter, Error>>),
+    /// `next` waits, silent, until it has found every reader the old one knows and
+    /// `RENEWAL_SETTLE` more (sending from both could show a reader a retransmitted older time
+    /// after a newer one).
+    Matching {
+        next: Box<ClockWriter>,
+        since: Instant,
+        found_since: Option<Instant>,
+    },
+}
+
+impl Renewal {
+    fn new(settings: ClockSettings) -> Self {
+        Self {
+            settings,
+            next_check: Instant::now() + RENEWAL_CHECK,
+            newcomers: 0,
+            state: Renewing::Counting,
+        }
+    }
+
+    /// Moves the renewal on, at most every `RENEWAL_CHECK`.
+    fn check(&mut self, writer: &mut ClockWriter, now: Instant) {
+        if now < self.next_check || self.settings.renew_after == 0 {
+            return;
+        }
+        self.next_check = now + RENEWAL_CHECK;
+        self.newcomers = self.newcomers.saturating_add(writer.newcomers());
+        self.state = match std::mem::replace(&mut self.state, Renewing::Counting) {
+            Renewing::Counting if self.newcomers >= self.settings.renew_after => self.make(),
+            Renewing::Counting => Renewing::Counting,
+            Renewing::Making(made) => match made.try_recv() {
+                Ok(Ok(next)) => Renewing::Matching {
+                    next: Box::new(next),
+                    since: now,
+                    found_since: None,
+                },
+                Ok(Err(e)) => {
+                    log::warn!("/clock: a new DDS participant could not be made: {e}");
+                    self.newcomers = 0;
+                    Renewing::Counting
+                }
+                Err(TryRecvError::Empty) => Renewing::Making(made),
+                Err(TryRecvError::Disconnected) => Renewing::Counting,
+            },
+            Renewing::Matching {
+                next,
+                since,
+                found_since,
+            } => {
+                let missing = writer.readers().difference(&next.readers()).count();
+                let found_since = (missing == 0).then(|| found_since.unwrap_or(now));
+                if found_since.is_some_and(|found| now - found >= RENEWAL_SETTLE) {
+                    self.take_over(writer, next);
+                    Renewing::Counting
+                } else if now - since >= RENEWAL_MATCH_WAIT {
+                    self.give_up(next, missing);
+                    Renewing::Counting
+                } else {
+                    Renewing::Matching {
+                        next,
+                        since,
+                        found_since,
+                    }
+                }
+            }
+        };
+    }
+
+    fn make(&self) -> Renewing {
+        let (made, receive) = std::sync::mpsc::channel();
+        let settings = self.settings.clone();
+        let spawned = std::thread::Builder::new()
+            .name("ros-clock-new".into())
+            .spawn(move || {
+                raise(settings.realtime_priority);
+                let _ = made.send(ClockWriter::create(&settings));
+            });
+        match spawned {
+            Ok(_) => Renewing::Making(receive),
+            Err(_) => Renewing::Counting,
+        }
+    }
+
+    /// Sends from `next` from now on: it found every reader the old one knows.
+    fn take_over(&mut self, writer: &mut ClockWriter, next: Box<ClockWriter>) {
+        let old = std::mem::replace(writer, *next);
+        log::info!(
+            "/clock: a new DDS participant took over after {} participants were discovered",
+            self.newcomers
+        );
+        self.newcomers = 0;
+        drop_aside(old);
+    }
+
+    /// Keeps sending from the current participant: a reader that `next` did not find would
+    /// get no /clock from it (seen: a reader waited 95 s for the renewal after). Tried again
+    /// after as many newcomers.
+    fn give_up(&mut self, next: Box<ClockWriter>, missing: usize) {
+        log::warn!(
+            "/clock: a new DDS participant did not find {missing} of the current one's readers \
+             in {} s; the current one goes on sending, renewal is tried again after {} more \
+             participants",
+            RENEWAL_MATCH_WAIT.as_secs(),
+            self.settings.renew_after
+        );
+        self.newcomers = 0;
+        drop_aside(*next);
+    }
+}
+
+/// Drops a participant on a thread of its own: it joins its threads as it drops, which is
+/// not for the clock's thread to wait on.
+fn drop_aside(participant: ClockWriter) {
+    let _ = std::thread::Builder::new()
+        .name("ros-clock-old".into())
+        .spawn(move || drop(participant));
+}
+
 /// The clock's own participant, node (`<node>_clock`, so graph tools name its publisher)
 /// and writer. Fields drop in order: the writer, then the node, then the participant.
 struct ClockWriter {
     publisher: ros2_client::Publisher<ClockMsg>,
+    /// The DDS topic's name (`rt/clock`), to find its readers.
+    topic: String,
+    status: DomainParticipantStatusListener,
     _node: ros2_client::Node,
-    _context: Context,
+    context: Context,
 }
 
 impl ClockWriter {
@@ -190,14 +353,39 @@ impl ClockWriter {
             .map_err(|e| fail("writer", &e))?;
         Ok(Self {
             publisher,
+            topic: topic.name(),
+            status: context.domain_participant().status_listener(),
             _node: node,
-            _context: context,
+            context,
         })
     }
 
     /// Whether the sample went out (a full reliable window drops it).
     fn send(&self, message: &ClockMsg) -> bool {
         self.publisher.publish(message.clone()).is_ok()
+    }
+
+    /// Remote participants discovered since the last call.
+    fn newcomers(&self) -> u32 {
+        std::iter::from_fn(|| self.status.try_recv_status())
+            .filter(|e| {
+                matches!(
+                    e,
+                    DomainParticipantStatusEvent::ParticipantDiscovered { .. }
+                )
+            })
+            .count() as u32
+    }
+
+    /// The remote readers of /clock that discovery knows.
+    fn readers(&self) -> BTreeSet<GUID> {
+        self.context
+            .domain_participant()
+            .discovered_readers()
+            .into_iter()
+            .filter(|r| r.subscription_topic_data.topic_name == self.topic)
+            .map(|r| r.reader_proxy.remote_reader_guid)
+            .collect()
     }
 }
 

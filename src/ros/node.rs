@@ -89,6 +89,11 @@ impl RosNode {
             names: super::names::Names::new(&remaps),
             dds: config.ros.dds.clone(),
             realtime_priority: config.sim.realtime_priority,
+            renew_after: config
+                .ros
+                .dds
+                .clock_renew_after
+                .unwrap_or(crate::config::CLOCK_RENEW_AFTER),
         };
         let clock =
             ClockThread::start(handle.clone(), settings, publishing.clone()).map_err(|error| {

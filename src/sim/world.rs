@@ -370,6 +370,7 @@ impl WorldEdit<'_> {
         }
         let started = std::time::Instant::now();
         let current = self.world.clone();
+        crate::model::asset_cache::hold_for_changes(config.world.asset_cache_mb);
         let world = crate::model::build_world(&config)?;
         check(&world, &config)?;
         let plans = handle.plan_world(&world)?;

@@ -46,6 +46,43 @@ def test_clock_is_published_from_the_start_also_while_paused_and_follows_sim_tim
     assert stamps[-1] == pytest.approx(1.0, abs=1e-9), "matches the sim time of the last step"
 
 
+def test_a_new_clock_participant_takes_over_without_a_break_after_newcomers(ros):
+    """RustDDS keeps discovery data of each participant that came and went for as long as its
+    topics live: after `ros.dds.clock_renew_after` newcomers a new /clock participant is made
+    and takes over once it found the readers, and a subscriber's /clock goes on."""
+    bridge = Bridge("default.yaml", ["--set", "ros.dds.clock_renew_after=3"])
+    try:
+        received = []  # (wall time, sim time)
+        ros.create_subscription(
+            Clock, "/clock",
+            lambda m: received.append((time.monotonic(), m.clock.sec + m.clock.nanosec * 1e-9)), 10)
+        spin_until(ros, lambda: received, what="/clock")
+        bridge.console("run 100000")
+        took_over = lambda: "a new DDS participant took over" in bridge.log_so_far()
+        deadline = time.monotonic() + 60
+        while not took_over():
+            assert time.monotonic() < deadline, "no new /clock participant after the newcomers"
+            newcomer = rclpy.context.Context()  # a participant of its own, as a new process has
+            rclpy.init(context=newcomer)
+            node = rclpy.create_node("newcomer", context=newcomer)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                rclpy.spin_once(ros, timeout_sec=0.05)
+            node.destroy_node()
+            rclpy.shutdown(context=newcomer)
+        renewed_at = time.monotonic()
+        spin_until(ros, lambda: received[-1][0] > renewed_at + 1.0, what="/clock after the renewal")
+        log = bridge.log_so_far()
+        assert "did not find" not in log, log
+        times = [t for _, t in received]
+        assert all(b >= a for a, b in zip(times, times[1:])), "monotonic across the renewal"
+        assert times[-1] > max(t for w, t in received if w <= renewed_at), "the time moves on"
+        gaps = [b - a for (a, _), (b, _) in zip(received, received[1:])]
+        assert max(gaps) < 1.0, f"longest wait for /clock {max(gaps):.3f} s"
+    finally:
+        bridge.close()
+
+
 def test_the_node_is_in_the_ros_graph_under_its_name_and_namespace(ros):
     bridge = Bridge("default.yaml", ["--ros-args", "-r", "__ns:=/sim"])
     try:

@@ -83,8 +83,10 @@ pub struct RosConfig {
     pub wrench_duration: f64,
     /// Length of a contact marker's force arrow per newton (meters).
     pub contact_force_scale: f64,
-    /// Niceness (0-19) of the node's thread and of the middleware threads it starts: when
-    /// the CPUs are busy the physics thread comes first and the publishers give way.
+    /// Niceness (0-19) of the node's thread and of the threads it starts (middleware, world
+    /// builds) where the physics thread runs at the normal weight: when the CPUs are busy
+    /// physics comes first and the publishers give way. Where physics got SCHED_FIFO or a
+    /// raised niceness, they keep the normal weight.
     pub nice: u8,
     /// The network of the pure-Rust DDS backend (feature `dds`); with rcl, the RMW and its
     /// environment variables decide these.
@@ -108,7 +110,14 @@ pub struct DdsConfig {
     /// the peers: `fastrtps` (rmw_fastrtps, the ROS 2 default), `cyclonedds`
     /// (rmw_cyclonedds), or `auto` (from `RMW_IMPLEMENTATION`, else fastrtps).
     pub service_mapping: ServiceMapping,
+    /// Remote participants the `/clock` participant discovers before a new one takes over
+    /// (RustDDS keeps some discovery data of each for as long as its topics live); unset:
+    /// `CLOCK_RENEW_AFTER`, 0: never.
+    pub clock_renew_after: Option<u32>,
 }
+
+/// See `DdsConfig::clock_renew_after`.
+pub const CLOCK_RENEW_AFTER: u32 = 100;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,7 +1,7 @@
 //! `world:` (what surrounds the robots) and `sim:` (how the physics thread runs).
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorldConfig {
     /// Physics timestep in seconds; default: the first robot's model value.
@@ -17,10 +17,10 @@ pub struct WorldConfig {
     /// `GetAvailableWorlds`) and spawnable models (`GetSpawnables`).
     #[serde(default)]
     pub search_paths: Vec<String>,
-    /// MB of decoded meshes and textures MuJoCo keeps between builds of the world (a spawn, a
-    /// delete or a load builds it again): faster world changes for memory held for good.
-    /// 0 keeps none.
-    #[serde(default)]
+    /// MB of decoded meshes and textures MuJoCo keeps between builds of the world while it
+    /// changes (a spawn, a delete or a load builds it again), let go of 30 s after the last
+    /// change. 0 keeps none.
+    #[serde(default = "default_asset_cache_mb")]
     pub asset_cache_mb: u32,
 }
 
@@ -136,4 +136,21 @@ fn default_catch_up() -> f64 {
 }
 fn default_stats_period() -> f64 {
     5.0
+}
+
+fn default_asset_cache_mb() -> u32 {
+    256
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            timestep: None,
+            gravity: None,
+            floor: false,
+            light: false,
+            search_paths: Vec::new(),
+            asset_cache_mb: default_asset_cache_mb(),
+        }
+    }
 }
