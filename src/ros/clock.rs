@@ -13,12 +13,21 @@
 //! raised niceness), and the participant's threads, started from it, inherit that. A send
 //! that finds the reliable window full is counted as failed and never waits.
 //!
-//! RustDDS keeps what discovery learned of every remote endpoint for as long as its topic
-//! lives anywhere (its topic table is pruned per topic, not per participant gone): about
-//! 14 KB for each participant that came and went (heaptrack of the soak). So after
-//! `ros.dds.clock_renew_after` newcomers a new participant is made, and takes over once it
-//! has found every /clock reader the old one knows; the old one goes, and what it held with
-//! it. One that does not find them all in `RENEWAL_MATCH_WAIT` is given up, never sent from.
+//! RustDDS keeps the topic data of every remote endpoint it learned of for as long as its
+//! topic lives anywhere (its topic table is pruned per topic, not per endpoint or
+//! participant gone): about 14 KB for each participant that came and went (heaptrack of the
+//! soak), some hundred bytes for each subscription a live process made and dropped. So once
+//! `ros.dds.clock_renew_after` remote endpoints have come and gone a new participant is
+//! made, and takes over once it has found every /clock reader the old one knows; the old one
+//! goes, and what it held with it. One that does not find them all in `RENEWAL_MATCH_WAIT`
+//! is given up, never sent from.
+//!
+//! A reliable RustDDS writer holds every sample some reader has not acknowledged, and once
+//! `WINDOW` are held every send fails, for every reader: a reader that stopped (a process
+//! stopped in a debugger) or whose acknowledgements do not arrive would stop /clock for all
+//! until its participant's lease ends, or for good. A send that finds the window full makes
+//! the writer anew, which the readers that answer match at once (they know the
+//! participant); at 500 Hz that is 16 s after the reader stopped answering.
 use super::Error;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
 use super::names::Names;
@@ -28,11 +37,11 @@ use crate::config::DdsConfig;
 use crate::sim::SimHandle;
 use crate::sim::priority;
 use ros2_client::dds::rustdds::{
-    DomainParticipantStatusEvent, DomainParticipantStatusListener, GUID, StatusEvented,
+    DomainParticipantStatusEvent, DomainParticipantStatusListener, GUID, StatusEvented, Topic,
     TopicDescription,
 };
 use ros2_client::qos::{Durability, History, WhenFull};
-use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile};
+use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile, WriteError};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,7 +54,10 @@ const WHILE_PAUSED: Duration = Duration::from_millis(100);
 const LONGEST_WAIT: Duration = Duration::from_millis(50);
 /// Samples kept for retransmission to a reliable reader that missed some.
 const HISTORY: usize = 100;
-/// How often the participant's newcomers are counted (and a renewal moves on).
+/// Samples not yet acknowledged by every reliable reader after which a send fails (RustDDS's
+/// reliable window, its default: ros2-client sets no resource limits).
+const WINDOW: usize = 8192;
+/// How often the participant's departed endpoints are counted (and a renewal moves on).
 const RENEWAL_CHECK: Duration = Duration::from_secs(1);
 /// How long a new participant may take to find the old one's readers before it is given
 /// up. A reader that left without saying so stays known to the old one until its lease
@@ -66,7 +78,7 @@ pub struct ClockSettings {
     pub dds: DdsConfig,
     /// `sim.realtime_priority`: the thread asks for one level less.
     pub realtime_priority: u8,
-    /// Remote participants discovered after which a new participant takes over (0: never).
+    /// Remote endpoints come and gone after which a new participant takes over (0: never).
     pub renew_after: u32,
 }
 
@@ -168,18 +180,22 @@ fn run(
         let sim_time = handle.sim_time();
         if pacing.send(Instant::now(), sim_time) {
             message.clock = super::convert::time(sim_time);
-            publishing.count(writer.send(&message));
+            let sent = writer.send(&message);
+            publishing.count(sent == Sent::Out);
+            if sent == Sent::WindowFull {
+                writer.replace_writer();
+            }
         }
     }
 }
 
-/// Counts the clock participant's newcomers and, after `renew_after`, has a new participant
-/// made (on a thread of its own, at the clock's priority), lets it find the old one's
-/// readers, then swaps it in and drops the old one on another thread.
+/// Counts the remote endpoints the clock participant saw come and go and, after
+/// `renew_after`, has a new participant made (on a thread of its own, at the clock's
+/// priority), lets it find the old one's readers, then swaps it in and drops the old one on
+/// another thread.
 struct Renewal {
     settings: ClockSettings,
     next_check: Instant,
-    newcomers: u32,
     state: Renewing,
 }
 
@@ -201,7 +217,6 @@ impl Renewal {
         Self {
             settings,
             next_check: Instant::now() + RENEWAL_CHECK,
-            newcomers: 0,
             state: Renewing::Counting,
         }
     }
@@ -212,9 +227,12 @@ impl Renewal {
             return;
         }
         self.next_check = now + RENEWAL_CHECK;
-        self.newcomers = self.newcomers.saturating_add(writer.newcomers());
+        let departed = writer.departed();
+        if let Renewing::Matching { next, .. } = &mut self.state {
+            next.departed();
+        }
         self.state = match std::mem::replace(&mut self.state, Renewing::Counting) {
-            Renewing::Counting if self.newcomers >= self.settings.renew_after => self.make(),
+            Renewing::Counting if departed >= self.settings.renew_after => self.make(),
             Renewing::Counting => Renewing::Counting,
             Renewing::Making(made) => match made.try_recv() {
                 Ok(Ok(next)) => Renewing::Matching {
@@ -224,7 +242,7 @@ impl Renewal {
                 },
                 Ok(Err(e)) => {
                     log::warn!("/clock: a new DDS participant could not be made: {e}");
-                    self.newcomers = 0;
+                    writer.departures.gone = 0;
                     Renewing::Counting
                 }
                 Err(TryRecvError::Empty) => Renewing::Making(made),
@@ -241,7 +259,7 @@ impl Renewal {
                     self.take_over(writer, next);
                     Renewing::Counting
                 } else if now - since >= RENEWAL_MATCH_WAIT {
-                    self.give_up(next, missing);
+                    self.give_up(writer, next, missing);
                     Renewing::Counting
                 } else {
                     Renewing::Matching {
@@ -273,25 +291,25 @@ impl Renewal {
     fn take_over(&mut self, writer: &mut ClockWriter, next: Box<ClockWriter>) {
         let old = std::mem::replace(writer, *next);
         log::info!(
-            "/clock: a new DDS participant took over after {} participants were discovered",
-            self.newcomers
+            "/clock: a new DDS participant took over after {} remote readers and writers came \
+             and went",
+            old.departures.gone
         );
-        self.newcomers = 0;
         drop_aside(old);
     }
 
     /// Keeps sending from the current participant: a reader that `next` did not find would
     /// get no /clock from it (seen: a reader waited 95 s for the renewal after). Tried again
-    /// after as many newcomers.
-    fn give_up(&mut self, next: Box<ClockWriter>, missing: usize) {
+    /// after as many departures.
+    fn give_up(&mut self, writer: &mut ClockWriter, next: Box<ClockWriter>, missing: usize) {
         log::warn!(
             "/clock: a new DDS participant did not find {missing} of the current one's readers \
              in {} s; the current one goes on sending, renewal is tried again after {} more \
-             participants",
+             remote readers and writers come and go",
             RENEWAL_MATCH_WAIT.as_secs(),
             self.settings.renew_after
         );
-        self.newcomers = 0;
+        writer.departures.gone = 0;
         drop_aside(*next);
     }
 }
@@ -308,11 +326,23 @@ fn drop_aside(participant: ClockWriter) {
 /// and writer. Fields drop in order: the writer, then the node, then the participant.
 struct ClockWriter {
     publisher: ros2_client::Publisher<ClockMsg>,
-    /// The DDS topic's name (`rt/clock`), to find its readers.
-    topic: String,
+    node: ros2_client::Node,
+    /// The DDS topic, to make a writer anew and find its readers.
+    topic: Topic,
+    names: Names,
     status: DomainParticipantStatusListener,
-    _node: ros2_client::Node,
+    departures: Departures,
     context: Context,
+}
+
+/// What became of a sample.
+#[derive(Debug, PartialEq, Eq)]
+enum Sent {
+    Out,
+    /// Not sent (the writer was closing, or the sample could not be serialized).
+    Failed,
+    /// Not sent: `WINDOW` samples wait for a reader's acknowledgement.
+    WindowFull,
 }
 
 impl ClockWriter {
@@ -324,7 +354,24 @@ impl ClockWriter {
         let participant = super::participant::build(domain, addresses)?;
         let context =
             Context::from_domain_participant(participant).map_err(|e| fail("context", &e))?;
-        let names = &settings.names;
+        let (node, topic, publisher) = Self::node_and_writer(&context, &settings.names)?;
+        Ok(Self {
+            publisher,
+            node,
+            topic,
+            names: settings.names.clone(),
+            status: context.domain_participant().status_listener(),
+            departures: Departures::default(),
+            context,
+        })
+    }
+
+    fn node_and_writer(
+        context: &Context,
+        names: &Names,
+    ) -> Result<(ros2_client::Node, Topic, ros2_client::Publisher<ClockMsg>), Error> {
+        let fail =
+            |what: &str, e: &dyn std::fmt::Display| Error::from(format!("/clock {what}: {e}"));
         let node_name = NodeName::new(names.namespace(), &format!("{}_clock", names.node()))
             .map_err(|e| fail("node name", &e))?;
         let options = NodeOptions::new()
@@ -351,41 +398,99 @@ impl ClockWriter {
         let publisher = node
             .create_publisher(&topic, None)
             .map_err(|e| fail("writer", &e))?;
-        Ok(Self {
-            publisher,
-            topic: topic.name(),
-            status: context.domain_participant().status_listener(),
-            _node: node,
-            context,
-        })
+        Ok((node, topic, publisher))
     }
 
-    /// Whether the sample went out (a full reliable window drops it).
-    fn send(&self, message: &ClockMsg) -> bool {
-        self.publisher.publish(message.clone()).is_ok()
+    fn send(&self, message: &ClockMsg) -> Sent {
+        match self.publisher.publish(message.clone()) {
+            Ok(()) => Sent::Out,
+            Err(WriteError::WouldBlock { .. }) => Sent::WindowFull,
+            Err(_) => Sent::Failed,
+        }
     }
 
-    /// Remote participants discovered since the last call.
-    fn newcomers(&self) -> u32 {
-        std::iter::from_fn(|| self.status.try_recv_status())
-            .filter(|e| {
-                matches!(
-                    e,
-                    DomainParticipantStatusEvent::ParticipantDiscovered { .. }
-                )
-            })
-            .count() as u32
+    /// A new node and writer on the same participant, in place of ones whose window a
+    /// reader that acknowledges nothing has filled; the readers that answer match it at
+    /// once (they know the participant).
+    fn replace_writer(&mut self) {
+        match Self::node_and_writer(&self.context, &self.names) {
+            Ok((node, topic, publisher)) => {
+                log::warn!(
+                    "/clock: {WINDOW} messages waited for a reader's acknowledgement (a \
+                     stopped process, or acknowledgements lost); the writer was made anew"
+                );
+                self.publisher = publisher;
+                self.node = node;
+                self.topic = topic;
+            }
+            Err(e) => log::warn!("/clock: a full writer could not be made anew: {e}"),
+        }
+    }
+
+    /// The remote endpoints seen come and go since this participant was made (or since a
+    /// renewal was given up).
+    fn departed(&mut self) -> u32 {
+        while let Some(event) = self.status.try_recv_status() {
+            self.departures.note(&event);
+        }
+        self.departures.gone
     }
 
     /// The remote readers of /clock that discovery knows.
     fn readers(&self) -> BTreeSet<GUID> {
+        let topic = self.topic.name();
         self.context
             .domain_participant()
             .discovered_readers()
             .into_iter()
-            .filter(|r| r.subscription_topic_data.topic_name == self.topic)
+            .filter(|r| r.subscription_topic_data.topic_name == topic)
             .map(|r| r.reader_proxy.remote_reader_guid)
             .collect()
+    }
+}
+
+/// The remote endpoints a participant learned of, and how many of those have gone since
+/// (readers and writers that left, and those of participants that left).
+#[derive(Default)]
+struct Departures {
+    known: BTreeSet<GUID>,
+    gone: u32,
+}
+
+impl Departures {
+    fn note(&mut self, event: &DomainParticipantStatusEvent) {
+        use DomainParticipantStatusEvent as Event;
+        match event {
+            Event::ReaderDetected { reader: endpoint }
+            | Event::WriterDetected { writer: endpoint } => self.arrived(endpoint.guid),
+            Event::ReaderLost { guid, .. } | Event::WriterLost { guid, .. } => self.left(*guid),
+            Event::ParticipantLost { id, .. } => self.participant_left(GUID {
+                prefix: *id,
+                ..GUID::GUID_UNKNOWN
+            }),
+            _ => {}
+        }
+    }
+
+    fn arrived(&mut self, endpoint: GUID) {
+        self.known.insert(endpoint);
+    }
+
+    fn left(&mut self, endpoint: GUID) {
+        self.forget(|known| *known == endpoint)
+    }
+
+    /// Its endpoints went with it, each without an event of its own. `participant`: any GUID
+    /// with its prefix.
+    fn participant_left(&mut self, participant: GUID) {
+        self.forget(|known| known.prefix == participant.prefix)
+    }
+
+    fn forget(&mut self, gone: impl Fn(&GUID) -> bool) {
+        let before = self.known.len();
+        self.known.retain(|known| !gone(known));
+        let forgotten = u32::try_from(before - self.known.len()).unwrap_or(u32::MAX);
+        self.gone = self.gone.saturating_add(forgotten);
     }
 }
 
@@ -463,6 +568,32 @@ mod tests {
         assert!(pacing.send(due + WHILE_PAUSED, 0.004));
         // A reset sends its earlier time at once.
         assert!(pacing.send(due + WHILE_PAUSED + Duration::from_millis(10), 0.0));
+    }
+
+    #[test]
+    fn departures_count_endpoints_that_left_alone_or_with_their_participant() {
+        let endpoint = |process: &[u8; 12], key: u8| {
+            let mut bytes = [0x04; 16];
+            bytes[..12].copy_from_slice(process);
+            bytes[14] = key;
+            GUID::from_bytes(bytes)
+        };
+        let mut departures = Departures::default();
+        for key in 1..=3 {
+            departures.arrived(endpoint(b"process_one_", key));
+            departures.arrived(endpoint(b"process_two_", key));
+        }
+        // Seen again (a discovery update): still one endpoint.
+        departures.arrived(endpoint(b"process_one_", 1));
+        departures.left(endpoint(b"process_one_", 2));
+        departures.left(endpoint(b"process_one_", 2));
+        assert_eq!(departures.gone, 1);
+        departures.participant_left(endpoint(b"process_two_", 0));
+        assert_eq!(departures.gone, 4);
+        assert_eq!(departures.known.len(), 2);
+        // An endpoint never seen arriving is not counted.
+        departures.left(endpoint(b"process_six_", 1));
+        assert_eq!(departures.gone, 4);
     }
 
     #[test]

@@ -3,7 +3,11 @@ wheels, inside the private network namespace the suite runs in
 (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)."""
 import math
 import os
+import select
+import signal
 import struct
+import subprocess
+import sys
 import time
 
 import pytest
@@ -47,9 +51,10 @@ def test_clock_is_published_from_the_start_also_while_paused_and_follows_sim_tim
 
 
 def test_a_new_clock_participant_takes_over_without_a_break_after_newcomers(ros):
-    """RustDDS keeps discovery data of each participant that came and went for as long as its
-    topics live: after `ros.dds.clock_renew_after` newcomers a new /clock participant is made
-    and takes over once it found the readers, and a subscriber's /clock goes on."""
+    """RustDDS keeps discovery data of each reader and writer that came and went for as long
+    as its topic lives: after `ros.dds.clock_renew_after` of them (here a participant that
+    leaves, with its own) a new /clock participant is made and takes over once it found the
+    readers, and a subscriber's /clock goes on."""
     bridge = Bridge("default.yaml", ["--set", "ros.dds.clock_renew_after=3"])
     try:
         received = []  # (wall time, sim time)
@@ -80,6 +85,52 @@ def test_a_new_clock_participant_takes_over_without_a_break_after_newcomers(ros)
         gaps = [b - a for (a, _), (b, _) in zip(received, received[1:])]
         assert max(gaps) < 1.0, f"longest wait for /clock {max(gaps):.3f} s"
     finally:
+        bridge.close()
+
+
+STOPPED_READER = """
+import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+rclpy.init()
+node = rclpy.create_node("reader_to_stop")
+got = []
+node.create_subscription(Clock, "/clock", got.append, QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+while not got:
+    rclpy.spin_once(node, timeout_sec=0.1)
+print("receiving", flush=True)
+while True:
+    rclpy.spin_once(node, timeout_sec=0.1)
+"""
+
+
+def test_a_stopped_reader_does_not_stop_the_clock_of_the_others(ros):
+    """A reliable RustDDS writer keeps what a reader has not acknowledged, and with its window
+    (8192 messages) full sends to nobody: a reliable /clock reader in a process stopped (as
+    in a debugger) would stop every node's /clock until its lease ends. The writer is made
+    anew instead, and the others' /clock goes on."""
+    bridge = Bridge("default.yaml", ["--set", "ros.rates.clock=2000"])
+    stopped = subprocess.Popen([sys.executable, "-c", STOPPED_READER], stdout=subprocess.PIPE, text=True)
+    try:
+        received = []  # wall times
+        reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+        ros.create_subscription(Clock, "/clock", lambda _: received.append(time.monotonic()), reliable)
+        bridge.console("run 100000000 fast")
+        ready, _, _ = select.select([stopped.stdout], [], [], 60)
+        assert ready and stopped.stdout.readline().strip() == "receiving", "the reader to stop got no /clock"
+        spin_until(ros, lambda: received, what="/clock")
+        os.kill(stopped.pid, signal.SIGSTOP)
+        stopped_at = time.monotonic()
+        made_anew = lambda: "the writer was made anew" in bridge.log_so_far()
+        # 8192 messages at 2000 a second: about 4 s.
+        spin_until(ros, made_anew, what="the writer made anew", timeout=30)
+        then = time.monotonic()
+        spin_until(ros, lambda: received[-1] > then + 2.0, what="/clock after the writer was made anew")
+        waits = [b - a for a, b in zip(received, received[1:]) if a >= stopped_at]
+        assert max(waits) < 1.0, f"longest wait for /clock after the reader stopped: {max(waits):.3f} s"
+    finally:
+        stopped.kill()
+        stopped.wait()
         bridge.close()
 
 

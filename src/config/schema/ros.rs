@@ -110,17 +110,15 @@ pub struct DdsConfig {
     /// the peers: `fastrtps` (rmw_fastrtps, the ROS 2 default), `cyclonedds`
     /// (rmw_cyclonedds), or `auto` (from `RMW_IMPLEMENTATION`, else fastrtps).
     pub service_mapping: ServiceMapping,
-    /// Remote participants the `/clock` participant discovers before a new one takes over
-    /// (RustDDS keeps some discovery data of each for as long as its topics live); unset:
+    /// Remote readers and writers the `/clock` participant sees come and go (a participant
+    /// that leaves takes its own with it) before a new one takes over: RustDDS keeps the
+    /// topic data of each for as long as its topic lives elsewhere; unset:
     /// `CLOCK_RENEW_AFTER`, 0: never.
     pub clock_renew_after: Option<u32>,
 }
 
-/// See `DdsConfig::clock_renew_after`. Off by default: in a 30-minute Go1 soak (a subscriber
-/// process every second, renewal after 100) one of 13 takeovers was followed, 16 s later,
-/// by 79 s without /clock at the soak's reader, until the next takeover; memory grows
-/// without it (about 14 KB per participant that came and went).
-pub const CLOCK_RENEW_AFTER: u32 = 0;
+/// See `DdsConfig::clock_renew_after`: some hundred bytes each, about 1 MB held at most.
+pub const CLOCK_RENEW_AFTER: u32 = 2000;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
