@@ -711,7 +711,8 @@ def main():
     parser.add_argument("--max-memory-mb", type=float, default=8000.0,
                         help="stop early when the bridge holds more (a leaking build would take the machine)")
     parser.add_argument("--json", help="also write the figures to this file (one entry per case)")
-    parser.add_argument("--log", help="write the bridge's log of the last case to this file")
+    parser.add_argument("--log", help="write the bridge's log to this file (one per case, named "
+                                      "FILE-CASE, when there are several)")
     parser.add_argument("bridge_args", nargs="*", help="more arguments for the bridge (after --)")
     args = parser.parse_args()
     cases = [c for c in args.cases.split(",") if c]
@@ -732,7 +733,10 @@ def main():
         if not figures["alive"]:
             print(figures["log_tail"])
         if args.log:
-            pathlib.Path(args.log).write_text(figures["log"])
+            log = pathlib.Path(args.log)
+            if len(cases) > 1:
+                log = log.with_name(f"{log.stem}-{case}{log.suffix}")
+            log.write_text(figures["log"])
         results[case] = figures
     if len(results) > 1:
         print("== side by side")
