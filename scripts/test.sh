@@ -41,13 +41,13 @@ mkdir -p .deps/ros-log
 unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/debug/mujoco_bridge" MUJOCO_BRIDGE_BACKEND=r2r \
   MUJOCO_BRIDGE_ROS=1 MUJOCO_BRIDGE_COLCON=1 \
   ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" HOME="${HOME:-$PWD/.deps}" \
-  bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider tests/python -q' 2>&1 \
+  bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider tests/python -q --durations=15' 2>&1 \
   | tee -a "$log" || status=$?
 # The same ROS 2 end-to-end tests against the DDS build, and its Cyclone DDS smoke test.
 ros_tests=(tests/python/test_ros_*.py tests/python/test_dds_cyclone.py)
 unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/dds/mujoco_bridge" MUJOCO_BRIDGE_BACKEND=dds \
   MUJOCO_BRIDGE_ROS=1 ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST HOME="${HOME:-$PWD/.deps}" \
-  bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider -q "$@"' \
+  bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider -q --durations=15 "$@"' \
   pytest "${ros_tests[@]}" 2>&1 | tee -a "$log" || status=$?
 # Counts libtest's "test result: ok. 9 passed; 0 failed", the harness-free test's
 # "2 passed, 0 failed" and pytest's "9 passed in 8.6s".
