@@ -212,6 +212,12 @@ def ros():
     rclpy.init()
     node = rclpy.create_node("probe")
     yield node
+    # destroy_node leaves the node's action clients; one that outlives the context is
+    # destroyed by the collector at exit, where Fast DDS waits on its stopped event thread
+    # and pytest never ends.
+    for waitable in list(node.waitables):
+        if hasattr(waitable, "destroy"):
+            waitable.destroy()
     node.destroy_node()
     rclpy.shutdown()
 
