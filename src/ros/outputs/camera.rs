@@ -127,11 +127,13 @@ pub fn fill_rgb(image: &mut Image, frame: &Frame, frame_id: &str) {
 /// sensor_msgs/Image 32FC1 (little-endian metres) of the frame's depth.
 pub fn fill_depth(image: &mut Image, frame: &Frame, frame_id: &str) {
     image_header(image, frame, frame_id, "32FC1", frame.width * 4);
+    // The floats' bytes as they lie, in one copy (a loop per pixel took two thirds of the
+    // streams thread in a debug build); the header says their byte order.
+    image.is_bigendian = u8::from(cfg!(target_endian = "big"));
     image.data.clear();
-    image.data.reserve(frame.depth.len() * 4);
-    for metres in &frame.depth {
-        image.data.extend_from_slice(&metres.to_le_bytes());
-    }
+    image
+        .data
+        .extend_from_slice(bytemuck::cast_slice(frame.depth.as_slice()));
 }
 
 /// CameraInfo of the frame: K from its intrinsics, no distortion, P = K | 0.
