@@ -124,7 +124,8 @@ pub fn fill_rgb(image: &mut Image, frame: &Frame, frame_id: &str) {
     image.data.extend_from_slice(&frame.rgb);
 }
 
-/// sensor_msgs/Image 32FC1 (little-endian metres) of the frame's depth.
+/// sensor_msgs/Image 32FC1 (metres, in the machine's byte order, which is_bigendian names) of
+/// the frame's depth.
 pub fn fill_depth(image: &mut Image, frame: &Frame, frame_id: &str) {
     image_header(image, frame, frame_id, "32FC1", frame.width * 4);
     // The floats' bytes as they lie, in one copy (a loop per pixel took two thirds of the
