@@ -34,6 +34,7 @@ use super::names::Names;
 use super::outputs::PublishCounters;
 use super::outputs::every::Every;
 use crate::config::DdsConfig;
+use crate::config::SimMode;
 use crate::sim::SimHandle;
 use crate::sim::priority;
 use ros2_client::dds::rustdds::{
@@ -169,6 +170,7 @@ fn run(
 ) {
     let mut pacing = Pacing::new(f64::from_bits(rate.load(Ordering::Relaxed)));
     let mut message = ClockMsg::default();
+    let mut gaps = GapWatch::default();
     while !stopping.load(Ordering::Relaxed) {
         renewal.check(&mut writer, Instant::now());
         pacing.follow_rate(f64::from_bits(rate.load(Ordering::Relaxed)));
@@ -177,15 +179,94 @@ fn run(
             std::thread::sleep(wait);
             continue;
         }
+        let woke = Instant::now();
+        let due = pacing.every.deadline();
         let sim_time = handle.sim_time();
-        if pacing.send(Instant::now(), sim_time) {
+        if pacing.send(woke, sim_time) {
             message.clock = super::convert::time(sim_time);
             let sent = writer.send(&message);
+            gaps.note(Turn {
+                woke,
+                due,
+                sim_time,
+                hz: pacing.hz,
+                running: handle.mode() != SimMode::Paused,
+            });
             publishing.count(sent == Sent::Out);
             if sent == Sent::WindowFull {
                 writer.replace_writer();
             }
         }
+    }
+}
+
+/// Says why, when a message follows the last by more than `GAP_PERIODS` periods while the
+/// simulation runs: how far sim time moved (little: physics did not step), how late the
+/// thread woke (it was not scheduled) and how long the last send took (it blocked). At most
+/// one line a second; the others are counted in the next.
+#[derive(Default)]
+struct GapWatch {
+    /// The last message: when its turn came, its sim time, and when its send returned.
+    last: Option<(Instant, f64, Instant)>,
+    last_line: Option<Instant>,
+    unlogged: u32,
+}
+
+/// Periods between two messages beyond which the interval is logged.
+const GAP_PERIODS: f64 = 10.0;
+const GAP_LINE_EVERY: Duration = Duration::from_secs(1);
+
+/// One turn of the clock thread that sent a message.
+struct Turn {
+    woke: Instant,
+    due: Option<Instant>,
+    sim_time: f64,
+    hz: f64,
+    running: bool,
+}
+
+impl GapWatch {
+    /// Notes a sent message; true when its interval was reported (or counted for the next line).
+    fn note(&mut self, turn: Turn) -> bool {
+        let returned = Instant::now();
+        let mut gap = false;
+        if let Some((last_woke, last_sim, last_returned)) = self.last {
+            let interval = turn.woke - last_woke;
+            gap = turn.running && turn.hz > 0.0 && interval.as_secs_f64() > GAP_PERIODS / turn.hz;
+            if gap {
+                let late = turn
+                    .due
+                    .map_or(Duration::ZERO, |d| turn.woke.saturating_duration_since(d));
+                self.report(
+                    interval,
+                    turn.sim_time - last_sim,
+                    late,
+                    last_returned - last_woke,
+                );
+            }
+        }
+        self.last = Some((turn.woke, turn.sim_time, returned));
+        gap
+    }
+
+    fn report(&mut self, interval: Duration, moved: f64, late: Duration, send: Duration) {
+        let now = Instant::now();
+        if self.last_line.is_some_and(|at| now - at < GAP_LINE_EVERY) {
+            self.unlogged += 1;
+            return;
+        }
+        log::warn!(
+            "/clock: {:.1} ms since the last message, sim time moved {:.1} ms; this turn \
+             was {:.1} ms late, the last send took {:.2} ms ({} more such gaps since the \
+             last line)",
+            interval.as_secs_f64() * 1e3,
+            moved * 1e3,
+            late.as_secs_f64() * 1e3,
+            send.as_secs_f64() * 1e3,
+            self.unlogged,
+        );
+        self.last_line = Some(now);
+        self.unlogged = 0;
     }
 }
 
@@ -568,6 +649,31 @@ mod tests {
         assert!(pacing.send(due + WHILE_PAUSED, 0.004));
         // A reset sends its earlier time at once.
         assert!(pacing.send(due + WHILE_PAUSED + Duration::from_millis(10), 0.0));
+    }
+
+    #[test]
+    fn a_gap_of_over_ten_periods_is_reported_while_running_and_not_while_paused() {
+        let mut gaps = GapWatch::default();
+        let start = Instant::now();
+        let turn = |ms: u64, sim_time: f64, running: bool| Turn {
+            woke: start + Duration::from_millis(ms),
+            due: Some(start + Duration::from_millis(ms)),
+            sim_time,
+            hz: 500.0,
+            running,
+        };
+        assert!(!gaps.note(turn(0, 0.0, true)));
+        // Every period (2 ms), then 3 periods late: no gap.
+        assert!(!gaps.note(turn(2, 0.002, true)));
+        assert!(!gaps.note(turn(8, 0.008, true)));
+        // 46 ms, as physics stood still: a gap.
+        assert!(gaps.note(turn(54, 0.010, true)));
+        // The same while paused (WHILE_PAUSED repeats): none.
+        assert!(!gaps.note(turn(154, 0.010, false)));
+        assert_eq!(gaps.unlogged, 0);
+        // A second gap within a second is counted for the next line.
+        assert!(gaps.note(turn(200, 0.012, true)));
+        assert_eq!(gaps.unlogged, 1);
     }
 
     #[test]
