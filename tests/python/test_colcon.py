@@ -19,19 +19,22 @@ def seed_dependencies(build_base):
     """Starts colcon's cargo target folder from the checkout's compiled dependencies, as a CI
     cache would: the package itself (at another path, so under other hashes) is compiled
     anew, the few hundred registry crates are not (six minutes of this test on 2 cores).
-    Artifacts are hard links (on another file system the build starts from nothing); the
-    fingerprints are copied, as cargo rewrites them in place."""
+    The compiler's artifacts are hard links (rustc replaces an output, it never writes into
+    it; on another file system the build starts from nothing). The build scripts' folders
+    and the fingerprints are copied: cargo and the build scripts write those in place, and
+    mujoco-rs's script, run again for this MuJoCo path, rewrote the checkout's own `output`
+    through a link."""
     built = REPO / "target" / "debug"
     if not (built / "deps").is_dir():
         return
     seeded = build_base / "debug"
     seeded.mkdir(parents=True)
-    for folder in ("deps", "build"):
-        if subprocess.run(["cp", "-al", str(built / folder), str(seeded / folder)]).returncode != 0:
-            # Another file system: no links; the build starts from nothing.
-            shutil.rmtree(seeded)
-            return
-    shutil.copytree(built / ".fingerprint", seeded / ".fingerprint")
+    if subprocess.run(["cp", "-al", str(built / "deps"), str(seeded / "deps")]).returncode != 0:
+        # Another file system: no links; the build starts from nothing.
+        shutil.rmtree(seeded)
+        return
+    for folder in ("build", ".fingerprint"):
+        shutil.copytree(built / folder, seeded / folder, symlinks=True)
 
 
 def test_plain_colcon_build_gives_a_working_node(tmp_path):
