@@ -35,6 +35,7 @@ use super::outputs::PublishCounters;
 use super::outputs::every::Every;
 use crate::config::DdsConfig;
 use crate::config::SimMode;
+use crate::rate_limit::RateLimiter;
 use crate::sim::SimHandle;
 use crate::sim::priority;
 use ros2_client::dds::rustdds::{
@@ -203,18 +204,16 @@ fn run(
 /// Says why, when a message follows the last by more than `GAP_PERIODS` periods while the
 /// simulation runs: how far sim time moved (little: physics did not step), how late the
 /// thread woke (it was not scheduled) and how long the last send took (it blocked). At most
-/// one line a second; the others are counted in the next.
+/// one line a second, with the count held back (the project's `RateLimiter`).
 #[derive(Default)]
 struct GapWatch {
     /// The last message: when its turn came, its sim time, and when its send returned.
     last: Option<(Instant, f64, Instant)>,
-    last_line: Option<Instant>,
-    unlogged: u32,
+    lines: RateLimiter,
 }
 
 /// Periods between two messages beyond which the interval is logged.
 const GAP_PERIODS: f64 = 10.0;
-const GAP_LINE_EVERY: Duration = Duration::from_secs(1);
 
 /// One turn of the clock thread that sent a message.
 struct Turn {
@@ -226,7 +225,7 @@ struct Turn {
 }
 
 impl GapWatch {
-    /// Notes a sent message; true when its interval was reported (or counted for the next line).
+    /// Notes a sent message; true when its interval was a gap (logged or held back).
     fn note(&mut self, turn: Turn) -> bool {
         let returned = Instant::now();
         let mut gap = false;
@@ -237,36 +236,21 @@ impl GapWatch {
                 let late = turn
                     .due
                     .map_or(Duration::ZERO, |d| turn.woke.saturating_duration_since(d));
-                self.report(
-                    interval,
-                    turn.sim_time - last_sim,
-                    late,
-                    last_returned - last_woke,
+                self.lines.warn(
+                    "clock gap",
+                    &format!(
+                        "/clock: {:.1} ms since the last message, sim time moved {:.1} ms; \
+                         this turn was {:.1} ms late, the last send took {:.2} ms",
+                        interval.as_secs_f64() * 1e3,
+                        (turn.sim_time - last_sim) * 1e3,
+                        late.as_secs_f64() * 1e3,
+                        (last_returned - last_woke).as_secs_f64() * 1e3,
+                    ),
                 );
             }
         }
         self.last = Some((turn.woke, turn.sim_time, returned));
         gap
-    }
-
-    fn report(&mut self, interval: Duration, moved: f64, late: Duration, send: Duration) {
-        let now = Instant::now();
-        if self.last_line.is_some_and(|at| now - at < GAP_LINE_EVERY) {
-            self.unlogged += 1;
-            return;
-        }
-        log::warn!(
-            "/clock: {:.1} ms since the last message, sim time moved {:.1} ms; this turn \
-             was {:.1} ms late, the last send took {:.2} ms ({} more such gaps since the \
-             last line)",
-            interval.as_secs_f64() * 1e3,
-            moved * 1e3,
-            late.as_secs_f64() * 1e3,
-            send.as_secs_f64() * 1e3,
-            self.unlogged,
-        );
-        self.last_line = Some(now);
-        self.unlogged = 0;
     }
 }
 
@@ -670,10 +654,8 @@ mod tests {
         assert!(gaps.note(turn(54, 0.010, true)));
         // The same while paused (WHILE_PAUSED repeats): none.
         assert!(!gaps.note(turn(154, 0.010, false)));
-        assert_eq!(gaps.unlogged, 0);
-        // A second gap within a second is counted for the next line.
+        // Running again, a second gap within a second: a gap (held back from the log).
         assert!(gaps.note(turn(200, 0.012, true)));
-        assert_eq!(gaps.unlogged, 1);
     }
 
     #[test]
