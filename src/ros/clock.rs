@@ -209,6 +209,9 @@ fn run(
 struct GapWatch {
     /// The last message: when its turn came, its sim time, and when its send returned.
     last: Option<(Instant, f64, Instant)>,
+    /// Whether sim time has moved since the thread started: before physics's first step
+    /// (the world still being set up) a wait is no gap.
+    stepping: bool,
     lines: RateLimiter,
 }
 
@@ -231,7 +234,10 @@ impl GapWatch {
         let mut gap = false;
         if let Some((last_woke, last_sim, last_returned)) = self.last {
             let interval = turn.woke - last_woke;
-            gap = turn.running && turn.hz > 0.0 && interval.as_secs_f64() > GAP_PERIODS / turn.hz;
+            gap = self.stepping
+                && turn.running
+                && turn.hz > 0.0
+                && interval.as_secs_f64() > GAP_PERIODS / turn.hz;
             if gap {
                 let late = turn
                     .due
@@ -248,6 +254,7 @@ impl GapWatch {
                     ),
                 );
             }
+            self.stepping |= turn.sim_time != last_sim;
         }
         self.last = Some((turn.woke, turn.sim_time, returned));
         gap
@@ -647,6 +654,10 @@ mod tests {
             running,
         };
         assert!(!gaps.note(turn(0, 0.0, true)));
+        // Physics's first step 59 ms after the first message (the world being set up): no gap.
+        let mut starting = GapWatch::default();
+        assert!(!starting.note(turn(0, 0.0, true)));
+        assert!(!starting.note(turn(59, 0.002, true)));
         // Every period (2 ms), then 3 periods late: no gap.
         assert!(!gaps.note(turn(2, 0.002, true)));
         assert!(!gaps.note(turn(8, 0.008, true)));
