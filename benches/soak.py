@@ -392,7 +392,10 @@ class Churn:
 # A user's `ros2 topic echo` or RViz panel: a process of its own (a new DDS participant)
 # that subscribes to the state, a camera and the scan for a moment and exits.
 SUBSCRIBER_PROCESS = r"""
-import sys, time, rclpy
+import signal, sys, time
+# SIGALRM's default action ends the process even if rclpy hangs in C on its way in or out.
+signal.alarm(int(float(sys.argv[1])) + 10)
+import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image, JointState, LaserScan
 rclpy.init()
@@ -407,6 +410,18 @@ node.destroy_node()
 rclpy.shutdown()
 """
 
+# A user's process that keeps a core busy. It stops by itself when the soak that started it
+# is gone (its parent changes) or, at the latest, at its deadline (argv[1] seconds): a soak
+# killed with SIGKILL leaves nothing spinning.
+BUSY_PROCESS = r"""
+import os, signal, sys
+signal.alarm(int(float(sys.argv[1])))
+parent = os.getppid()
+while os.getppid() == parent:
+    for _ in range(100000):
+        pass
+"""
+
 
 class UserLoad:
     """What users' nodes do to the machine beside the bridge, at the clients' priority: a
@@ -414,9 +429,11 @@ class UserLoad:
     as `ros2 topic echo` and RViz panels come and go), and `busy` processes that keep every
     core busy. All of it stops with `stop`, and no process outlives it."""
 
-    def __init__(self, busy, image_topic, processes=True):
-        """`image_topic`: a callable giving the camera topic to subscribe (found by the churn)."""
-        self.busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    def __init__(self, busy, image_topic, lifetime_s, processes=True):
+        """`image_topic`: a callable giving the camera topic to subscribe (found by the churn);
+        `lifetime_s`: the most the busy processes live if `stop` never comes."""
+        self.busy = [subprocess.Popen([sys.executable, "-c", BUSY_PROCESS, str(lifetime_s)])
+                     for _ in range(busy)]
         self.image_topic = image_topic
         self.children = []  # (process, when it started)
         self.started = 0
@@ -485,7 +502,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         clock = ClockWatch(rclpy)
         churn = Churn(rclpy, bridge, camera_on, camera_off)
         if busy or subscriber_processes:
-            load = UserLoad(busy, lambda: churn.image_topic, subscriber_processes)
+            load = UserLoad(busy, lambda: churn.image_topic, minutes * 60.0 + 120.0, subscriber_processes)
         executor = SingleThreadedExecutor()
         executor.add_node(churn.node)
         start_stats = bridge.stats()
