@@ -195,6 +195,12 @@ impl StatsWindow {
 
     /// Publishes and restarts the window once it is old enough.
     pub fn maybe_publish(&mut self, stats: &LiveStats, now_ns: u64, sim_time: f64) {
+        // Sim time set back (a reset, a keyframe, a snapshot) leaves no measure of this
+        // window's pace: it starts again rather than print a negative factor.
+        if sim_time < self.start_sim_time {
+            *self = Self::new(now_ns, sim_time);
+            return;
+        }
         let elapsed = now_ns.saturating_sub(self.start_wall_ns);
         if elapsed < WINDOW_NS {
             return;
@@ -206,5 +212,24 @@ impl StatsWindow {
             stats.max_step_ns.store(self.max_ns, Ordering::Relaxed);
         }
         *self = Self::new(now_ns, sim_time);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_across_a_reset_starts_again_instead_of_a_negative_factor() {
+        let stats = LiveStats::default();
+        let mut window = StatsWindow::new(0, 28.0);
+        window.maybe_publish(&stats, WINDOW_NS, 28.5);
+        assert_eq!(stats.snapshot().real_time_factor, 1.0);
+        // A reset 0.2 s into the next window: sim time 28.7 -> 0.0, then 0.3 s more.
+        window.maybe_publish(&stats, WINDOW_NS + 200_000_000, 0.0);
+        window.maybe_publish(&stats, 2 * WINDOW_NS, 0.3);
+        assert_eq!(stats.snapshot().real_time_factor, 1.0);
+        window.maybe_publish(&stats, 2 * WINDOW_NS + 200_000_000, 0.5);
+        assert!((stats.snapshot().real_time_factor - 0.5 / 0.5).abs() < 1e-9);
     }
 }
