@@ -242,15 +242,33 @@ class Churn:
         self.zmq = zmq.Context()
         self.legacy = []
         self.legacy_received = 0
+        self.connect_services()
+        self.requesters = [self.node.create_timer(period, act) for period, act in (
+            (1.5, self.spawn_or_delete), (5.0, self.set_parameter), (5.0, self.snapshot),
+            (30.0, self.reset))]
         self.node.create_timer(0.05, self.drive)
         self.node.create_timer(1.0, self.resubscribe)
-        self.node.create_timer(1.5, self.spawn_or_delete)
-        self.node.create_timer(5.0, self.set_parameter)
-        self.node.create_timer(5.0, self.snapshot)
-        self.node.create_timer(30.0, self.reset)
         self.node.create_timer(0.01, self.drain_legacy)
         self.node.create_timer(1.0, self.check_pending)
         self.snapshot_saved = False
+
+    def connect_services(self):
+        """Makes a client per service the churn calls and waits until each has matched its
+        server, as a user's node does with `wait_for_service`: a request sent on a client
+        whose writer has not yet matched the server's reader goes nowhere (one spawn in a
+        few soaks went unanswered that way, always in the first minute)."""
+        from rcl_interfaces.srv import SetParameters
+        from simulation_interfaces.srv import DeleteEntity, SpawnEntity
+        from std_srvs.srv import Trigger
+
+        kinds = {"spawn_entity": SpawnEntity, "delete_entity": DeleteEntity,
+                 "set_parameters": SetParameters, "save_snapshot": Trigger,
+                 "restore_snapshot": Trigger, "reset": Trigger}
+        for name, kind in kinds.items():
+            client = self.clients[name] = self.node.create_client(kind, SERVICES + name)
+            if not client.wait_for_service(timeout_sec=ANSWER_TIMEOUT):
+                raise RuntimeError(f"the bridge's service {SERVICES + name} did not appear within "
+                                   f"{ANSWER_TIMEOUT:.0f} s")
 
     def cameras_phase(self):
         if self.camera_on <= 0:
@@ -258,10 +276,8 @@ class Churn:
         period = self.camera_on + self.camera_off
         return (time.monotonic() - self.started) % period < self.camera_on
 
-    def call(self, kind, name, request):
-        client = self.clients.get(name)
-        if client is None:
-            client = self.clients[name] = self.node.create_client(kind, SERVICES + name)
+    def call(self, name, request):
+        client = self.clients[name]
         self.sent += 1
         sent_at = time.monotonic()
         self.events.append((time.time(), name))
@@ -276,6 +292,11 @@ class Churn:
             else:
                 self.answered += 1
         future.add_done_callback(done)
+
+    def stop_requests(self):
+        """No more requests: the soak's end waits for the answers to those sent."""
+        for timer in self.requesters:
+            timer.cancel()
 
     def check_pending(self):
         now = time.monotonic()
@@ -297,9 +318,9 @@ class Churn:
             request.initial_pose.pose.position.x = 1.5
             request.initial_pose.pose.position.z = 0.5
             request.initial_pose.pose.orientation.w = 1.0
-            self.call(SpawnEntity, "spawn_entity", request)
+            self.call("spawn_entity", request)
         else:
-            self.call(DeleteEntity, "delete_entity", DeleteEntity.Request(entity="soak_box"))
+            self.call("delete_entity", DeleteEntity.Request(entity="soak_box"))
         self.spawned = not self.spawned
 
     def set_parameter(self):
@@ -309,19 +330,19 @@ class Churn:
         self.rate_toggle = not self.rate_toggle
         value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=2.0 if self.rate_toggle else 1.0)
         request = SetParameters.Request(parameters=[Parameter(name="ros.rates.diagnostics", value=value)])
-        self.call(SetParameters, "set_parameters", request)
+        self.call("set_parameters", request)
 
     def snapshot(self):
         from std_srvs.srv import Trigger
 
         name = "restore_snapshot" if self.snapshot_saved else "save_snapshot"
-        self.call(Trigger, name, Trigger.Request())
+        self.call(name, Trigger.Request())
         self.snapshot_saved = not self.snapshot_saved
 
     def reset(self):
         from std_srvs.srv import Trigger
 
-        self.call(Trigger, "reset", Trigger.Request())
+        self.call("reset", Trigger.Request())
 
     def resubscribe(self):
         """Every subscription goes and comes back, as RViz panels and `ros2 topic echo` do; the
@@ -541,7 +562,9 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
                     figures["stopped_early"] = True
                     break
         alive = bridge.alive()
-        # The last requests get their answers.
+        # The last requests get their answers; none is sent meanwhile, so that every request
+        # counted is either answered or has waited ANSWER_TIMEOUT.
+        churn.stop_requests()
         settle = time.monotonic() + ANSWER_TIMEOUT
         while churn.pending and time.monotonic() < settle and alive:
             executor.spin_once(timeout_sec=0.05)
