@@ -15,7 +15,8 @@ second and lives 1.5 s, and one busy process per core keeps every core busy. Eac
 the clients, the subscriber processes and the busy ones at one priority: `normal`
 (niceness 0, as users run their nodes), then `niced` (niceness 10).
 
-Printed every minute: the bridge's resident memory, the requests sent and answered, the
+Printed every minute: the bridge's resident memory (its anonymous part by owner: mimalloc,
+glibc's arenas, glibc's large blocks), the requests sent and answered, the
 longest gap between /clock messages (publisher timestamps) and the real-time factor (steps
 times the timestep over wall time, which resets do not disturb). At the end of each case:
 the memory from the first minute to the end and phase against like phase, the /clock
@@ -77,6 +78,46 @@ def memory_mb(pid):
     return found if "rss" in found else None
 
 
+# The mimalloc crate reserves its arenas in mappings of 1 GiB; glibc's secondary arenas are
+# 64 MiB-aligned heaps; glibc serves a request over its mmap threshold with a mapping of its own.
+MIMALLOC_RESERVATION = 256 << 20
+GLIBC_HEAP_ALIGN = 64 << 20
+
+
+def anonymous_owners_mb(pid):
+    """Process `pid`'s anonymous resident memory in MB by owner, from /proc/PID/smaps:
+    {"mimalloc" (the Rust side), "glibc arenas" (the C and C++ libraries' small blocks, the
+    brk heap included), "glibc large" (their blocks over the mmap threshold: MuJoCo's models
+    and data, render buffers), "other" (thread stacks and the rest)}; {} once it is gone."""
+    owners = dict.fromkeys(("mimalloc", "glibc arenas", "glibc large", "other"), 0.0)
+    try:
+        with open(f"/proc/{pid}/smaps") as smaps:
+            owner = None
+            for line in smaps:
+                fields = line.split()
+                if fields[0].endswith(":"):
+                    if fields[0] == "Rss:" and owner:
+                        owners[owner] += int(fields[1]) / 1024.0
+                    continue
+                low, high = (int(bound, 16) for bound in fields[0].split("-"))
+                name = fields[5] if len(fields) > 5 else ""
+                if name == "[heap]":
+                    owner = "glibc arenas"
+                elif name:
+                    owner = None
+                elif high - low >= MIMALLOC_RESERVATION:
+                    owner = "mimalloc"
+                elif low % GLIBC_HEAP_ALIGN == 0 and fields[1].startswith("rw"):
+                    owner = "glibc arenas"
+                elif high - low >= 1 << 20:
+                    owner = "glibc large"
+                else:
+                    owner = "other"
+    except (FileNotFoundError, ProcessLookupError):
+        return {}
+    return owners
+
+
 def thread_cpu_seconds(pid):
     """CPU seconds (user + system) of each thread of process `pid`, summed by thread name:
     {name: seconds} ({} once it is gone)."""
@@ -97,6 +138,25 @@ def thread_cpu_seconds(pid):
         # utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
         found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
     return found
+
+
+def steal_seconds():
+    """CPU time the hypervisor took from this machine's CPUs since boot, all CPUs together
+    (/proc/stat's steal column; 0 on bare metal). A guest's threads stand still meanwhile, so
+    a /clock gap that it covers was the host's, not the bridge's."""
+    with open("/proc/stat") as stat:
+        fields = stat.readline().split()
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else 0.0
+
+
+def steal_around(steals, start, end):
+    """The steal (seconds) between the samples `steals` ((wall clock, steal_seconds()), in
+    order) that bracket [start, end], and the seconds they span; None when none bracket it."""
+    before = [sample for sample in steals if sample[0] <= start]
+    after = [sample for sample in steals if sample[0] >= end]
+    if not before or not after:
+        return None
+    return after[0][1] - before[-1][1], after[0][0] - before[-1][0]
 
 
 def resident_mb(pid):
@@ -535,6 +595,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         next_sample = started + SAMPLE_SECONDS
         # (seconds since start, MB, cameras subscribed) every SAMPLE_SECONDS.
         samples = []
+        steals = [(time.time(), steal_seconds())]
         end = started + minutes * 60.0
         minute = 0
         while time.monotonic() < end and bridge.alive():
@@ -543,6 +604,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             if now >= next_sample:
                 next_sample += SAMPLE_SECONDS
                 samples.append((now - started, memory_mb(bridge.proc.pid), churn.cameras_phase()))
+                steals.append((time.time(), steal_seconds()))
             if now >= next_mark:
                 minute += 1
                 next_mark += 60.0
@@ -551,9 +613,13 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
                 split = memory_mb(bridge.proc.pid) or {}
                 memory = split.get("rss")
                 figures["memory_mb"].append(memory)
+                owners = anonymous_owners_mb(bridge.proc.pid)
+                figures.setdefault("anonymous_owners_mb", []).append(owners)
                 rtf = (stats["steps"] - start_stats["steps"]) * timestep / (now - started)
                 report(f"minute {minute:3d}: resident {memory or 0:8.1f} MB (anonymous "
-                       f"{split.get('anon', 0):.1f}, files {split.get('file', 0):.1f}), requests {churn.sent} sent / "
+                       f"{split.get('anon', 0):.1f}: "
+                       + ", ".join(f"{owner} {mb:.1f}" for owner, mb in owners.items())
+                       + f"; files {split.get('file', 0):.1f}), requests {churn.sent} sent / "
                        f"{churn.answered} answered, longest /clock gap this minute "
                        f"{clock.mark() * 1e3:6.1f} ms, real-time factor {rtf:.4f}, "
                        f"messages received {churn.received}, legacy {churn.legacy_received}")
@@ -577,9 +643,13 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         churn.close()
         for gap, end in clock.worst:
             near = [f"{what} {end - at:.3f} s before" for at, what in churn.events if 0 <= end - at <= 1.0]
+            stolen = steal_around(steals, end - gap, end)
+            stolen = "" if stolen is None else (f"; the host took {stolen[0] * 1e3:.0f} ms of CPU from this "
+                                                f"machine in the {stolen[1]:.1f} s around it")
             figures.setdefault("worst_gaps", []).append(
                 f"{gap * 1e3:.1f} ms ending {time.strftime('%H:%M:%S', time.localtime(end))}"
-                f".{int(end % 1 * 1000):03d}: {', '.join(near) or 'no request within 1 s'}")
+                f".{int(end % 1 * 1000):03d}: {', '.join(near) or 'no request within 1 s'}{stolen}")
+        figures["steal_seconds"] = steals[-1][1] - steals[0][1]
         figures.update(
             alive=alive,
             sent=churn.sent,
@@ -715,7 +785,14 @@ def summary(figures, report=print):
     ]
     for text, met in lines:
         report(f"  {text}: {'met' if met else 'NOT met'}")
+    owners = [o for o in figures.get("anonymous_owners_mb", []) if o]
+    if len(owners) >= 2:
+        report("  anonymous memory by owner, minute 1 -> end: "
+               + ", ".join(f"{owner} {owners[0][owner]:.1f} -> {owners[-1][owner]:.1f} MB" for owner in owners[0]))
     cpu = figures.get("cpu_seconds") or {}
+    if "steal_seconds" in figures:
+        report(f"  CPU time the host took from this machine (steal): {figures['steal_seconds']:.1f} s "
+               f"in {figures['wall_seconds']:.0f} s")
     if cpu:
         wall = figures["wall_seconds"]
         busiest = sorted(cpu.items(), key=lambda kv: -kv[1])[:8]
