@@ -127,9 +127,12 @@ def test_universal_robots_gz_bringup_runs_against_the_bridge(tmp_path):
     ur, rsp_record = ur_prefix(tmp_path / "ur")
     prefixes = [bridge_prefix, ur]
     log = tempfile.TemporaryFile(mode="w+")
+    # SIGINT at its default, as a terminal gives it (see test_launch.py): started from a
+    # suite run in the background, launch would inherit it ignored and never stop.
     proc = subprocess.Popen([str(ROS2), "launch", str(launch_file), "launch_rviz:=false", "gazebo_gui:=false"],
                             stdout=log, stderr=subprocess.STDOUT, text=True, env=ros2_env(prefixes),
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         output = wait_for(log, r"Configured and activated .*joint_trajectory_controller", proc)
         output = wait_for(log, r"Configured and activated .*joint_state_broadcaster", proc)
