@@ -78,8 +78,9 @@ def memory_mb(pid):
     return found if "rss" in found else None
 
 
-# The mimalloc crate reserves its arenas in mappings of 1 GiB; glibc's secondary arenas are
-# 64 MiB-aligned heaps; glibc serves a request over its mmap threshold with a mapping of its own.
+# The mimalloc crate reserves its arenas in mappings of 1 GiB, and nothing else in the bridge maps
+# anonymous memory of 256 MiB or more; glibc's secondary arenas are 64 MiB-aligned heaps; glibc
+# serves a request over its mmap threshold with a mapping of its own.
 MIMALLOC_RESERVATION = 256 << 20
 GLIBC_HEAP_ALIGN = 64 << 20
 
@@ -789,10 +790,10 @@ def summary(figures, report=print):
     if len(owners) >= 2:
         report("  anonymous memory by owner, minute 1 -> end: "
                + ", ".join(f"{owner} {owners[0][owner]:.1f} -> {owners[-1][owner]:.1f} MB" for owner in owners[0]))
-    cpu = figures.get("cpu_seconds") or {}
     if "steal_seconds" in figures:
         report(f"  CPU time the host took from this machine (steal): {figures['steal_seconds']:.1f} s "
                f"in {figures['wall_seconds']:.0f} s")
+    cpu = figures.get("cpu_seconds") or {}
     if cpu:
         wall = figures["wall_seconds"]
         busiest = sorted(cpu.items(), key=lambda kv: -kv[1])[:8]

@@ -4,6 +4,7 @@ behave like the legacy URLab clients, and an rclpy node with its spin and servic
 import os
 import pathlib
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -350,6 +351,41 @@ def ros2(*args, timeout=60, prefix=None, check=True):
 def echo_once(topic, message_type, timeout=90, prefix=None):
     """The first message on `topic`, as `ros2 topic echo --once` prints it."""
     return ros2("topic", "echo", "--no-daemon", "--once", topic, message_type, timeout=timeout, prefix=prefix).stdout
+
+
+class Launch:
+    """`ros2 launch ARGS...` running in the background, its output kept, stopped as Ctrl-C in
+    a terminal stops it."""
+
+    def __init__(self, prefix, *args):
+        self.prefix = prefix
+        self.log = tempfile.TemporaryFile(mode="w+")
+        # SIGINT as a terminal gives it, whatever the suite was started from: a shell that
+        # runs it in the background hands SIGINT down ignored, and Python then keeps ignoring
+        # it, so `ros2 launch` would never hear the stop below.
+        self.proc = subprocess.Popen([str(ROS2), "launch", *args], stdout=self.log,
+                                     stderr=subprocess.STDOUT, text=True, env=ros2_env(prefix),
+                                     start_new_session=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def echo(self, topic, message_type):
+        assert self.proc.poll() is None, f"ros2 launch ended early:\n{self.output()}"
+        return echo_once(topic, message_type, prefix=self.prefix)
+
+    def output(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        """SIGINT, as Ctrl-C in a terminal; returns the exit code and what it printed."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        return self.proc.returncode, self.output()
 
 
 def install_prefix(root, binary=BINARY):

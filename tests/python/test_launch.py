@@ -8,12 +8,11 @@ import pathlib
 import re
 import signal
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BINARY, REPO, echo_once, install_prefix, needs_ros2_cli, ros2, ros2_env, ROS2
+from conftest import BINARY, REPO, Launch, install_prefix, needs_ros2_cli, ros2
 
 ROBOTS = ["default", "panda", "go1", "spot", "barkour", "g1"]
 URDF_ROBOTS = {"default", "barkour"}
@@ -24,44 +23,15 @@ def prefix(tmp_path_factory):
     return install_prefix(tmp_path_factory.mktemp("install"))
 
 
-class Launch:
+def sim_launch(prefix, *args):
     """`ros2 launch mujoco_bridge sim.launch.py ARGS...` running in the background."""
-
-    def __init__(self, prefix, *args):
-        self.prefix = prefix
-        self.log = tempfile.TemporaryFile(mode="w+")
-        # SIGINT as a terminal gives it, whatever the suite was started from: a shell that
-        # runs it in the background hands SIGINT down ignored, and Python then keeps ignoring
-        # it, so `ros2 launch` would never hear the stop below.
-        self.proc = subprocess.Popen([str(ROS2), "launch", "mujoco_bridge", "sim.launch.py", *args],
-                                     stdout=self.log, stderr=subprocess.STDOUT, text=True,
-                                     env=ros2_env(prefix), start_new_session=True,
-                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-    def echo(self, topic, message_type):
-        assert self.proc.poll() is None, f"ros2 launch ended early:\n{self.output()}"
-        return echo_once(topic, message_type, prefix=self.prefix)
-
-    def output(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        """SIGINT, as Ctrl-C in a terminal; returns the exit code and what it printed."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-        return self.proc.returncode, self.output()
+    return Launch(prefix, "mujoco_bridge", "sim.launch.py", *args)
 
 
 def launched(prefix, *args, joint_states="/joint_states"):
     """Launches, reads /clock and joint_states with the ros2 CLI, stops with SIGINT and
     checks the stop was clean. Returns (joint_states as printed, launch output)."""
-    launch = Launch(prefix, *args)
+    launch = sim_launch(prefix, *args)
     try:
         clock = launch.echo("/clock", "rosgraph_msgs/msg/Clock")
         states = launch.echo(joint_states, "sensor_msgs/msg/JointState")
@@ -124,7 +94,7 @@ def test_ros2_launch_with_a_controllers_file_and_the_real_spawner(prefix, tmp_pa
     controllers.write_text("controller_manager:\n  ros__parameters:\n    update_rate: 100\n"
                            "    arm_controller: {type: position_controllers/JointGroupPositionController}\n"
                            "arm_controller:\n  ros__parameters:\n    joints: [arm_elbow]\n")
-    launch = Launch(prefix, "robot:=default", "headless:=true", f"controllers:={controllers}")
+    launch = sim_launch(prefix, "robot:=default", "headless:=true", f"controllers:={controllers}")
     try:
         launch.echo("/clock", "rosgraph_msgs/msg/Clock")
         spawned = ros2("run", "controller_manager", "spawner", "arm_controller", prefix=prefix, timeout=120)
@@ -181,7 +151,7 @@ while True:
     text = (REPO / "urdf" / "mobile_manipulator.urdf").read_text().replace(
         "<robot ", "<!-- note: kept as text # not a comment -->\n<robot ", 1)
     urdf.write_text(text)
-    launch = Launch([stub, prefix], f"urdf:={urdf}", "namespace:=sim", "headless:=true")
+    launch = sim_launch([stub, prefix], f"urdf:={urdf}", "namespace:=sim", "headless:=true")
     try:
         launch.echo("/sim/joint_states", "sensor_msgs/msg/JointState")
     finally:
@@ -238,7 +208,7 @@ def test_ros2_launch_with_a_users_mjcf(prefix):
 def test_ros2_launch_names_a_bad_argument(prefix, tmp_path):
     for args, named in ((["urdf:=/nonexistent/robot.urdf"], "urdf:=/nonexistent/robot.urdf: no such file"),
                         ([f"urdf:={REPO / 'urdf' / 'mobile_manipulator.urdf'}", "z:=high"], "z:=high is not a number")):
-        launch = Launch(prefix, *args, "headless:=true")
+        launch = sim_launch(prefix, *args, "headless:=true")
         code = launch.proc.wait(timeout=60)
         assert code != 0 and named in launch.output(), launch.output()[-2000:]
 

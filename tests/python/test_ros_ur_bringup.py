@@ -6,16 +6,12 @@ controller types are refused one by one while the rest run; `ros2 action send_go
 the UR5e through the trajectory controller. Runs with the real `ros2 launch`, spawner,
 `ros2 control` and `ros2 action`, in the suite's private network namespace."""
 import difflib
-import os
 import re
-import signal
-import subprocess
 import sys
-import tempfile
 
 import pytest
 
-from conftest import REPO, ROS2, echo_once, install_prefix, needs_ros2_cli, ros2, ros2_env
+from conftest import REPO, Launch, echo_once, install_prefix, needs_ros2_cli, ros2
 
 UR = REPO.parent / "shared" / "robots" / "ur"
 UPSTREAM_LAUNCH = UR / "ur_simulation_gz" / "launch" / "ur_sim_control.launch.py"
@@ -126,13 +122,8 @@ def test_universal_robots_gz_bringup_runs_against_the_bridge(tmp_path):
     bridge_prefix = install_prefix(tmp_path / "install")
     ur, rsp_record = ur_prefix(tmp_path / "ur")
     prefixes = [bridge_prefix, ur]
-    log = tempfile.TemporaryFile(mode="w+")
-    # SIGINT at its default, as a terminal gives it (see test_launch.py): started from a
-    # suite run in the background, launch would inherit it ignored and never stop.
-    proc = subprocess.Popen([str(ROS2), "launch", str(launch_file), "launch_rviz:=false", "gazebo_gui:=false"],
-                            stdout=log, stderr=subprocess.STDOUT, text=True, env=ros2_env(prefixes),
-                            start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    launch = Launch(prefixes, str(launch_file), "launch_rviz:=false", "gazebo_gui:=false")
+    log, proc = launch.log, launch.proc
     try:
         output = wait_for(log, r"Configured and activated .*joint_trajectory_controller", proc)
         output = wait_for(log, r"Configured and activated .*joint_state_broadcaster", proc)
@@ -182,15 +173,7 @@ def test_universal_robots_gz_bringup_runs_against_the_bridge(tmp_path):
         assert '<robot name="ur">' in rsp_record.read_text()
         assert re.search(r"robot ur \(prefix 'ur_'\)|robot 'ur'", output), output[-4000:]
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        code, output = launch.stop()
         ros2("daemon", "stop", prefix=prefixes, check=False)
-        log.seek(0)
-        output = log.read()
-    assert proc.returncode == 0, output[-4000:]
+    assert code == 0, output[-4000:]
     assert re.search(r"\[mujoco_bridge-\d+\]: process has finished cleanly", output), output[-4000:]
