@@ -559,6 +559,7 @@ fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) -> End
     let mut next_report = now_ns() + (stats_period * 1e9) as u64;
     let mut divergences = 0;
     let mut said_paused = false;
+    let mut faults_reported = 0;
     loop {
         std::thread::sleep(Duration::from_millis(10));
         let stats = handle.stats();
@@ -606,9 +607,11 @@ fn monitor(handle: &SimHandle, last_step: Option<u64>, stats_period: f64) -> End
         }
         if stats_period > 0.0 && now_ns() >= next_report {
             next_report += (stats_period * 1e9) as u64;
+            let faults = stats.page_faults.saturating_sub(faults_reported);
+            faults_reported = stats.page_faults;
             log::info!(
                 "sim time {:.2} s, real-time factor {:.3}, step {:.1} us (max {:.1}), overruns {}, \
-                 rejected commands {}",
+                 rejected commands {}, page faults in physics {faults}",
                 stats.sim_time,
                 stats.real_time_factor,
                 stats.mean_step_time * 1e6,

@@ -6,6 +6,7 @@ mod clock;
 mod commands;
 mod divergence;
 mod initial;
+mod memory;
 mod operations;
 mod physics;
 pub mod priority;

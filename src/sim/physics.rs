@@ -139,6 +139,7 @@ impl Physics {
         let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
             std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
         })?;
+        super::memory::touch_arena(&mut data);
         super::initial::apply(
             &world.model,
             &world.robots,

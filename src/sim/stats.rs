@@ -101,6 +101,9 @@ pub struct LiveStats {
     /// World changes swapped in, and the physics thread's time spent on the last one.
     pub world_changes: AtomicU64,
     pub last_change_ns: AtomicU64,
+    /// Page faults the physics thread has taken (a fault in a step can wait on another
+    /// thread; see `memory`), as of the last window.
+    pub page_faults: AtomicU64,
     pub lateness: LatenessHistogram,
 }
 
@@ -132,6 +135,7 @@ pub struct SimStats {
     pub world_changes: u64,
     /// Seconds the physics thread spent swapping in the last world change.
     pub last_change_time: f64,
+    pub page_faults: u64,
 }
 
 impl LiveStats {
@@ -161,6 +165,7 @@ impl LiveStats {
             stale_commands: load(&self.stale_commands),
             world_changes: load(&self.world_changes),
             last_change_time: load(&self.last_change_ns) as f64 * 1e-9,
+            page_faults: load(&self.page_faults),
         }
     }
 }
@@ -207,6 +212,9 @@ impl StatsWindow {
         }
         let rtf = (sim_time - self.start_sim_time) / (elapsed as f64 * 1e-9);
         stats.rtf_bits.store(rtf.to_bits(), Ordering::Relaxed);
+        stats
+            .page_faults
+            .store(super::memory::thread_page_faults(), Ordering::Relaxed);
         if let Some(mean) = self.busy_ns.checked_div(self.steps) {
             stats.mean_step_ns.store(mean, Ordering::Relaxed);
             stats.max_step_ns.store(self.max_ns, Ordering::Relaxed);

@@ -408,6 +408,7 @@ impl WorldEdit<'_> {
                 "MuJoCo could not allocate the simulation data (mjData)",
             )
         })?;
+        super::memory::touch_arena(&mut data);
         // New robots start where their files say (kept ones bring their state along).
         super::initial::apply(
             &world.model,

@@ -84,6 +84,7 @@ impl Fixture {
             stale_commands: 0,
             world_changes: 0,
             last_change_time: 0.0,
+            page_faults: 0,
         };
         Self {
             world,
