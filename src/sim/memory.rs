@@ -1,17 +1,27 @@
 //! Memory the physics thread must find mapped. MuJoCo leaves mjData's arena (contacts,
 //! constraint rows and its stack: 14.7 MB for Go1) unwritten until a step needs it, so the
-//! kernel maps each page on its first touch, from inside a step. A fault on a page whose
-//! mapping another thread is changing (the world builder maps and unmaps whole model copies)
-//! waits on that thread, which runs at normal priority beside the user's processes: a
+//! kernel maps each page on its first touch, from inside a step. A fault can wait on
+//! another thread (one changing the same mappings, as the world builder does when it maps and
+//! unmaps whole model copies) that runs at normal priority beside the user's processes: a
 //! real-time step then stands still for as long as the scheduler keeps that thread off the
-//! CPU. The builder therefore writes every page of a new arena before the swap.
+//! CPU. Physics data is therefore made here, with every page of its arena written, off the
+//! physics thread.
 use mujoco_rs::prelude::*;
 use mujoco_rs::wrappers::mj_model::traits::ModelType;
+use std::sync::Arc;
+
+/// New physics data for `model`, its arena mapped (`touch_arena`); None when MuJoCo cannot
+/// allocate it.
+pub fn fresh_data(model: Arc<MjModel>) -> Option<MjData<Arc<MjModel>>> {
+    let mut data = MjData::try_new(model).ok()?;
+    touch_arena(&mut data);
+    Some(data)
+}
 
 /// Writes every byte of `data`'s arena, so that its pages are mapped before the physics
 /// thread steps it. Call it on fresh data only: the arena holds the contacts and constraint
 /// rows of the last forward pass, which this clears.
-pub fn touch_arena<M: ModelType>(data: &mut MjData<M>) {
+fn touch_arena<M: ModelType>(data: &mut MjData<M>) {
     // SAFETY: only the arena pointer and size are read; the struct stays as MuJoCo made it.
     let raw = unsafe { data.ffi_mut() };
     let Ok(size) = usize::try_from(raw.narena) else {

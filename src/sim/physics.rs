@@ -136,10 +136,9 @@ impl Physics {
         substeps: u32,
         pacing: Pacing,
     ) -> std::io::Result<Self> {
-        let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
+        let mut data = super::memory::fresh_data(world.model.clone()).ok_or_else(|| {
             std::io::Error::other("MuJoCo could not allocate the simulation data (mjData)")
         })?;
-        super::memory::touch_arena(&mut data);
         super::initial::apply(
             &world.model,
             &world.robots,

@@ -402,13 +402,12 @@ impl WorldEdit<'_> {
                     && robot.sequencer.preset_name().is_some()
             })
             .collect();
-        let mut data = MjData::try_new(world.model.clone()).map_err(|_| {
+        let mut data = super::memory::fresh_data(world.model.clone()).ok_or_else(|| {
             crate::error::InputError::new(
                 &generation.config.origin,
                 "MuJoCo could not allocate the simulation data (mjData)",
             )
         })?;
-        super::memory::touch_arena(&mut data);
         // New robots start where their files say (kept ones bring their state along).
         super::initial::apply(
             &world.model,
