@@ -29,10 +29,12 @@ side.
 `tests/python/test_soak.py` runs a 2-minute version in the suite.
 """
 import argparse
+import faulthandler
 import json
 import os
 import pathlib
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -475,8 +477,9 @@ class Churn:
 # that subscribes to the state, a camera and the scan for a moment and exits.
 SUBSCRIBER_PROCESS = r"""
 import signal, sys, time
-# SIGALRM's default action ends the process even if rclpy hangs in C on its way in or out.
-signal.alarm(int(float(sys.argv[1])) + 10)
+# SIGALRM's default action ends the process even if rclpy hangs in C on its way in or out; it
+# comes after the soak's own SIGINT (at 10 s), the last resort if that is not enough.
+signal.alarm(int(float(sys.argv[1])) + 30)
 import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image, JointState, LaserScan
@@ -505,9 +508,14 @@ while os.getppid() == parent:
 """
 
 
+# Subscriber processes alive at once, at most.
+MAX_SUBSCRIBER_PROCESSES = 3
+
+
 class UserLoad:
     """What users' nodes do to the machine beside the bridge, at the clients' priority: a
-    subscriber process started every second that lives 1.5 s (a new participant each time,
+    subscriber process started every second (while fewer than MAX_SUBSCRIBER_PROCESSES
+    live) that lives 1.5 s (a new participant each time,
     as `ros2 topic echo` and RViz panels come and go), and `busy` processes that keep every
     core busy. All of it stops with `stop`, and no process outlives it."""
 
@@ -518,6 +526,7 @@ class UserLoad:
                      for _ in range(busy)]
         self.image_topic = image_topic
         self.children = []  # (process, when it started)
+        self.asked_to_stop = set()  # pids sent SIGINT
         self.started = 0
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True) if processes else None
@@ -526,33 +535,67 @@ class UserLoad:
 
     def run(self):
         while not self.stopping.wait(1.0):
-            child = subprocess.Popen(
-                [sys.executable, "-c", SUBSCRIBER_PROCESS, "1.5", self.image_topic()],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            self.children.append((child, time.monotonic()))
-            self.started += 1
-            alive = []
-            for child, started in self.children:
-                if child.poll() is None:
-                    # An rclpy process that hangs on its way out is let go after 10 s.
-                    if time.monotonic() - started > 10.0:
-                        child.kill()
-                        child.wait()
-                    else:
-                        alive.append((child, started))
-            self.children = alive
+            self.reap()
+            # A new one each second while fewer than MAX_SUBSCRIBER_PROCESSES live: on a
+            # machine too slow to start rclpy in a second they would pile up (a dozen were
+            # seen, each starving the others and the soak's own node), which no user's
+            # machine does.
+            if len(self.children) < MAX_SUBSCRIBER_PROCESSES:
+                child = subprocess.Popen(
+                    [sys.executable, "-c", SUBSCRIBER_PROCESS, "1.5", self.image_topic()],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                self.children.append((child, time.monotonic()))
+                self.started += 1
+
+    def reap(self):
+        """Forgets the subscriber processes that ended; one that hangs on its way out is asked
+        to stop after 10 s (once: a second SIGINT would break its clean exit) and killed after
+        20 s."""
+        alive = []
+        for child, started in self.children:
+            if child.poll() is not None:
+                continue
+            age = time.monotonic() - started
+            if age > 20.0:
+                child.kill()
+                child.wait()
+                continue
+            if age > 10.0 and child.pid not in self.asked_to_stop:
+                child.send_signal(signal.SIGINT)
+                self.asked_to_stop.add(child.pid)
+            alive.append((child, started))
+        self.children = alive
 
     def stop(self):
         self.stopping.set()
         if self.thread:
             self.thread.join()
-        for process in self.busy + [child for child, _ in self.children]:
+        for process in self.busy:
             process.kill()
             process.wait()
+        for child, _ in self.children:
+            end_gently(child)
+
+
+def end_gently(child, grace_s=5.0):
+    """Ends a DDS client with SIGINT, as a user's Ctrl-C does, and kills it only if it is still
+    there after `grace_s`. Fast DDS's shared-memory ports hold process-shared mutexes: a client
+    killed while it holds one leaves every other participant on the machine (the soak's own node
+    included) waiting on it forever, which is how earlier soaks hung."""
+    if child.poll() is not None:
+        return
+    child.send_signal(signal.SIGINT)
+    try:
+        child.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
 
 
 # Seconds between two samples of the bridge's memory.
 SAMPLE_SECONDS = 1.0
+# Seconds the soak's loop may go without a sample before its stacks are dumped.
+WATCHDOG_S = 120.0
 # Which of a phase's settled samples gives its level: the low decile, the floor the memory
 # comes back to. A leak lifts the floor; a world being built (two worlds alive for a moment)
 # or a frame in flight lifts only the samples that catch it.
@@ -604,6 +647,9 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             now = time.monotonic()
             if now >= next_sample:
                 next_sample += SAMPLE_SECONDS
+                # A watchdog: if this loop stops for WATCHDOG_S (a client library hung under
+                # it), every thread's stack goes to stderr, so the hang says where it is.
+                faulthandler.dump_traceback_later(WATCHDOG_S, exit=False)
                 samples.append((now - started, memory_mb(bridge.proc.pid), churn.cameras_phase()))
                 steals.append((time.time(), steal_seconds()))
             if now >= next_mark:
@@ -668,6 +714,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             cpu_seconds=cpu,
         )
     finally:
+        faulthandler.cancel_dump_traceback_later()
         if load:
             load.stop()
             figures["subscriber_processes"] = load.started
