@@ -17,17 +17,18 @@
 //! topic lives anywhere (its topic table is pruned per topic, not per endpoint or
 //! participant gone): about 14 KB for each participant that came and went (heaptrack of the
 //! soak), some hundred bytes for each subscription a live process made and dropped. So once
-//! `ros.dds.clock_renew_after` remote endpoints have come and gone a new participant is
-//! made, and takes over once it has found every /clock reader the old one knows; the old one
-//! goes, and what it held with it. One that does not find them all in `RENEWAL_MATCH_WAIT`
-//! is given up, never sent from.
+//! `ros.dds.clock_renew_after` remote endpoints have come and gone the spare participant
+//! (below) takes over, once it has found every /clock reader the old one knows; the old one
+//! goes, and what it held with it, and a new spare is made. One that does not find them all
+//! in `RENEWAL_MATCH_WAIT` is replaced by another, never sent from.
 //!
 //! A reliable RustDDS writer holds every sample some reader has not acknowledged, and once
 //! `WINDOW` are held every send fails, for every reader: a reader that stopped (a process
 //! stopped in a debugger) or whose acknowledgements do not arrive would stop /clock for all
-//! until its participant's lease ends, or for good. A send that finds the window full makes
-//! the writer anew, which the readers that answer match at once (they know the
-//! participant); at 500 Hz that is 16 s after the reader stopped answering.
+//! until its participant's lease ends, or for good. So a spare participant is kept warm,
+//! silent, matched with the readers: a send that finds the window full hands over to it and
+//! goes out from it at once (at 500 Hz that is 16 s after the reader stopped answering), and
+//! the renewal above is the same hand-over.
 use super::Error;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
 use super::names::Names;
@@ -107,7 +108,7 @@ impl ClockThread {
             .name("ros-clock".into())
             .spawn(move || {
                 raise(settings.realtime_priority);
-                let writer = match ClockWriter::create(&settings) {
+                let writer = match ClockWriter::create(&settings, Role::Sending) {
                     Ok(writer) => {
                         let _ = ready.send(Ok(()));
                         writer
@@ -185,7 +186,11 @@ fn run(
         let sim_time = handle.sim_time();
         if pacing.send(woke, sim_time) {
             message.clock = super::convert::time(sim_time);
-            let sent = writer.send(&message);
+            let mut sent = writer.send(&message);
+            if sent == Sent::WindowFull {
+                renewal.window_full(&mut writer);
+                sent = writer.send(&message);
+            }
             gaps.note(Turn {
                 woke,
                 due,
@@ -194,9 +199,6 @@ fn run(
                 running: handle.mode() != SimMode::Paused,
             });
             publishing.count(sent == Sent::Out);
-            if sent == Sent::WindowFull {
-                writer.replace_writer();
-            }
         }
     }
 }
@@ -261,10 +263,18 @@ impl GapWatch {
     }
 }
 
-/// Counts the remote endpoints the clock participant saw come and go and, after
-/// `renew_after`, has a new participant made (on a thread of its own, at the clock's
-/// priority), lets it find the old one's readers, then swaps it in and drops the old one on
-/// another thread.
+/// Keeps a spare participant, silent, beside the one that sends, and hands over to it when
+/// the current one has seen `renew_after` remote endpoints come and go (once the spare has
+/// found every reader the current one knows, `RENEWAL_SETTLE` ago), or at once when the
+/// current one's window is full. The spare is made on a thread of its own at the clock's
+/// priority; the old participant is dropped on another.
+///
+/// Why a spare and not a new writer on the same participant: a participant can keep matching
+/// a reader that acknowledges nothing (seen in the soak: three writers made anew on one
+/// participant, 16 s apart, each filled by the same reader, and a soak reader that never
+/// matched the last one waited 25 s for /clock, until a new participant took over), while
+/// the spare, made later, does not know it. A spare that is warm has matched the readers
+/// already: they get the next message from it with no wait.
 struct Renewal {
     settings: ClockSettings,
     next_check: Instant,
@@ -272,69 +282,82 @@ struct Renewal {
 }
 
 enum Renewing {
-    Counting,
     Making(Receiver<Result<ClockWriter, Error>>),
-    /// `next` waits, silent, until it has found every reader the old one knows and
-    /// `RENEWAL_SETTLE` more (sending from both could show a reader a retransmitted older time
-    /// after a newer one).
-    Matching {
+    /// The spare, silent (sending from both could show a reader a retransmitted older time
+    /// after a newer one); `found_since`: since when it knows every reader the current one
+    /// does.
+    Spare {
         next: Box<ClockWriter>,
         since: Instant,
         found_since: Option<Instant>,
     },
+    /// Making one failed; the next try is at `retry`.
+    Waiting {
+        retry: Instant,
+    },
 }
+
+/// How long after a spare could not be made the next is tried.
+const SPARE_RETRY: Duration = Duration::from_secs(10);
 
 impl Renewal {
     fn new(settings: ClockSettings) -> Self {
+        let state = make_spare(&settings);
         Self {
             settings,
             next_check: Instant::now() + RENEWAL_CHECK,
-            state: Renewing::Counting,
+            state,
         }
     }
 
     /// Moves the renewal on, at most every `RENEWAL_CHECK`.
     fn check(&mut self, writer: &mut ClockWriter, now: Instant) {
-        if now < self.next_check || self.settings.renew_after == 0 {
+        if now < self.next_check {
             return;
         }
         self.next_check = now + RENEWAL_CHECK;
+        writer.step_promotion(now);
         let departed = writer.departed();
-        if let Renewing::Matching { next, .. } = &mut self.state {
-            next.departed();
-        }
-        self.state = match std::mem::replace(&mut self.state, Renewing::Counting) {
-            Renewing::Counting if departed >= self.settings.renew_after => self.make(),
-            Renewing::Counting => Renewing::Counting,
+        let renew = self.settings.renew_after > 0 && departed >= self.settings.renew_after;
+        self.state = match std::mem::replace(&mut self.state, Renewing::Waiting { retry: now }) {
             Renewing::Making(made) => match made.try_recv() {
-                Ok(Ok(next)) => Renewing::Matching {
+                Ok(Ok(next)) => Renewing::Spare {
                     next: Box::new(next),
                     since: now,
                     found_since: None,
                 },
                 Ok(Err(e)) => {
-                    log::warn!("/clock: a new DDS participant could not be made: {e}");
-                    writer.departures.gone = 0;
-                    Renewing::Counting
+                    log::warn!("/clock: a spare DDS participant could not be made: {e}");
+                    Renewing::Waiting {
+                        retry: now + SPARE_RETRY,
+                    }
                 }
                 Err(TryRecvError::Empty) => Renewing::Making(made),
-                Err(TryRecvError::Disconnected) => Renewing::Counting,
+                Err(TryRecvError::Disconnected) => Renewing::Waiting {
+                    retry: now + SPARE_RETRY,
+                },
             },
-            Renewing::Matching {
-                next,
+            Renewing::Waiting { retry } if now >= retry => make_spare(&self.settings),
+            waiting @ Renewing::Waiting { .. } => waiting,
+            Renewing::Spare {
+                mut next,
                 since,
                 found_since,
             } => {
+                next.departed();
                 let missing = writer.readers().difference(&next.readers()).count();
                 let found_since = (missing == 0).then(|| found_since.unwrap_or(now));
-                if found_since.is_some_and(|found| now - found >= RENEWAL_SETTLE) {
-                    self.take_over(writer, next);
-                    Renewing::Counting
-                } else if now - since >= RENEWAL_MATCH_WAIT {
-                    self.give_up(writer, next, missing);
-                    Renewing::Counting
+                if renew && found_since.is_some_and(|found| now - found >= RENEWAL_SETTLE) {
+                    log::info!(
+                        "/clock: the spare DDS participant took over after {} remote readers \
+                         and writers came and went",
+                        writer.departures.gone
+                    );
+                    self.hand_over(writer, next)
+                } else if renew && now - since >= RENEWAL_MATCH_WAIT {
+                    self.give_up(writer, next, missing)
                 } else {
-                    Renewing::Matching {
+                    Renewing::Spare {
                         next,
                         since,
                         found_since,
@@ -344,36 +367,55 @@ impl Renewal {
         };
     }
 
-    fn make(&self) -> Renewing {
-        let (made, receive) = std::sync::mpsc::channel();
-        let settings = self.settings.clone();
-        let spawned = std::thread::Builder::new()
-            .name("ros-clock-new".into())
-            .spawn(move || {
-                raise(settings.realtime_priority);
-                let _ = made.send(ClockWriter::create(&settings));
-            });
-        match spawned {
-            Ok(_) => Renewing::Making(receive),
-            Err(_) => Renewing::Counting,
+    /// The current writer's window is full: it sends to nobody. The spare takes over now,
+    /// whatever it has found (it reaches at least the readers that answer); without one the
+    /// writer is made anew on the same participant until there is.
+    fn window_full(&mut self, writer: &mut ClockWriter) {
+        match std::mem::replace(
+            &mut self.state,
+            Renewing::Waiting {
+                retry: Instant::now(),
+            },
+        ) {
+            Renewing::Spare { next, .. } => {
+                log::warn!(
+                    "/clock: {WINDOW} messages are held for readers' acknowledgements (a reader \
+                     that acknowledges nothing: a stopped process, or acknowledgements lost); \
+                     the spare DDS participant took over"
+                );
+                self.state = self.hand_over(writer, next);
+            }
+            other => {
+                self.state = other;
+                log::warn!(
+                    "/clock: {WINDOW} messages are held for readers' acknowledgements and no \
+                     spare participant is ready; the writer was made anew"
+                );
+                writer.replace_writer();
+            }
         }
     }
 
-    /// Sends from `next` from now on: it found every reader the old one knows.
-    fn take_over(&mut self, writer: &mut ClockWriter, next: Box<ClockWriter>) {
-        let old = std::mem::replace(writer, *next);
-        log::info!(
-            "/clock: a new DDS participant took over after {} remote readers and writers came \
-             and went",
-            old.departures.gone
-        );
-        drop_aside(old);
+    /// Sends from `next` from now on, drops the old participant aside and makes a new spare.
+    fn hand_over(&mut self, writer: &mut ClockWriter, next: Box<ClockWriter>) -> Renewing {
+        drop_aside(std::mem::replace(writer, *next));
+        // Its departures count from now: the spare saw as many as the old one while it
+        // waited, and counting those took over again seconds later (seen in the soak).
+        writer.departed();
+        writer.departures.gone = 0;
+        writer.promote();
+        make_spare(&self.settings)
     }
 
-    /// Keeps sending from the current participant: a reader that `next` did not find would
-    /// get no /clock from it (seen: a reader waited 95 s for the renewal after). Tried again
-    /// after as many departures.
-    fn give_up(&mut self, writer: &mut ClockWriter, next: Box<ClockWriter>, missing: usize) {
+    /// Keeps sending from the current participant: a reader that the spare did not find
+    /// would get no /clock from it (seen: a reader waited 95 s for the renewal after). A new
+    /// spare is made, and the renewal tried again after as many departures.
+    fn give_up(
+        &mut self,
+        writer: &mut ClockWriter,
+        next: Box<ClockWriter>,
+        missing: usize,
+    ) -> Renewing {
         log::warn!(
             "/clock: a new DDS participant did not find {missing} of the current one's readers \
              in {} s; the current one goes on sending, renewal is tried again after {} more \
@@ -383,6 +425,25 @@ impl Renewal {
         );
         writer.departures.gone = 0;
         drop_aside(*next);
+        make_spare(&self.settings)
+    }
+}
+
+/// Starts making a spare participant and writer on a thread of their own.
+fn make_spare(settings: &ClockSettings) -> Renewing {
+    let (made, receive) = std::sync::mpsc::channel();
+    let settings = settings.clone();
+    let spawned = std::thread::Builder::new()
+        .name("ros-clock-new".into())
+        .spawn(move || {
+            raise(settings.realtime_priority);
+            let _ = made.send(ClockWriter::create(&settings, Role::Spare));
+        });
+    match spawned {
+        Ok(_) => Renewing::Making(receive),
+        Err(_) => Renewing::Waiting {
+            retry: Instant::now() + SPARE_RETRY,
+        },
     }
 }
 
@@ -395,17 +456,62 @@ fn drop_aside(participant: ClockWriter) {
 }
 
 /// The clock's own participant, node (`<node>_clock`, so graph tools name its publisher)
-/// and writer. Fields drop in order: the writer, then the node, then the participant.
+/// and writer. Fields drop in order: the writers and nodes, then the participant.
 struct ClockWriter {
-    publisher: ros2_client::Publisher<ClockMsg>,
-    node: ros2_client::Node,
-    /// The DDS topic, to make a writer anew and find its readers.
-    topic: Topic,
+    /// The writer that sends. None only for a moment while it is made anew (or if that
+    /// failed).
+    endpoint: Option<Endpoint>,
+    /// Which node `endpoint` is listed under.
+    role: Role,
+    promotion: Promotion,
     names: Names,
     status: DomainParticipantStatusListener,
     departures: Departures,
     context: Context,
 }
+
+/// The node and its /clock writer. Fields drop in order: the writer, then the node.
+struct Endpoint {
+    publisher: ros2_client::Publisher<ClockMsg>,
+    /// Held, never read: the writer is listed in the graph under it while it lives.
+    _node: ros2_client::Node,
+    /// The DDS topic, to find its readers.
+    topic: Topic,
+}
+
+/// Which node a participant's writer is listed under. The one that sends is `<node>_clock`;
+/// a spare's is hidden (`_<node>_clock_spare`: a leading underscore keeps it out of `ros2
+/// node list`), so that the graph never shows two nodes of one name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Sending,
+    Spare,
+}
+
+impl Role {
+    fn node_name(self, names: &Names) -> String {
+        match self {
+            Role::Sending => format!("{}_clock", names.node()),
+            Role::Spare => format!("_{}_clock_spare", names.node()),
+        }
+    }
+}
+
+/// A spare that took over goes on sending from its hidden writer until its `<node>_clock`
+/// one, made on a thread aside (making a node is not for the clock's thread), has been there
+/// `PROMOTION_OVERLAP`, long enough for the readers to match it; then that one sends and the
+/// hidden one goes. One writer sends at a time.
+enum Promotion {
+    Done,
+    Making(Receiver<Result<Endpoint, Error>>),
+    Made {
+        endpoint: Box<Endpoint>,
+        since: Instant,
+    },
+}
+
+/// How long a promoted spare's visible writer waits, silent, before it sends.
+const PROMOTION_OVERLAP: Duration = Duration::from_secs(1);
 
 /// What became of a sample.
 #[derive(Debug, PartialEq, Eq)]
@@ -418,7 +524,7 @@ enum Sent {
 }
 
 impl ClockWriter {
-    fn create(settings: &ClockSettings) -> Result<Self, Error> {
+    fn create(settings: &ClockSettings, role: Role) -> Result<Self, Error> {
         let fail =
             |what: &str, e: &dyn std::fmt::Display| Error::from(format!("/clock {what}: {e}"));
         let domain = super::participant::domain_id(&settings.dds)?;
@@ -426,11 +532,11 @@ impl ClockWriter {
         let participant = super::participant::build(domain, addresses)?;
         let context =
             Context::from_domain_participant(participant).map_err(|e| fail("context", &e))?;
-        let (node, topic, publisher) = Self::node_and_writer(&context, &settings.names)?;
+        let endpoint = node_and_writer(&context, &settings.names, role)?;
         Ok(Self {
-            publisher,
-            node,
-            topic,
+            endpoint: Some(endpoint),
+            role,
+            promotion: Promotion::Done,
             names: settings.names.clone(),
             status: context.domain_participant().status_listener(),
             departures: Departures::default(),
@@ -438,43 +544,59 @@ impl ClockWriter {
         })
     }
 
-    fn node_and_writer(
-        context: &Context,
-        names: &Names,
-    ) -> Result<(ros2_client::Node, Topic, ros2_client::Publisher<ClockMsg>), Error> {
-        let fail =
-            |what: &str, e: &dyn std::fmt::Display| Error::from(format!("/clock {what}: {e}"));
-        let node_name = NodeName::new(names.namespace(), &format!("{}_clock", names.node()))
-            .map_err(|e| fail("node name", &e))?;
-        let options = NodeOptions::new()
-            .enable_rosout(false)
-            .start_parameter_services(false);
-        let mut node = context
-            .new_node(node_name, options)
-            .map_err(|e| fail("node", &e))?;
-        let resolved = names.resolve("/clock");
-        let topic_name = Name::parse(&resolved).map_err(|e| fail("topic name", &e))?;
-        // Reliable, so that reliable subscribers match (best-effort ones, as rclcpp's
-        // ClockQoS asks, match too); a full window fails the send rather than waits.
-        let qos = QosProfile::publisher_default()
-            .reliability_reliable(WhenFull::Fail)
-            .history(History::KeepLast { depth: HISTORY })
-            .durability(Durability::Volatile);
-        let topic = node
-            .create_topic(
-                &topic_name,
-                MessageTypeName::new("rosgraph_msgs", "Clock"),
-                &qos,
-            )
-            .map_err(|e| fail("topic", &e))?;
-        let publisher = node
-            .create_publisher(&topic, None)
-            .map_err(|e| fail("writer", &e))?;
-        Ok((node, topic, publisher))
+    /// Starts making the `<node>_clock` writer of a spare that took over (see `Promotion`).
+    fn promote(&mut self) {
+        if self.role == Role::Sending {
+            return;
+        }
+        let (made, receive) = std::sync::mpsc::channel();
+        let (context, names) = (self.context.clone(), self.names.clone());
+        let spawned = std::thread::Builder::new()
+            .name("ros-clock-node".into())
+            .spawn(move || {
+                let _ = made.send(node_and_writer(&context, &names, Role::Sending));
+            });
+        if spawned.is_ok() {
+            self.promotion = Promotion::Making(receive);
+        }
+    }
+
+    /// Moves a promotion on: the visible writer sends once it has been there
+    /// `PROMOTION_OVERLAP`, and the hidden one goes.
+    fn step_promotion(&mut self, now: Instant) {
+        self.promotion = match std::mem::replace(&mut self.promotion, Promotion::Done) {
+            Promotion::Done => Promotion::Done,
+            Promotion::Making(made) => match made.try_recv() {
+                Ok(Ok(endpoint)) => Promotion::Made {
+                    endpoint: Box::new(endpoint),
+                    since: now,
+                },
+                Ok(Err(e)) => {
+                    log::warn!("/clock: its node could not be made on the new participant: {e}");
+                    Promotion::Done
+                }
+                Err(TryRecvError::Empty) => Promotion::Making(made),
+                Err(TryRecvError::Disconnected) => Promotion::Done,
+            },
+            Promotion::Made { endpoint, since } if now - since >= PROMOTION_OVERLAP => {
+                if let Some(hidden) = self.endpoint.replace(*endpoint) {
+                    // Dropping a node tells the graph: not for the clock's thread either.
+                    let _ = std::thread::Builder::new()
+                        .name("ros-clock-old".into())
+                        .spawn(move || drop(hidden));
+                }
+                self.role = Role::Sending;
+                Promotion::Done
+            }
+            made @ Promotion::Made { .. } => made,
+        };
     }
 
     fn send(&self, message: &ClockMsg) -> Sent {
-        match self.publisher.publish(message.clone()) {
+        let Some(endpoint) = &self.endpoint else {
+            return Sent::Failed;
+        };
+        match endpoint.publisher.publish(message.clone()) {
             Ok(()) => Sent::Out,
             Err(WriteError::WouldBlock { .. }) => Sent::WindowFull,
             Err(_) => Sent::Failed,
@@ -482,19 +604,14 @@ impl ClockWriter {
     }
 
     /// A new node and writer on the same participant, in place of ones whose window a
-    /// reader that acknowledges nothing has filled; the readers that answer match it at
-    /// once (they know the participant).
+    /// reader that acknowledges nothing has filled; the readers that answer match it soon
+    /// (they know the participant). The old node goes first: ros2-client lists a context's
+    /// nodes by name in `ros_discovery_info`, and dropping the old one after the new one was
+    /// made under the same name took the new one out of the graph.
     fn replace_writer(&mut self) {
-        match Self::node_and_writer(&self.context, &self.names) {
-            Ok((node, topic, publisher)) => {
-                log::warn!(
-                    "/clock: {WINDOW} messages waited for a reader's acknowledgement (a \
-                     stopped process, or acknowledgements lost); the writer was made anew"
-                );
-                self.publisher = publisher;
-                self.node = node;
-                self.topic = topic;
-            }
+        self.endpoint = None;
+        match node_and_writer(&self.context, &self.names, self.role) {
+            Ok(endpoint) => self.endpoint = Some(endpoint),
             Err(e) => log::warn!("/clock: a full writer could not be made anew: {e}"),
         }
     }
@@ -510,7 +627,10 @@ impl ClockWriter {
 
     /// The remote readers of /clock that discovery knows.
     fn readers(&self) -> BTreeSet<GUID> {
-        let topic = self.topic.name();
+        let Some(endpoint) = &self.endpoint else {
+            return BTreeSet::new();
+        };
+        let topic = endpoint.topic.name();
         self.context
             .domain_participant()
             .discovered_readers()
@@ -519,6 +639,42 @@ impl ClockWriter {
             .map(|r| r.reader_proxy.remote_reader_guid)
             .collect()
     }
+}
+
+/// A node and its /clock writer on `context`, the node named for `role`.
+fn node_and_writer(context: &Context, names: &Names, role: Role) -> Result<Endpoint, Error> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| Error::from(format!("/clock {what}: {e}"));
+    let node_name = NodeName::new(names.namespace(), &role.node_name(names))
+        .map_err(|e| fail("node name", &e))?;
+    let options = NodeOptions::new()
+        .enable_rosout(false)
+        .start_parameter_services(false);
+    let mut node = context
+        .new_node(node_name, options)
+        .map_err(|e| fail("node", &e))?;
+    let resolved = names.resolve("/clock");
+    let topic_name = Name::parse(&resolved).map_err(|e| fail("topic name", &e))?;
+    // Reliable, so that reliable subscribers match (best-effort ones, as rclcpp's
+    // ClockQoS asks, match too); a full window fails the send rather than waits.
+    let qos = QosProfile::publisher_default()
+        .reliability_reliable(WhenFull::Fail)
+        .history(History::KeepLast { depth: HISTORY })
+        .durability(Durability::Volatile);
+    let topic = node
+        .create_topic(
+            &topic_name,
+            MessageTypeName::new("rosgraph_msgs", "Clock"),
+            &qos,
+        )
+        .map_err(|e| fail("topic", &e))?;
+    let publisher = node
+        .create_publisher(&topic, None)
+        .map_err(|e| fail("writer", &e))?;
+    Ok(Endpoint {
+        publisher,
+        _node: node,
+        topic,
+    })
 }
 
 /// The remote endpoints a participant learned of, and how many of those have gone since

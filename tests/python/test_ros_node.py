@@ -53,7 +53,7 @@ def test_clock_is_published_from_the_start_also_while_paused_and_follows_sim_tim
 def test_a_new_clock_participant_takes_over_without_a_break_after_newcomers(ros):
     """RustDDS keeps discovery data of each reader and writer that came and went for as long
     as its topic lives: after `ros.dds.clock_renew_after` of them (here a participant that
-    leaves, with its own) a new /clock participant is made and takes over once it found the
+    leaves, with its own) the spare /clock participant takes over once it found the
     readers, and a subscriber's /clock goes on."""
     bridge = Bridge("default.yaml", ["--set", "ros.dds.clock_renew_after=3"])
     try:
@@ -63,7 +63,7 @@ def test_a_new_clock_participant_takes_over_without_a_break_after_newcomers(ros)
             lambda m: received.append((time.monotonic(), m.clock.sec + m.clock.nanosec * 1e-9)), 10)
         spin_until(ros, lambda: received, what="/clock")
         bridge.console("run 100000")
-        took_over = lambda: "a new DDS participant took over" in bridge.log_so_far()
+        took_over = lambda: "the spare DDS participant took over after" in bridge.log_so_far()
         deadline = time.monotonic() + 60
         while not took_over():
             assert time.monotonic() < deadline, "no new /clock participant after the newcomers"
@@ -107,8 +107,9 @@ while True:
 def test_a_stopped_reader_does_not_stop_the_clock_of_the_others(ros):
     """A reliable RustDDS writer keeps what a reader has not acknowledged, and with its window
     (8192 messages) full sends to nobody: a reliable /clock reader in a process stopped (as
-    in a debugger) would stop every node's /clock until its lease ends. The writer is made
-    anew instead, and the others' /clock goes on."""
+    in a debugger) would stop every node's /clock until its lease ends. A spare participant,
+    warm and matched with the readers, takes over instead, and the others' /clock goes on
+    without a wait."""
     bridge = Bridge("default.yaml", ["--set", "ros.rates.clock=2000"])
     stopped = subprocess.Popen([sys.executable, "-c", STOPPED_READER], stdout=subprocess.PIPE, text=True)
     try:
@@ -121,13 +122,15 @@ def test_a_stopped_reader_does_not_stop_the_clock_of_the_others(ros):
         spin_until(ros, lambda: received, what="/clock")
         os.kill(stopped.pid, signal.SIGSTOP)
         stopped_at = time.monotonic()
-        made_anew = lambda: "the writer was made anew" in bridge.log_so_far()
+        took_over = lambda: "acknowledgements lost); the spare DDS participant took over" in bridge.log_so_far()
         # 8192 messages at 2000 a second: about 4 s.
-        spin_until(ros, made_anew, what="the writer made anew", timeout=30)
+        spin_until(ros, took_over, what="the spare taking over", timeout=30)
         then = time.monotonic()
-        spin_until(ros, lambda: received[-1] > then + 2.0, what="/clock after the writer was made anew")
+        spin_until(ros, lambda: received[-1] > then + 2.0, what="/clock after the spare took over")
         waits = [b - a for a, b in zip(received, received[1:]) if a >= stopped_at]
-        assert max(waits) < 1.0, f"longest wait for /clock after the reader stopped: {max(waits):.3f} s"
+        print(f"longest wait for /clock after the reader stopped: {max(waits) * 1e3:.1f} ms")
+        # Under 0.1 s here, where this reader's own spinning makes waits of 50-85 ms.
+        assert max(waits) < 0.5, f"longest wait for /clock after the reader stopped: {max(waits):.3f} s"
     finally:
         stopped.kill()
         stopped.wait()
