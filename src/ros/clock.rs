@@ -447,12 +447,13 @@ fn make_spare(settings: &ClockSettings) -> Renewing {
     }
 }
 
-/// Drops a participant on a thread of its own: it joins its threads as it drops, which is
-/// not for the clock's thread to wait on.
-fn drop_aside(participant: ClockWriter) {
+/// Drops a participant, or a node and its writer, on a thread of its own: a participant
+/// joins its threads as it drops, and a node tells the graph it goes; neither is for the
+/// clock's thread to wait on.
+fn drop_aside<T: Send + 'static>(held: T) {
     let _ = std::thread::Builder::new()
         .name("ros-clock-old".into())
-        .spawn(move || drop(participant));
+        .spawn(move || drop(held));
 }
 
 /// The clock's own participant, node (`<node>_clock`, so graph tools name its publisher)
@@ -580,10 +581,7 @@ impl ClockWriter {
             },
             Promotion::Made { endpoint, since } if now - since >= PROMOTION_OVERLAP => {
                 if let Some(hidden) = self.endpoint.replace(*endpoint) {
-                    // Dropping a node tells the graph: not for the clock's thread either.
-                    let _ = std::thread::Builder::new()
-                        .name("ros-clock-old".into())
-                        .spawn(move || drop(hidden));
+                    drop_aside(hidden);
                 }
                 self.role = Role::Sending;
                 Promotion::Done
