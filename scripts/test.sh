@@ -7,6 +7,8 @@
 # "N passed, M failed" line over all of them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Where the time goes (CI's budget is 50 minutes): each stage's end, in seconds from the start.
+lap() { echo "test.sh: $1 by $SECONDS s"; }
 bash scripts/setup-mujoco.sh
 bash scripts/setup-render.sh
 bash scripts/setup-viewer.sh
@@ -16,12 +18,14 @@ bash scripts/setup-python.sh
 bash scripts/setup-node.sh
 bash scripts/setup-ros.sh
 bash scripts/setup-colcon.sh
+lap "set-up"
 cargo fmt --check
 # Without ROS (the core and the legacy ZMQ side), with the ROS 2 node on pure-Rust DDS, then
 # on r2r (the default).
 cargo clippy --all-targets --locked --no-default-features -- -D warnings
 cargo clippy --all-targets --locked --no-default-features --features dds -- -D warnings
 (. scripts/ros-env.sh && cargo clippy --all-targets --locked -- -D warnings)
+lap "formatting and lints"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
@@ -35,6 +39,7 @@ mkdir -p target/dds
 # The r2r backend: the shared interface structs against rosidl's, then the node.
 (. scripts/ros-env.sh && cargo test --locked --lib ros:: 2>&1) | tee -a "$log" || status=$?
 (. scripts/ros-env.sh && cargo build --locked --bin mujoco_bridge) || status=$?
+lap "Rust tests and builds"
 # End-to-end tests in a network namespace that has only loopback: no packet leaves the
 # machine (ZMQ binds 127.0.0.1, DDS discovery stays on lo).
 mkdir -p .deps/ros-log
@@ -43,12 +48,14 @@ unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/debug/mujoco_bridge" MUJOCO_BRIDGE
   ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" HOME="${HOME:-$PWD/.deps}" \
   bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider tests/python -q --durations=15' 2>&1 \
   | tee -a "$log" || status=$?
+lap "end-to-end tests on r2r"
 # The same ROS 2 end-to-end tests against the DDS build, and its Cyclone DDS smoke test.
 ros_tests=(tests/python/test_ros_*.py tests/python/test_dds_cyclone.py)
 unshare -n env MUJOCO_BRIDGE_BIN="$PWD/target/dds/mujoco_bridge" MUJOCO_BRIDGE_BACKEND=dds \
   MUJOCO_BRIDGE_ROS=1 ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST HOME="${HOME:-$PWD/.deps}" \
   bash -c 'ip link set lo up && exec .deps/venv/bin/python -m pytest -p no:cacheprovider -q --durations=15 "$@"' \
   pytest "${ros_tests[@]}" 2>&1 | tee -a "$log" || status=$?
+lap "ROS 2 end-to-end tests on the DDS build"
 # Counts libtest's "test result: ok. 9 passed; 0 failed", the harness-free test's
 # "2 passed, 0 failed" and pytest's "9 passed in 8.6s".
 passed=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s += $1} END {print s + 0}')

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 
-from conftest import BINARY, REPO, free_ports
+from conftest import BINARY, REPO, cpu_jiffies, free_ports, steal_share
 from foxglove_stall import stalled_client
 
 NODE_MODULES = REPO / ".deps" / "node" / "node_modules"
@@ -100,6 +100,7 @@ def test_the_foxglove_client_sees_the_robot_and_drives_its_base():
 
 def test_a_client_that_stops_reading_slows_neither_physics_nor_other_clients(tmp_path):
     (port,) = free_ports(1)
+    before = cpu_jiffies()
     # The step records too: 500 more messages a second for the stalled client.
     bridge = start_bridge(port, "--duration", "14", "--mcap", str(tmp_path / "run.mcap"),
                           "--every-step")
@@ -110,14 +111,18 @@ def test_a_client_that_stops_reading_slows_neither_physics_nor_other_clients(tmp
     seen = seen_by(node_client("view", port, 6))
     out, log = bridge.communicate(timeout=60)
     stalled.close()
+    stolen = steal_share(before)
     assert bridge.returncode == 0, log[-3000:]
     factor = float(re.search(r"real-time factor ([0-9.]+)", out).group(1))
     # The SDK drops the oldest messages of a full outbox, and says so (once per 30 s).
     full = len(re.findall(r"outbox for client 127\.0\.0\.1:\d+ full", log))
     print(f"stalled client: {full} outbox-full reports; the other client got "
-          f"{seen['seen'].get('/joint_states', 0)} joint_states in 6 s; real-time factor {factor}")
+          f"{seen['seen'].get('/joint_states', 0)} joint_states in 6 s; real-time factor {factor}; "
+          f"the host took {stolen:.1%} of the CPU meanwhile")
     assert full >= 1, "the stalled client never fell behind: the test did not stall it"
-    assert factor >= 0.99, out
+    # A physics thread that waited for the stalled client would stand still: far below 0.7.
+    # The host's steal (CI's shared machines) stops it too, so 0.99 holds on a quiet host.
+    assert factor >= (0.99 if stolen < 0.02 else 0.7), out
     assert seen["seen"]["/joint_states"] >= 450, seen["seen"]
 
 

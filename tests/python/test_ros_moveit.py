@@ -85,10 +85,15 @@ def test_a_goal_is_followed_to_success_within_tolerance(ros, panda):
     arm.settle(0.2)
     reached = [arm.positions[j] for j in ARM]
     assert reached == pytest.approx(target, abs=0.02)
+    # The last feedback goes out before the result, on another topic: on a loaded machine a
+    # lost sample is sent again only at the writer's next heartbeat, after the result.
+    def at_end():
+        return arm.feedback and list(arm.feedback[-1].desired.positions) == pytest.approx(target, abs=1e-9)
+
+    spin_until(arm.node, at_end, 5, what="feedback at the last point, at the end")
     assert len(arm.feedback) > 10, "feedback while it moves"
     last = arm.feedback[-1]
     assert list(last.joint_names) == ARM and len(last.actual.positions) == 7
-    assert list(last.desired.positions) == pytest.approx(target, abs=1e-9), "the last point, at the end"
 
 
 def test_unknown_joints_and_malformed_goals_are_rejected_with_the_reason_in_the_log(ros, panda):
