@@ -168,8 +168,12 @@ def run_bridge(binary, path, workdir):
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env,
                            cwd=workdir, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return {"class": "crash", "detail": f"timeout after {TIMEOUT_S} s", "warnings": 0}
+    except subprocess.TimeoutExpired as e:
+        # What it said before it hung tells where (loading, stepping or ending).
+        said = "\n".join(text.decode(errors="replace") if isinstance(text, bytes) else text
+                         for text in (e.stderr, e.stdout) if text)
+        return {"class": "crash", "detail": f"timeout after {TIMEOUT_S} s: {last_lines(said)}",
+                "warnings": 0}
     stderr = p.stderr.splitlines()
     out = {"warnings": sum("WARN" in l for l in stderr), "detail": ""}
     repairs = [l for l in stderr if re.search(r"\brepairs?\b", l)]

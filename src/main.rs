@@ -176,13 +176,29 @@ fn main() -> ExitCode {
     mujoco_bridge::supervise::install_panic_log();
     let (args, ros_args) = split_ros_args(std::env::args().collect());
     let cli = Cli::parse_from(args);
-    match run(&cli, ros_args) {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match run(&cli, ros_args) {
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
+    };
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    if mujoco_bridge::ros::teardown_hung() {
+        end_now(code);
     }
+    ExitCode::from(code)
+}
+
+/// Ends the process at once: the exit handlers (the middleware's among them) may wait on
+/// the thread its teardown left behind. Everything the run wrote is closed by now.
+#[cfg(any(feature = "ros", feature = "dds"))]
+fn end_now(code: u8) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit ends the process without touching any state of this one.
+    unsafe { libc::_exit(i32::from(code)) }
 }
 
 fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {

@@ -107,7 +107,7 @@ impl Anchor {
 #[cfg(any(feature = "ros", feature = "dds"))]
 use executor::{Ticks, spawn};
 #[cfg(any(feature = "ros", feature = "dds"))]
-pub use node::{Attached, RosNode};
+pub use node::{Attached, RosNode, teardown_hung};
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 /// Takes a service's requests as they come into a queue of its own, so that a handler that

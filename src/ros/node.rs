@@ -19,6 +19,19 @@ use std::time::{Duration, Instant};
 /// The longest the node waits for ROS events before it looks at its publishers again.
 const LONGEST_WAIT: Duration = Duration::from_millis(5);
 
+/// How long the middleware gets to let go of a stopping node. Fast DDS has hung in its
+/// teardown on a busy host (the `ros2` CLI and rclpy did too): a run ends anyway.
+const TEARDOWN_LIMIT: Duration = Duration::from_secs(10);
+
+/// Set when a node's thread was left behind in its teardown (see `teardown_hung`).
+static TEARDOWN_HUNG: AtomicBool = AtomicBool::new(false);
+
+/// Whether a stopped node's middleware did not let go within TEARDOWN_LIMIT. Its thread is
+/// left behind, so the process should end without the exit handlers, which may wait on it.
+pub fn teardown_hung() -> bool {
+    TEARDOWN_HUNG.load(Ordering::Relaxed)
+}
+
 pub struct RosNode {
     thread: Option<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
@@ -750,8 +763,47 @@ fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTask
 impl Drop for RosNode {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        if let Some(thread) = self.thread.take()
+            && !joined_within(thread, TEARDOWN_LIMIT)
+        {
+            TEARDOWN_HUNG.store(true, Ordering::Relaxed);
+            log::error!(
+                "the ROS 2 node did not stop within {} s: its middleware hangs in its teardown; \
+                 left behind",
+                TEARDOWN_LIMIT.as_secs()
+            );
         }
+    }
+}
+
+/// Joins `thread` if it ends within `limit`; false (and the thread detached) if it does not.
+fn joined_within(thread: JoinHandle<()>, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while !thread.is_finished() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = thread.join();
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_that_outlives_the_limit_is_left_behind_and_one_that_ends_is_joined() {
+        let quick = std::thread::spawn(|| std::thread::sleep(Duration::from_millis(20)));
+        assert!(joined_within(quick, Duration::from_secs(5)));
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let stuck = std::thread::spawn(move || {
+            let _ = held.recv();
+        });
+        let started = Instant::now();
+        assert!(!joined_within(stuck, Duration::from_millis(100)));
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        drop(release);
     }
 }

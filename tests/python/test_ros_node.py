@@ -19,7 +19,7 @@ from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from conftest import REPO, Bridge, call, spin_until  # noqa: E402
+from conftest import BINARY, REPO, Bridge, call, spin_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
@@ -409,3 +409,31 @@ def test_the_record_service_writes_an_mcap_file_of_the_run(ros, tmp_path):
     with open(path, "rb") as f:
         topics = {c.topic for _, c, _ in make_reader(f).iter_messages()}
     assert {"/mujoco_bridge/steps", "/joint_states", "/tf", "/clock"} <= topics, topics
+
+
+# A stand-in for rcl's node teardown that never returns, preloaded into the bridge: the
+# middleware hangs on the way out, as Fast DDS did on CI's busy host (a batch run of the URDF
+# corpus never ended; the ros2 CLI and rclpy hung there too).
+HANGING_TEARDOWN = """
+#include <unistd.h>
+int rcl_node_fini(void *node) { (void)node; for (;;) pause(); return 0; }
+"""
+
+
+@pytest.mark.skipif(os.environ.get("MUJOCO_BRIDGE_BACKEND") != "r2r",
+                    reason="the hang is put into rcl, which only the r2r build calls")
+def test_a_batch_run_ends_when_the_middleware_hangs_in_its_teardown(tmp_path):
+    source, library = tmp_path / "hang.c", tmp_path / "libhang.so"
+    source.write_text(HANGING_TEARDOWN)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    started = time.monotonic()
+    done = subprocess.run([BINARY, "--steps", "200", "--mode", "fast"], cwd=tmp_path,
+                          env=dict(os.environ, LD_PRELOAD=str(library)),
+                          capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - started
+    said = [line for line in done.stderr.splitlines() if "did not stop" in line]
+    print(f"exit {done.returncode} after {took:.1f} s; {said}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "run: mode Fast, steps 200," in done.stdout, done.stdout
+    assert said and "within 10 s" in said[0], done.stderr[-2000:]
+    assert took < 40
