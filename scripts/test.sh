@@ -9,16 +9,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Where the time goes (CI's budget is 50 minutes): each stage's end, in seconds from the start.
 lap() { echo "test.sh: $1 by $SECONDS s"; }
-bash scripts/setup-mujoco.sh
-bash scripts/setup-render.sh
-bash scripts/setup-viewer.sh
-bash scripts/fetch-models.sh
-bash scripts/fetch-urdf-corpus.sh
-bash scripts/setup-python.sh
-bash scripts/setup-node.sh
-bash scripts/setup-ros.sh
-bash scripts/setup-colcon.sh
-lap "set-up"
+for step in setup-mujoco setup-render setup-viewer fetch-models fetch-urdf-corpus \
+  setup-python setup-node setup-ros setup-colcon; do
+  bash "scripts/$step.sh"
+  lap "$step"
+done
 cargo fmt --check
 # Without ROS (the core and the legacy ZMQ side), with the ROS 2 node on pure-Rust DDS, then
 # on r2r (the default).
