@@ -803,7 +803,11 @@ mod tests {
         });
         let started = Instant::now();
         assert!(!joined_within(stuck, Duration::from_millis(100)));
-        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
         drop(release);
     }
 }
