@@ -21,7 +21,9 @@ longest gap between /clock messages (publisher timestamps) and the real-time fac
 times the timestep over wall time, which resets do not disturb). At the end of each case:
 the memory from the first minute to the end and phase against like phase, the /clock
 gaps, each figure against its target, the bridge's log line count; then the cases side by
-side.
+side. A probe process at SCHED_FIFO 90 tells when the machine itself stood still (every CPU
+held by the kernel or the hypervisor, which a guest's steal figure need not show): a /clock
+gap that such a stall brings over 10 periods is counted apart from the bridge's own.
 
     python3 benches/soak.py --minutes 30 --config config/default.yaml
 
@@ -162,6 +164,61 @@ def steal_around(steals, start, end):
     return after[0][1] - before[-1][1], after[0][0] - before[-1][0]
 
 
+# The machine's own stalls: a process apart from the bridge and its clients asks to wake
+# every millisecond at SCHED_FIFO PROBE_PRIORITY, above the bridge's physics thread (50).
+# When it wakes more than STALL_S late, nothing of this machine's could run: the kernel or
+# the hypervisor held every CPU. On a guest whose host holds it by a CPU quota (a Firecracker
+# VM here), that shows no steal. It prints "WALL_CLOCK_END LATENESS" per stall.
+PROBE_PRIORITY = 90
+STALL_S = 0.005
+PROBE_SOURCE = r"""
+import os, sys, time
+try:
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(int(sys.argv[2])))
+    print("fifo", flush=True)
+except OSError as refused:
+    print(f"refused {refused}", flush=True)
+end, period, stall = time.monotonic() + float(sys.argv[1]), 0.001, float(sys.argv[3])
+while time.monotonic() < end:
+    before = time.monotonic()
+    time.sleep(period)
+    late = time.monotonic() - before - period
+    if late > stall:
+        print(f"{time.time():.6f} {late:.6f}", flush=True)
+"""
+
+
+class MachineProbe:
+    """Runs PROBE_SOURCE for `lifetime_s`; `stalls` are (wall clock of the stall's end,
+    seconds), `granted` whether it got SCHED_FIFO (without it a late wake-up is only a busy
+    core, and nothing is taken as the machine's)."""
+
+    def __init__(self, lifetime_s):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", PROBE_SOURCE, str(lifetime_s), str(PROBE_PRIORITY), str(STALL_S)],
+            stdout=subprocess.PIPE, text=True)
+        first = self.proc.stdout.readline().strip()
+        self.granted = first == "fifo"
+        self.refusal = "" if self.granted else first.removeprefix("refused ")
+        self.stalls = []
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            end, late = line.split()
+            self.stalls.append((float(end), float(late)))
+
+    def within(self, start, end):
+        """Seconds of [start, end] (wall clock) during which the machine stood still."""
+        if not self.granted:
+            return 0.0
+        return sum(max(0.0, min(end, stop) - max(start, stop - late)) for stop, late in self.stalls)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
 def resident_mb(pid):
     """VmRSS of process `pid` in MB (None once it is gone)."""
     memory = memory_mb(pid)
@@ -244,7 +301,8 @@ class ClockWatch:
         self.gap_since_mark = 0.0
         # The longest gaps: (gap, the publisher's timestamp of its end, wall clock).
         self.worst = []
-        # Every gap over 5 ms, to count those over 10 publish periods.
+        # Every gap over 5 ms and the publisher's timestamp of its end, to count those over
+        # 10 publish periods.
         self.gaps = []
         self.stopping = False
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -264,7 +322,7 @@ class ClockWatch:
                         if gap > 0.005:
                             self.worst = sorted(self.worst + [(gap, stamp)], reverse=True)[:5]
                             if len(self.gaps) < 100000:
-                                self.gaps.append(gap)
+                                self.gaps.append((gap, stamp))
                     self.last = stamp
                     self.count += 1
             time.sleep(0.005)
@@ -622,6 +680,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
     load = None
     timestep = None
     figures = {"config": str(config), "minutes": minutes, "memory_mb": []}
+    probe = MachineProbe(minutes * 60.0 + ANSWER_TIMEOUT + 60.0)
     rclpy.init()
     try:
         clock = ClockWatch(rclpy)
@@ -693,6 +752,9 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             stolen = steal_around(steals, end - gap, end)
             stolen = "" if stolen is None else (f"; the host took {stolen[0] * 1e3:.0f} ms of CPU from this "
                                                 f"machine in the {stolen[1]:.1f} s around it")
+            still = probe.within(end - gap, end)
+            if still > 0:
+                stolen += f"; the machine stood still {still * 1e3:.1f} ms of it"
             figures.setdefault("worst_gaps", []).append(
                 f"{gap * 1e3:.1f} ms ending {time.strftime('%H:%M:%S', time.localtime(end))}"
                 f".{int(end % 1 * 1000):03d}: {', '.join(near) or 'no request within 1 s'}{stolen}")
@@ -706,7 +768,15 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             longest_clock_gap=clock.longest_gap,
             # /clock goes out when sim time moved, at most at ros.rates.clock (1000 Hz).
             clock_period=max(1.0 / 1000.0, timestep),
-            gaps_over_10_periods=sum(gap > 10.0 * max(1.0 / 1000.0, timestep) for gap in clock.gaps),
+            gaps_over_10_periods=sum(gap > 10.0 * max(1.0 / 1000.0, timestep) for gap, _ in clock.gaps),
+            # Gaps over 10 periods that would have been within them but for the machine's stall.
+            machine_gaps=sum(gap > 10.0 * max(1.0 / 1000.0, timestep)
+                             and gap - probe.within(end - gap, end) <= 10.0 * max(1.0 / 1000.0, timestep)
+                             for gap, end in clock.gaps),
+            longest_own_gap=max((gap - probe.within(end - gap, end) for gap, end in clock.gaps), default=0.0),
+            probe_granted=probe.granted,
+            probe_refusal=probe.refusal,
+            machine_stalls=[late for _, late in probe.stalls],
             real_time_factor=(stats["steps"] - start_stats["steps"]) * timestep / wall,
             received=churn.received,
             legacy_received=churn.legacy_received,
@@ -715,6 +785,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         )
     finally:
         faulthandler.cancel_dump_traceback_later()
+        probe.stop()
         if load:
             load.stop()
             figures["subscriber_processes"] = load.started
@@ -812,6 +883,8 @@ def summary(figures, report=print):
     anonymous = figures.get("anonymous_growth")
     anonymous = "n/a" if anonymous is None else f"{anonymous * 100:+.2f} %"
     gap_periods = figures["longest_clock_gap"] / figures["clock_period"]
+    own_gaps = figures.get("gaps_over_10_periods", 0) - figures.get("machine_gaps", 0)
+    own_periods = figures.get("longest_own_gap", figures["longest_clock_gap"]) / figures["clock_period"]
     rtf = figures["real_time_factor"]
     unanswered = figures["sent"] - figures["answered"]
     plain = figures.get("growth_from_first_minute")
@@ -825,7 +898,10 @@ def summary(figures, report=print):
          f"anonymous memory {anonymous}; target < 2 %)", growth < 0.02),
         (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
          f"({figures['clock_messages']} messages, {figures.get('gaps_over_10_periods', 0)} gaps over 10 "
-         f"periods; target <= 10 periods)", gap_periods <= 10.0),
+         f"periods, {figures.get('machine_gaps', 0)} of them while the machine stood still; "
+         f"{own_gaps} the bridge's own, the longest {own_periods:.1f} periods; target <= 10 periods "
+         f"{'outside the machine' + chr(39) + 's stalls' if figures.get('probe_granted') else 'everywhere'})",
+         own_periods <= 10.0),
         (f"requests: {figures['sent']} sent, {figures['answered']} answered, {unanswered} unanswered "
          f"(target: every one)", unanswered == 0),
         (f"real-time factor: {rtf:.4f} (target 1.00 +- 0.01)", abs(rtf - 1.0) <= 0.01),
@@ -840,6 +916,12 @@ def summary(figures, report=print):
     if "steal_seconds" in figures:
         report(f"  CPU time the host took from this machine (steal): {figures['steal_seconds']:.1f} s "
                f"in {figures['wall_seconds']:.0f} s")
+    if "probe_granted" in figures:
+        stalls = figures["machine_stalls"]
+        report(f"  the machine standing still (a probe process at SCHED_FIFO {PROBE_PRIORITY} woke over "
+               f"{STALL_S * 1e3:.0f} ms late): "
+               + (f"{len(stalls)} times, {sum(stalls):.2f} s in all, the longest {max(stalls, default=0) * 1e3:.1f} ms"
+                  if figures["probe_granted"] else f"not measured: SCHED_FIFO refused ({figures['probe_refusal']})"))
     cpu = figures.get("cpu_seconds") or {}
     if cpu:
         wall = figures["wall_seconds"]
@@ -909,7 +991,8 @@ def main():
             plain = figures.get("growth_from_first_minute")
             print(f"  {case:6s}: longest /clock gap {figures['longest_clock_gap'] * 1e3:.1f} ms "
                   f"({figures['longest_clock_gap'] / figures['clock_period']:.1f} periods), "
-                  f"{figures['gaps_over_10_periods']} gaps over 10 periods, real-time factor "
+                  f"{figures['gaps_over_10_periods']} gaps over 10 periods ({figures.get('machine_gaps', 0)} while "
+                  f"the machine stood still), real-time factor "
                   f"{figures['real_time_factor']:.4f}, memory first minute -> end "
                   f"{'n/a' if plain is None else f'{plain * 100:+.2f} %'}")
     if args.json:
