@@ -21,9 +21,9 @@ longest gap between /clock messages (publisher timestamps) and the real-time fac
 times the timestep over wall time, which resets do not disturb). At the end of each case:
 the memory from the first minute to the end and phase against like phase, the /clock
 gaps, each figure against its target, the bridge's log line count; then the cases side by
-side. A probe process at SCHED_FIFO 90 tells when the machine itself stood still (every CPU
-held by the kernel or the hypervisor, which a guest's steal figure need not show): a /clock
-gap that such a stall brings over 10 periods is counted apart from the bridge's own.
+side. A probe process per CPU at SCHED_FIFO 90 tells when a CPU itself stood still (held by
+the kernel or the hypervisor, which a guest's steal figure need not show): a /clock gap
+that such a stall brings over 10 periods is counted apart from the bridge's own.
 
     python3 benches/soak.py --minutes 30 --config config/default.yaml
 
@@ -164,15 +164,17 @@ def steal_around(steals, start, end):
     return after[0][1] - before[-1][1], after[0][0] - before[-1][0]
 
 
-# The machine's own stalls: a process apart from the bridge and its clients asks to wake
-# every millisecond at SCHED_FIFO PROBE_PRIORITY, above the bridge's physics thread (50).
-# When it wakes more than STALL_S late, nothing of this machine's could run: the kernel or
-# the hypervisor held every CPU. On a guest whose host holds it by a CPU quota (a Firecracker
-# VM here), that shows no steal. It prints "WALL_CLOCK_END LATENESS" per stall.
+# The machine's own stalls: on each CPU a process apart from the bridge and its clients asks
+# to wake every millisecond at SCHED_FIFO PROBE_PRIORITY, above the bridge's physics thread
+# (50). When it wakes more than STALL_S late, nothing could run on that CPU: the kernel or
+# the hypervisor held it (a sleeping thread's timer fires on the CPU it slept on). On a
+# guest whose host holds its virtual CPUs to a quota (a Firecracker VM here) that shows no
+# steal. It prints "WALL_CLOCK_END LATENESS" per stall.
 PROBE_PRIORITY = 90
 STALL_S = 0.005
 PROBE_SOURCE = r"""
 import os, sys, time
+os.sched_setaffinity(0, {int(sys.argv[4])})
 try:
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(int(sys.argv[2])))
     print("fifo", flush=True)
@@ -189,34 +191,38 @@ while time.monotonic() < end:
 
 
 class MachineProbe:
-    """Runs PROBE_SOURCE for `lifetime_s`; `stalls` are (wall clock of the stall's end,
-    seconds), `granted` whether it got SCHED_FIFO (without it a late wake-up is only a busy
-    core, and nothing is taken as the machine's)."""
+    """Runs PROBE_SOURCE on each CPU for `lifetime_s`; `stalls` are (CPU, wall clock of the
+    stall's end, seconds), `granted` whether it got SCHED_FIFO (without it a late wake-up is
+    only a busy core, and nothing is taken as the machine's)."""
 
     def __init__(self, lifetime_s):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", PROBE_SOURCE, str(lifetime_s), str(PROBE_PRIORITY), str(STALL_S)],
-            stdout=subprocess.PIPE, text=True)
-        first = self.proc.stdout.readline().strip()
-        self.granted = first == "fifo"
-        self.refusal = "" if self.granted else first.removeprefix("refused ")
+        self.cpus = sorted(os.sched_getaffinity(0))
+        self.procs = [subprocess.Popen(
+            [sys.executable, "-c", PROBE_SOURCE, str(lifetime_s), str(PROBE_PRIORITY), str(STALL_S), str(cpu)],
+            stdout=subprocess.PIPE, text=True) for cpu in self.cpus]
+        firsts = [proc.stdout.readline().strip() for proc in self.procs]
+        self.granted = all(first == "fifo" for first in firsts)
+        self.refusal = next((first.removeprefix("refused ") for first in firsts if first != "fifo"), "")
         self.stalls = []
-        threading.Thread(target=self.read, daemon=True).start()
+        for cpu, proc in zip(self.cpus, self.procs):
+            threading.Thread(target=self.read, args=(cpu, proc), daemon=True).start()
 
-    def read(self):
-        for line in self.proc.stdout:
+    def read(self, cpu, proc):
+        for line in proc.stdout:
             end, late = line.split()
-            self.stalls.append((float(end), float(late)))
+            self.stalls.append((cpu, float(end), float(late)))
 
     def within(self, start, end):
-        """Seconds of [start, end] (wall clock) during which the machine stood still."""
+        """The most seconds of [start, end] (wall clock) during which one CPU stood still."""
         if not self.granted:
             return 0.0
-        return sum(max(0.0, min(end, stop) - max(start, stop - late)) for stop, late in self.stalls)
+        return max((sum(max(0.0, min(end, stop) - max(start, stop - late))
+                        for on, stop, late in self.stalls if on == cpu) for cpu in self.cpus), default=0.0)
 
     def stop(self):
-        self.proc.kill()
-        self.proc.wait()
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()
 
 
 def resident_mb(pid):
@@ -754,7 +760,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
                                                 f"machine in the {stolen[1]:.1f} s around it")
             still = probe.within(end - gap, end)
             if still > 0:
-                stolen += f"; the machine stood still {still * 1e3:.1f} ms of it"
+                stolen += f"; a CPU stood still {still * 1e3:.1f} ms of it"
             figures.setdefault("worst_gaps", []).append(
                 f"{gap * 1e3:.1f} ms ending {time.strftime('%H:%M:%S', time.localtime(end))}"
                 f".{int(end % 1 * 1000):03d}: {', '.join(near) or 'no request within 1 s'}{stolen}")
@@ -776,7 +782,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             longest_own_gap=max((gap - probe.within(end - gap, end) for gap, end in clock.gaps), default=0.0),
             probe_granted=probe.granted,
             probe_refusal=probe.refusal,
-            machine_stalls=[late for _, late in probe.stalls],
+            machine_stalls=[(cpu, late) for cpu, _, late in probe.stalls],
             real_time_factor=(stats["steps"] - start_stats["steps"]) * timestep / wall,
             received=churn.received,
             legacy_received=churn.legacy_received,
@@ -898,9 +904,9 @@ def summary(figures, report=print):
          f"anonymous memory {anonymous}; target < 2 %)", growth < 0.02),
         (f"longest /clock gap: {figures['longest_clock_gap'] * 1e3:.1f} ms = {gap_periods:.1f} publish periods "
          f"({figures['clock_messages']} messages, {figures.get('gaps_over_10_periods', 0)} gaps over 10 "
-         f"periods, {figures.get('machine_gaps', 0)} of them while the machine stood still; "
+         f"periods, {figures.get('machine_gaps', 0)} of them while a CPU stood still; "
          f"{own_gaps} the bridge's own, the longest {own_periods:.1f} periods; target <= 10 periods "
-         f"{'outside the machine' + chr(39) + 's stalls' if figures.get('probe_granted') else 'everywhere'})",
+         f"{'outside the CPUs' + chr(39) + ' stalls' if figures.get('probe_granted') else 'everywhere'})",
          own_periods <= 10.0),
         (f"requests: {figures['sent']} sent, {figures['answered']} answered, {unanswered} unanswered "
          f"(target: every one)", unanswered == 0),
@@ -917,10 +923,14 @@ def summary(figures, report=print):
         report(f"  CPU time the host took from this machine (steal): {figures['steal_seconds']:.1f} s "
                f"in {figures['wall_seconds']:.0f} s")
     if "probe_granted" in figures:
-        stalls = figures["machine_stalls"]
-        report(f"  the machine standing still (a probe process at SCHED_FIFO {PROBE_PRIORITY} woke over "
+        stalls = [late for _, late in figures["machine_stalls"]]
+        per_cpu = {}
+        for cpu, _ in figures["machine_stalls"]:
+            per_cpu[cpu] = per_cpu.get(cpu, 0) + 1
+        report(f"  CPUs standing still (a probe process per CPU at SCHED_FIFO {PROBE_PRIORITY} woke over "
                f"{STALL_S * 1e3:.0f} ms late): "
-               + (f"{len(stalls)} times, {sum(stalls):.2f} s in all, the longest {max(stalls, default=0) * 1e3:.1f} ms"
+               + (f"{len(stalls)} times ({', '.join(f'CPU {c}: {n}' for c, n in sorted(per_cpu.items())) or 'none'}), "
+                  f"{sum(stalls):.2f} s in all, the longest {max(stalls, default=0) * 1e3:.1f} ms"
                   if figures["probe_granted"] else f"not measured: SCHED_FIFO refused ({figures['probe_refusal']})"))
     cpu = figures.get("cpu_seconds") or {}
     if cpu:
@@ -992,7 +1002,7 @@ def main():
             print(f"  {case:6s}: longest /clock gap {figures['longest_clock_gap'] * 1e3:.1f} ms "
                   f"({figures['longest_clock_gap'] / figures['clock_period']:.1f} periods), "
                   f"{figures['gaps_over_10_periods']} gaps over 10 periods ({figures.get('machine_gaps', 0)} while "
-                  f"the machine stood still), real-time factor "
+                  f"a CPU stood still), real-time factor "
                   f"{figures['real_time_factor']:.4f}, memory first minute -> end "
                   f"{'n/a' if plain is None else f'{plain * 100:+.2f} %'}")
     if args.json:
