@@ -172,10 +172,15 @@ def test_joint_states_match_the_simulation(ros, bridge):
     messages = []
     ros.create_subscription(JointState, "joint_states", messages.append, 10)
     bridge.console("keyframe ready")
-    spin_until(ros, lambda: messages, what="joint_states")
-    messages.clear()
-    spin_until(ros, lambda: messages, what="a fresh joint_states")
-    message = messages[-1]
+    # Messages sent before the keyframe may still wait in the reader's queue: the first one
+    # that carries the keyframe's elbow is the state after it.
+
+    def elbow(m):
+        return dict(zip(m.name, m.position)).get("arm_elbow")
+
+    spin_until(ros, lambda: any(elbow(m) == pytest.approx(1.2, abs=1e-9) for m in messages),
+               what="joint_states after the keyframe")
+    message = next(m for m in messages if elbow(m) == pytest.approx(1.2, abs=1e-9))
     assert list(message.name) == DEFAULT_JOINTS
     assert len(message.position) == len(message.velocity) == len(message.effort) == len(DEFAULT_JOINTS)
     position = dict(zip(message.name, message.position))
