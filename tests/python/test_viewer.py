@@ -199,7 +199,8 @@ def test_a_display_that_goes_away_takes_only_the_window(xvfb, tmp_path):
         bridge.console("realtime")
         xvfb.terminate()
         xvfb.wait(timeout=10)
-        wait_for(lambda: "connection to the display broke" in bridge.log_so_far(), "the viewer to say so")
+        wait_for(lambda: "connection to the display broke" in bridge.log_so_far(), "the viewer to say so",
+                 now=lambda: bridge.log_so_far()[-3000:])
         before = bridge.stats()["steps"]
         wait_for(lambda: bridge.stats()["steps"] > before + 200, "more steps")
     finally:
