@@ -31,6 +31,7 @@ that such a stall brings over 10 periods is counted apart from the bridge's own.
 `tests/python/test_soak.py` runs a 2-minute version in the suite.
 """
 import argparse
+import collections
 import faulthandler
 import json
 import os
@@ -765,6 +766,11 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
                 f"{gap * 1e3:.1f} ms ending {time.strftime('%H:%M:%S', time.localtime(end))}"
                 f".{int(end % 1 * 1000):03d}: {', '.join(near) or 'no request within 1 s'}{stolen}")
         figures["steal_seconds"] = steals[-1][1] - steals[0][1]
+        # /clock goes out when sim time moved, at most at ros.rates.clock (1000 Hz).
+        period = max(1.0 / 1000.0, timestep)
+        limit = 10.0 * period
+        # Each gap and what is left of it outside the CPUs' stalls.
+        gaps = [(gap, gap - probe.within(end - gap, end)) for gap, end in clock.gaps]
         figures.update(
             alive=alive,
             sent=churn.sent,
@@ -772,14 +778,11 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
             failed=churn.failed[:20],
             clock_messages=clock.count,
             longest_clock_gap=clock.longest_gap,
-            # /clock goes out when sim time moved, at most at ros.rates.clock (1000 Hz).
-            clock_period=max(1.0 / 1000.0, timestep),
-            gaps_over_10_periods=sum(gap > 10.0 * max(1.0 / 1000.0, timestep) for gap, _ in clock.gaps),
-            # Gaps over 10 periods that would have been within them but for the machine's stall.
-            machine_gaps=sum(gap > 10.0 * max(1.0 / 1000.0, timestep)
-                             and gap - probe.within(end - gap, end) <= 10.0 * max(1.0 / 1000.0, timestep)
-                             for gap, end in clock.gaps),
-            longest_own_gap=max((gap - probe.within(end - gap, end) for gap, end in clock.gaps), default=0.0),
+            clock_period=period,
+            gaps_over_10_periods=sum(gap > limit for gap, _ in gaps),
+            # Gaps over 10 periods that would have been within them but for a CPU's stall.
+            machine_gaps=sum(gap > limit >= own for gap, own in gaps),
+            longest_own_gap=max((own for _, own in gaps), default=0.0),
             probe_granted=probe.granted,
             probe_refusal=probe.refusal,
             machine_stalls=[(cpu, late) for cpu, _, late in probe.stalls],
@@ -924,9 +927,7 @@ def summary(figures, report=print):
                f"in {figures['wall_seconds']:.0f} s")
     if "probe_granted" in figures:
         stalls = [late for _, late in figures["machine_stalls"]]
-        per_cpu = {}
-        for cpu, _ in figures["machine_stalls"]:
-            per_cpu[cpu] = per_cpu.get(cpu, 0) + 1
+        per_cpu = collections.Counter(cpu for cpu, _ in figures["machine_stalls"])
         report(f"  CPUs standing still (a probe process per CPU at SCHED_FIFO {PROBE_PRIORITY} woke over "
                f"{STALL_S * 1e3:.0f} ms late): "
                + (f"{len(stalls)} times ({', '.join(f'CPU {c}: {n}' for c, n in sorted(per_cpu.items())) or 'none'}), "

@@ -175,12 +175,11 @@ def test_joint_states_match_the_simulation(ros, bridge):
     # Messages sent before the keyframe may still wait in the reader's queue: the first one
     # that carries the keyframe's elbow is the state after it.
 
-    def elbow(m):
-        return dict(zip(m.name, m.position)).get("arm_elbow")
+    def after_keyframe():
+        return [m for m in messages if dict(zip(m.name, m.position)).get("arm_elbow") == pytest.approx(1.2, abs=1e-9)]
 
-    spin_until(ros, lambda: any(elbow(m) == pytest.approx(1.2, abs=1e-9) for m in messages),
-               what="joint_states after the keyframe")
-    message = next(m for m in messages if elbow(m) == pytest.approx(1.2, abs=1e-9))
+    spin_until(ros, after_keyframe, what="joint_states after the keyframe")
+    message = after_keyframe()[0]
     assert list(message.name) == DEFAULT_JOINTS
     assert len(message.position) == len(message.velocity) == len(message.effort) == len(DEFAULT_JOINTS)
     position = dict(zip(message.name, message.position))
