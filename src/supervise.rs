@@ -4,6 +4,8 @@
 //! sees `failure` and ends it, exit code 1), never a freeze. Threads that can start over
 //! (the render and lidar workers, the frames publisher) catch their own panics and go on.
 use std::sync::OnceLock;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 static FAILURE: OnceLock<String> = OnceLock::new();
 
@@ -41,4 +43,40 @@ pub fn essential<T>(name: &str, work: impl FnOnce() -> T) -> Option<T> {
 /// Why the run must stop, once an essential thread failed.
 pub fn failure() -> Option<&'static str> {
     FAILURE.get().map(String::as_str)
+}
+
+/// Joins `thread` if it ends within `limit`; false (and the thread detached) if it does not.
+pub fn joined_within(thread: JoinHandle<()>, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while !thread.is_finished() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = thread.join();
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_that_outlives_the_limit_is_left_behind_and_one_that_ends_is_joined() {
+        let quick = std::thread::spawn(|| std::thread::sleep(Duration::from_millis(20)));
+        assert!(joined_within(quick, Duration::from_secs(5)));
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let stuck = std::thread::spawn(move || {
+            let _ = held.recv();
+        });
+        let started = Instant::now();
+        assert!(!joined_within(stuck, Duration::from_millis(100)));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(release);
+    }
 }

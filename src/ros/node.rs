@@ -764,7 +764,7 @@ impl Drop for RosNode {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take()
-            && !joined_within(thread, TEARDOWN_LIMIT)
+            && !crate::supervise::joined_within(thread, TEARDOWN_LIMIT)
         {
             TEARDOWN_HUNG.store(true, Ordering::Relaxed);
             log::error!(
@@ -773,41 +773,5 @@ impl Drop for RosNode {
                 TEARDOWN_LIMIT.as_secs()
             );
         }
-    }
-}
-
-/// Joins `thread` if it ends within `limit`; false (and the thread detached) if it does not.
-fn joined_within(thread: JoinHandle<()>, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    while !thread.is_finished() {
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let _ = thread.join();
-    true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_thread_that_outlives_the_limit_is_left_behind_and_one_that_ends_is_joined() {
-        let quick = std::thread::spawn(|| std::thread::sleep(Duration::from_millis(20)));
-        assert!(joined_within(quick, Duration::from_secs(5)));
-        let (release, held) = std::sync::mpsc::channel::<()>();
-        let stuck = std::thread::spawn(move || {
-            let _ = held.recv();
-        });
-        let started = Instant::now();
-        assert!(!joined_within(stuck, Duration::from_millis(100)));
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
-        drop(release);
     }
 }

@@ -89,15 +89,8 @@ impl Viewer {
     /// the thread, at most `patience`; returns the frames drawn.
     pub fn close(self, patience: Duration) -> u64 {
         self.closing.store(true, Ordering::Relaxed);
-        let deadline = std::time::Instant::now() + patience;
-        while !self.thread.is_finished() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let frames = self.frames();
-        if self.thread.is_finished() {
-            let _ = self.thread.join();
-        }
-        frames
+        crate::supervise::joined_within(self.thread, patience);
+        self.frames.load(Ordering::Relaxed)
     }
 }
 
