@@ -32,10 +32,12 @@ that such a stall brings over 10 periods is counted apart from the bridge's own.
 """
 import argparse
 import collections
+import datetime
 import faulthandler
 import json
 import os
 import pathlib
+import re
 import select
 import signal
 import socket
@@ -163,6 +165,19 @@ def steal_around(steals, start, end):
     if not before or not after:
         return None
     return after[0][1] - before[-1][1], after[0][0] - before[-1][0]
+
+
+def physics_faults(log, after_s=60.0):
+    """From the bridge's diagnostics lines ("... page faults in physics N", one per window):
+    the faults after its first `after_s` seconds, the windows that had any, and the windows.
+    A fault inside a step can wait on another thread (see the bridge's sim/memory.rs)."""
+    found = re.findall(r"^\[(\S+?)Z? \w+ *\].*page faults in physics (\d+)$", log, re.MULTILINE)
+    if not found:
+        return None
+    start = datetime.datetime.fromisoformat(found[0][0])
+    later = [int(count) for stamp, count in found
+             if (datetime.datetime.fromisoformat(stamp) - start).total_seconds() >= after_s]
+    return sum(later), sum(1 for count in later if count), len(later)
 
 
 # The machine's own stalls: on each CPU a process apart from the bridge and its clients asks
@@ -802,6 +817,7 @@ def run(binary, config, minutes, warmup_minutes=2.0, camera_on=60.0, camera_off=
         log = bridge.close()
     figures["log_tail"] = log[-4000:]
     figures["log"] = log
+    figures["physics_faults"] = physics_faults(log)
     figures["warmup_minutes"] = warmup_minutes
     figures["samples"] = samples
     figures["phases"] = phase_levels(samples, warmup_minutes * 60.0)
@@ -925,6 +941,10 @@ def summary(figures, report=print):
     if "steal_seconds" in figures:
         report(f"  CPU time the host took from this machine (steal): {figures['steal_seconds']:.1f} s "
                f"in {figures['wall_seconds']:.0f} s")
+    if figures.get("physics_faults"):
+        faults, windows, total = figures["physics_faults"]
+        report(f"  page faults in the physics thread after the first minute: {faults}, in {windows} "
+               f"of {total} diagnostics windows")
     if "probe_granted" in figures:
         stalls = [late for _, late in figures["machine_stalls"]]
         per_cpu = collections.Counter(cpu for cpu, _ in figures["machine_stalls"])

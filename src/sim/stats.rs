@@ -12,9 +12,11 @@ pub struct LatenessHistogram {
 
 impl Default for LatenessHistogram {
     fn default() -> Self {
-        Self {
-            counts: (0..BUCKETS).map(|_| AtomicU32::new(0)).collect(),
-        }
+        let mut counts: Box<[AtomicU32]> = (0..BUCKETS).map(|_| AtomicU32::new(0)).collect();
+        // An optimized build allocates these zeroed: the physics thread's first count in each
+        // millisecond of lateness (a page) faulted, right after the stall that made it late.
+        super::memory::map_pages(&mut counts);
+        Self { counts }
     }
 }
 
