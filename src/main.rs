@@ -267,6 +267,9 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
                 StartError::Thread(_) => RunError::System(e.to_string()),
             },
         )?;
+    // The simulation holds the world from here on: the start's model copy goes with it when
+    // the first world change replaces it, not at the end of the run.
+    drop(world);
     let handle = sim.handle();
     prepare(&handle, cli)?;
     let sensors = start_sensors(&config);

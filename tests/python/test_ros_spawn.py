@@ -196,7 +196,8 @@ ARM = """<mujoco model="arm"><worldbody>
 
 def test_a_robot_spawned_again_takes_its_subscriptions_over(ros, bridge):
     """A deleted robot's command subscriptions do not pile up: spawned again under its name,
-    it has one subscription per command topic, and it follows the commands that arrive."""
+    it has one subscription per command topic, and it follows the commands that arrive; the
+    replaced worlds go, one live world is left."""
     from simulation_interfaces.msg import Result
     from simulation_interfaces.srv import DeleteEntity
 
@@ -228,6 +229,19 @@ def test_a_robot_spawned_again_takes_its_subscriptions_over(ros, bridge):
         return abs(states[-1].position[k] - 0.8) < 0.02 and abs(states[-1].velocity[k]) < 0.05
 
     spin_until(ros, at_target, timeout=30, what="the arm at rest at 0.8 rad")
+    # Nor do the worlds: with no parameter, snapshot or camera request since, the replaced
+    # ones go (the parameter table held the start's world until its next request).
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    diagnostics = []
+    ros.create_subscription(DiagnosticArray, "/diagnostics", diagnostics.append, 10)
+
+    def live_worlds():
+        values = [v for m in diagnostics[-1:] for s in m.status for v in s.values if v.key == "live_worlds"]
+        return int(values[0].value) if values else None
+
+    spin_until(ros, lambda: live_worlds() is not None, timeout=30, what="/diagnostics")
+    spin_until(ros, lambda: live_worlds() == 1, timeout=15, what=f"one live world (last: {live_worlds()})")
     bridge.console("pause")
 
 

@@ -60,8 +60,9 @@ enum SetError {
 
 struct Parameters {
     table: RefCell<Table>,
-    /// The world the table describes.
-    world: RefCell<std::sync::Arc<crate::sim::WorldGeneration>>,
+    /// The world the table describes: its generation number and config (not the generation
+    /// itself, whose model would stay alive until the next parameter request).
+    world: RefCell<(u64, Config)>,
     handle: SimHandle,
     live: LiveSettings,
     events: backend::Publisher<ParameterEvent>,
@@ -72,14 +73,14 @@ impl Parameters {
     /// After a world change, the table of the new world (robots spawned or deleted).
     fn follow_world(&self) {
         let now = self.handle.world();
-        if now.number == self.world.borrow().number {
+        if now.number == self.world.borrow().0 {
             return;
         }
-        let old = self.world.replace(now.clone());
+        let (_, old_config) = self.world.replace((now.number, now.config.clone()));
         let followed =
             self.table
                 .borrow()
-                .follow(&old.config, &now.config, now.model.opt().timestep);
+                .follow(&old_config, &now.config, now.model.opt().timestep);
         match followed {
             Ok(table) => *self.table.borrow_mut() = table,
             Err(e) => log::error!("parameters of world {}: {e}", now.number),
@@ -198,7 +199,7 @@ pub fn start(
             Table::new(config, world.model.opt().timestep)
                 .map_err(|e| Error::from(e.to_string()))?,
         ),
-        world: RefCell::new(world),
+        world: RefCell::new((world.number, world.config.clone())),
         handle: handle.clone(),
         live: live.clone(),
         events,
