@@ -372,3 +372,102 @@ fn a_recording_goes_on_across_spawns_and_deletes_in_the_columns_it_began_with() 
     let elbow = played.qpos[qpos_of("mobile", "arm_elbow")];
     assert!((elbow - rows[149][column("mobile_arm_elbow")]).abs() < 1e-7);
 }
+
+/// A worker that says what it does, and whose loads wait until the test lets them finish.
+struct Recording {
+    events: std::sync::Arc<std::sync::Mutex<Vec<(&'static str, u64)>>>,
+    gate: std::sync::mpsc::Receiver<()>,
+    world: Option<u64>,
+    out: u8,
+}
+
+impl mujoco_bridge::render::Work for Recording {
+    type Spec = ();
+    type Out = u8;
+    type Error = String;
+
+    fn load(&mut self, sources: &mujoco_bridge::render::Sources<(), u8>) -> Result<(), String> {
+        let _ = self.gate.recv_timeout(std::time::Duration::from_secs(20));
+        self.world = Some(sources.world.number);
+        self.events
+            .lock()
+            .unwrap()
+            .push(("load", sources.world.number));
+        Ok(())
+    }
+
+    fn begin(&mut self) {}
+
+    fn make(&mut self, _index: usize) -> Result<&mut u8, String> {
+        let world = self.world.ok_or("nothing loaded")?;
+        self.events.lock().unwrap().push(("make", world));
+        Ok(&mut self.out)
+    }
+
+    fn unload(&mut self) {
+        if let Some(world) = self.world.take() {
+            self.events.lock().unwrap().push(("unload", world));
+        }
+    }
+
+    fn release(&mut self) {}
+}
+
+#[test]
+fn a_render_worker_makes_nothing_for_a_world_replaced_while_it_loaded_and_lets_it_go() {
+    let (_sim, handle) = start();
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (open, gate) = std::sync::mpsc::channel();
+    let recorded = events.clone();
+    let service = mujoco_bridge::render::Service::start(
+        "test-worker",
+        std::time::Duration::ZERO,
+        0,
+        |_| vec![()],
+        move || Recording {
+            events: recorded,
+            gate,
+            world: None,
+            out: 0,
+        },
+    )
+    .unwrap();
+    let first = handle.world();
+    let first_sources = service.sources(&first);
+    first_sources.request(0);
+    // The worker is loading the first world when the second one comes.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    spawn(
+        &handle,
+        &request("crate", SpawnSource::Text(BOX.into()), [1.0, 0.0, 0.5]),
+    )
+    .unwrap();
+    let second = handle.world();
+    let second_sources = service.sources(&second);
+    second_sources.request(0);
+    let gone = std::sync::Arc::downgrade(&first);
+    drop((first, first_sources));
+    open.send(()).unwrap();
+    open.send(()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !events.lock().unwrap().contains(&("make", second.number))
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let seen = events.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            ("load", 0),
+            ("unload", 0),
+            ("load", second.number),
+            ("make", second.number)
+        ],
+        "what the worker did"
+    );
+    assert!(
+        gone.upgrade().is_none(),
+        "the first world is still held after the worker let it go"
+    );
+}

@@ -6,7 +6,7 @@
 //! the world's `Sources`; the physics thread never waits for any of it.
 use super::frame::Slot;
 use crate::sim::WorldGeneration;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -113,6 +113,8 @@ type Planner<S> = dyn Fn(&WorldGeneration) -> Vec<S> + Send + Sync;
 pub struct Service<S, T> {
     /// The sources of the newest world asked for: the only ones the worker serves.
     current: Current<S, T>,
+    /// Their world's generation number, which the worker reads without the lock.
+    newest: Arc<AtomicU64>,
     plan: Box<Planner<S>>,
     wake: crossbeam_channel::Sender<()>,
     stop: Arc<AtomicBool>,
@@ -132,10 +134,12 @@ impl<S: Send + Sync + 'static, T: Default + Clone + Send + 'static> Service<S, T
     ) -> std::io::Result<Self> {
         let (wake, woken) = crossbeam_channel::bounded(1);
         let current = Arc::new(Mutex::new(None));
+        let newest = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let serving = Serving {
             name: name.to_string(),
             current: current.clone(),
+            newest: newest.clone(),
             woken,
             stop: stop.clone(),
             idle_release,
@@ -151,6 +155,7 @@ impl<S: Send + Sync + 'static, T: Default + Clone + Send + 'static> Service<S, T
             })?;
         Ok(Self {
             current,
+            newest,
             plan: Box::new(plan),
             wake,
             stop,
@@ -178,6 +183,7 @@ impl<S: Send + Sync + 'static, T: Default + Clone + Send + 'static> Service<S, T
             .is_none_or(|c| c.world.number < world.number)
         {
             *current = Some(sources.clone());
+            self.newest.store(world.number, Ordering::Release);
             let _ = self.wake.try_send(());
         }
         sources
@@ -198,6 +204,7 @@ impl<S, T> Drop for Service<S, T> {
 struct Serving<S, T> {
     name: String,
     current: Current<S, T>,
+    newest: Arc<AtomicU64>,
     woken: crossbeam_channel::Receiver<()>,
     stop: Arc<AtomicBool>,
     idle_release: Duration,
@@ -302,6 +309,11 @@ impl<S, T: Clone> Serving<S, T> {
         }
         worker.begin();
         for (index, slot) in sources.slots.iter().enumerate() {
+            // A newer world's adapters read other slots: what is made for this one would
+            // go unread, and this world (its model too) goes at the next round instead.
+            if self.newest.load(Ordering::Acquire) != sources.world.number {
+                return;
+            }
             // Taken before making: a request that comes meanwhile asks for the next one.
             if !slot.requested.swap(false, Ordering::AcqRel) {
                 continue;
