@@ -11,7 +11,8 @@
 //! process is slow to start on a busy machine) and while the node's lower-priority thread
 //! sends an image. The thread runs one SCHED_FIFO level under the physics thread (or at its
 //! raised niceness), and the participant's threads, started from it, inherit that. A send
-//! that finds the reliable window full is counted as failed and never waits.
+//! that finds the reliable window full is counted as failed and never waits. It writes no
+//! log line itself: what it has to say goes to a thread of its own (`notes`).
 //!
 //! RustDDS keeps the topic data of every remote endpoint it learned of for as long as its
 //! topic lives anywhere (its topic table is pruned per topic, not per endpoint or
@@ -29,6 +30,8 @@
 //! silent, matched with the readers: a send that finds the window full hands over to it and
 //! goes out from it at once (at 500 Hz that is 16 s after the reader stopped answering), and
 //! the renewal above is the same hand-over.
+mod notes;
+
 use super::Error;
 use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
 use super::names::Names;
@@ -36,9 +39,9 @@ use super::outputs::PublishCounters;
 use super::outputs::every::Every;
 use crate::config::DdsConfig;
 use crate::config::SimMode;
-use crate::rate_limit::RateLimiter;
 use crate::sim::SimHandle;
 use crate::sim::priority;
+use notes::{Note, Notes};
 use ros2_client::dds::rustdds::{
     DomainParticipantStatusEvent, DomainParticipantStatusListener, GUID, StatusEvented, Topic,
     TopicDescription,
@@ -90,6 +93,8 @@ pub struct ClockThread {
     stop: Arc<AtomicBool>,
     hz_bits: Arc<AtomicU64>,
     thread: Option<JoinHandle<()>>,
+    /// Writes what the thread says; drops after it, so its last notes are written.
+    _notes: notes::NoteWriter,
 }
 
 impl ClockThread {
@@ -104,6 +109,8 @@ impl ClockThread {
         let hz_bits = Arc::new(AtomicU64::new(settings.hz.to_bits()));
         let (ready, made) = std::sync::mpsc::channel::<Result<(), Error>>();
         let (stopping, rate) = (stop.clone(), hz_bits.clone());
+        let (notes, note_writer) =
+            notes::start().map_err(|e| Error::from(format!("/clock log thread: {e}")))?;
         let thread = std::thread::Builder::new()
             .name("ros-clock".into())
             .spawn(move || {
@@ -118,14 +125,23 @@ impl ClockThread {
                         return;
                     }
                 };
-                let renewal = Renewal::new(settings);
-                run(&handle, writer, renewal, &stopping, &rate, &publishing);
+                let renewal = Renewal::new(settings, notes.clone());
+                run(
+                    &handle,
+                    writer,
+                    renewal,
+                    &stopping,
+                    &rate,
+                    &publishing,
+                    &notes,
+                );
             })
             .map_err(|e| Error::from(format!("/clock thread: {e}")))?;
         let clock = Self {
             stop,
             hz_bits,
             thread: Some(thread),
+            _notes: note_writer,
         };
         match made.recv() {
             Ok(Ok(())) => Ok(clock),
@@ -169,6 +185,7 @@ fn run(
     stopping: &AtomicBool,
     rate: &AtomicU64,
     publishing: &PublishCounters,
+    notes: &Notes,
 ) {
     let mut pacing = Pacing::new(f64::from_bits(rate.load(Ordering::Relaxed)));
     let mut message = ClockMsg::default();
@@ -191,13 +208,16 @@ fn run(
                 renewal.window_full(&mut writer);
                 sent = writer.send(&message);
             }
-            gaps.note(Turn {
+            let turn = Turn {
                 woke,
                 due,
                 sim_time,
                 hz: pacing.hz,
                 running: handle.mode() != SimMode::Paused,
-            });
+            };
+            if let Some(gap) = gaps.note(turn) {
+                notes.say(gap);
+            }
             publishing.count(sent == Sent::Out);
         }
     }
@@ -205,8 +225,8 @@ fn run(
 
 /// Says why, when a message follows the last by more than `GAP_PERIODS` periods while the
 /// simulation runs: how far sim time moved (little: physics did not step), how late the
-/// thread woke (it was not scheduled) and how long the last send took (it blocked). At most
-/// one line a second, with the count held back (the project's `RateLimiter`).
+/// thread woke (it was not scheduled) and how long the last send took (it blocked). The
+/// note's line is written at most once a second, with the count held back (`notes`).
 #[derive(Default)]
 struct GapWatch {
     /// The last message: when its turn came, its sim time, and when its send returned.
@@ -214,7 +234,6 @@ struct GapWatch {
     /// Whether sim time has moved since the thread started: before physics's first step
     /// (the world still being set up) a wait is no gap.
     stepping: bool,
-    lines: RateLimiter,
 }
 
 /// Periods between two messages beyond which the interval is logged.
@@ -230,31 +249,25 @@ struct Turn {
 }
 
 impl GapWatch {
-    /// Notes a sent message; true when its interval was a gap (logged or held back).
-    fn note(&mut self, turn: Turn) -> bool {
+    /// Notes a sent message; its gap, when its interval was one.
+    fn note(&mut self, turn: Turn) -> Option<Note> {
         let returned = Instant::now();
-        let mut gap = false;
+        let mut gap = None;
         if let Some((last_woke, last_sim, last_returned)) = self.last {
             let interval = turn.woke - last_woke;
-            gap = self.stepping
+            if self.stepping
                 && turn.running
                 && turn.hz > 0.0
-                && interval.as_secs_f64() > GAP_PERIODS / turn.hz;
-            if gap {
-                let late = turn
-                    .due
-                    .map_or(Duration::ZERO, |d| turn.woke.saturating_duration_since(d));
-                self.lines.warn(
-                    "clock gap",
-                    &format!(
-                        "/clock: {:.1} ms since the last message, sim time moved {:.1} ms; \
-                         this turn was {:.1} ms late, the last send took {:.2} ms",
-                        interval.as_secs_f64() * 1e3,
-                        (turn.sim_time - last_sim) * 1e3,
-                        late.as_secs_f64() * 1e3,
-                        (last_returned - last_woke).as_secs_f64() * 1e3,
-                    ),
-                );
+                && interval.as_secs_f64() > GAP_PERIODS / turn.hz
+            {
+                gap = Some(Note::Gap {
+                    interval,
+                    sim_moved: turn.sim_time - last_sim,
+                    late: turn
+                        .due
+                        .map_or(Duration::ZERO, |d| turn.woke.saturating_duration_since(d)),
+                    last_send: last_returned - last_woke,
+                });
             }
             self.stepping |= turn.sim_time != last_sim;
         }
@@ -279,6 +292,7 @@ struct Renewal {
     settings: ClockSettings,
     next_check: Instant,
     state: Renewing,
+    notes: Notes,
 }
 
 enum Renewing {
@@ -301,12 +315,13 @@ enum Renewing {
 const SPARE_RETRY: Duration = Duration::from_secs(10);
 
 impl Renewal {
-    fn new(settings: ClockSettings) -> Self {
+    fn new(settings: ClockSettings, notes: Notes) -> Self {
         let state = make_spare(&settings);
         Self {
             settings,
             next_check: Instant::now() + RENEWAL_CHECK,
             state,
+            notes,
         }
     }
 
@@ -316,7 +331,9 @@ impl Renewal {
             return;
         }
         self.next_check = now + RENEWAL_CHECK;
-        writer.step_promotion(now);
+        if let Some(e) = writer.step_promotion(now) {
+            self.notes.say(Note::NodeFailed(e));
+        }
         let departed = writer.departed();
         let renew = self.settings.renew_after > 0 && departed >= self.settings.renew_after;
         self.state = match std::mem::replace(&mut self.state, Renewing::Waiting { retry: now }) {
@@ -327,7 +344,7 @@ impl Renewal {
                     found_since: None,
                 },
                 Ok(Err(e)) => {
-                    log::warn!("/clock: a spare DDS participant could not be made: {e}");
+                    self.notes.say(Note::SpareFailed(e));
                     Renewing::Waiting {
                         retry: now + SPARE_RETRY,
                     }
@@ -348,11 +365,9 @@ impl Renewal {
                 let missing = writer.readers().difference(&next.readers()).count();
                 let found_since = (missing == 0).then(|| found_since.unwrap_or(now));
                 if renew && found_since.is_some_and(|found| now - found >= RENEWAL_SETTLE) {
-                    log::info!(
-                        "/clock: the spare DDS participant took over after {} remote readers \
-                         and writers came and went",
-                        writer.departures.gone
-                    );
+                    self.notes.say(Note::TookOver {
+                        gone: writer.departures.gone,
+                    });
                     self.hand_over(writer, next)
                 } else if renew && now - since >= RENEWAL_MATCH_WAIT {
                     self.give_up(writer, next, missing)
@@ -378,20 +393,15 @@ impl Renewal {
             },
         ) {
             Renewing::Spare { next, .. } => {
-                log::warn!(
-                    "/clock: {WINDOW} messages are held for readers' acknowledgements (a reader \
-                     that acknowledges nothing: a stopped process, or acknowledgements lost); \
-                     the spare DDS participant took over"
-                );
+                self.notes.say(Note::WindowFull { handed_over: true });
                 self.state = self.hand_over(writer, next);
             }
             other => {
                 self.state = other;
-                log::warn!(
-                    "/clock: {WINDOW} messages are held for readers' acknowledgements and no \
-                     spare participant is ready; the writer was made anew"
-                );
-                writer.replace_writer();
+                self.notes.say(Note::WindowFull { handed_over: false });
+                if let Err(e) = writer.replace_writer() {
+                    self.notes.say(Note::WriterFailed(e));
+                }
             }
         }
     }
@@ -416,13 +426,11 @@ impl Renewal {
         next: Box<ClockWriter>,
         missing: usize,
     ) -> Renewing {
-        log::warn!(
-            "/clock: a new DDS participant did not find {missing} of the current one's readers \
-             in {} s; the current one goes on sending, renewal is tried again after {} more \
-             remote readers and writers come and go",
-            RENEWAL_MATCH_WAIT.as_secs(),
-            self.settings.renew_after
-        );
+        self.notes.say(Note::GaveUp {
+            missing,
+            waited: RENEWAL_MATCH_WAIT,
+            renew_after: self.settings.renew_after,
+        });
         writer.departures.gone = 0;
         drop_aside(*next);
         make_spare(&self.settings)
@@ -564,7 +572,8 @@ impl ClockWriter {
 
     /// Moves a promotion on: the visible writer sends once it has been there
     /// `PROMOTION_OVERLAP`, and the hidden one goes.
-    fn step_promotion(&mut self, now: Instant) {
+    fn step_promotion(&mut self, now: Instant) -> Option<Error> {
+        let mut failed = None;
         self.promotion = match std::mem::replace(&mut self.promotion, Promotion::Done) {
             Promotion::Done => Promotion::Done,
             Promotion::Making(made) => match made.try_recv() {
@@ -573,7 +582,7 @@ impl ClockWriter {
                     since: now,
                 },
                 Ok(Err(e)) => {
-                    log::warn!("/clock: its node could not be made on the new participant: {e}");
+                    failed = Some(e);
                     Promotion::Done
                 }
                 Err(TryRecvError::Empty) => Promotion::Making(made),
@@ -588,6 +597,7 @@ impl ClockWriter {
             }
             made @ Promotion::Made { .. } => made,
         };
+        failed
     }
 
     fn send(&self, message: &ClockMsg) -> Sent {
@@ -606,12 +616,10 @@ impl ClockWriter {
     /// (they know the participant). The old node goes first: ros2-client lists a context's
     /// nodes by name in `ros_discovery_info`, and dropping the old one after the new one was
     /// made under the same name took the new one out of the graph.
-    fn replace_writer(&mut self) {
+    fn replace_writer(&mut self) -> Result<(), Error> {
         self.endpoint = None;
-        match node_and_writer(&self.context, &self.names, self.role) {
-            Ok(endpoint) => self.endpoint = Some(endpoint),
-            Err(e) => log::warn!("/clock: a full writer could not be made anew: {e}"),
-        }
+        self.endpoint = Some(node_and_writer(&self.context, &self.names, self.role)?);
+        Ok(())
     }
 
     /// The remote endpoints seen come and go since this participant was made (or since a
@@ -807,20 +815,32 @@ mod tests {
             hz: 500.0,
             running,
         };
-        assert!(!gaps.note(turn(0, 0.0, true)));
+        assert!(gaps.note(turn(0, 0.0, true)).is_none());
         // Physics's first step 59 ms after the first message (the world being set up): no gap.
         let mut starting = GapWatch::default();
-        assert!(!starting.note(turn(0, 0.0, true)));
-        assert!(!starting.note(turn(59, 0.002, true)));
+        assert!(starting.note(turn(0, 0.0, true)).is_none());
+        assert!(starting.note(turn(59, 0.002, true)).is_none());
         // Every period (2 ms), then 3 periods late: no gap.
-        assert!(!gaps.note(turn(2, 0.002, true)));
-        assert!(!gaps.note(turn(8, 0.008, true)));
-        // 46 ms, as physics stood still: a gap.
-        assert!(gaps.note(turn(54, 0.010, true)));
+        assert!(gaps.note(turn(2, 0.002, true)).is_none());
+        assert!(gaps.note(turn(8, 0.008, true)).is_none());
+        // 46 ms, as physics stood still: a gap, with its figures.
+        match gaps.note(turn(54, 0.010, true)) {
+            Some(Note::Gap {
+                interval,
+                sim_moved,
+                late,
+                ..
+            }) => {
+                assert_eq!(interval, Duration::from_millis(46));
+                assert!((sim_moved - 0.002).abs() < 1e-12, "{sim_moved}");
+                assert_eq!(late, Duration::ZERO);
+            }
+            other => panic!("a gap of 46 ms was noted as {other:?}"),
+        }
         // The same while paused (WHILE_PAUSED repeats): none.
-        assert!(!gaps.note(turn(154, 0.010, false)));
-        // Running again, a second gap within a second: a gap (held back from the log).
-        assert!(gaps.note(turn(200, 0.012, true)));
+        assert!(gaps.note(turn(154, 0.010, false)).is_none());
+        // Running again, a second gap within a second: a gap (its line held back).
+        assert!(gaps.note(turn(200, 0.012, true)).is_some());
     }
 
     #[test]
