@@ -122,8 +122,19 @@ pub fn start(
             };
             x11::survive_a_lost_display();
             let mut app = app::App::new(handle, options, stop, ready, drawn, close);
-            if let Err(e) = event_loop.run_app(&mut app) {
-                log::error!("viewer: {e}");
+            // winit unwraps some X calls: when the display goes away between two of them it
+            // panics on this thread instead of meeting Xlib's handler (seen in CI). The
+            // window goes either way; the simulation runs on.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                event_loop.run_app(&mut app)
+            }));
+            match ran {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => log::error!("viewer: {e}"),
+                Err(_) => log::error!(
+                    "viewer: the window system failed (the connection to the display broke, or \
+                     winit met an error it does not handle); no window, the simulation runs on"
+                ),
             }
         })
         .map_err(ViewerError::Thread)?;
