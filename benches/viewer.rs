@@ -3,8 +3,8 @@
 //! this program starts. Prints, per setting, the real-time factor the run reports, the
 //! process's CPU time per second of run (all threads), the CPU time of the viewer thread and
 //! Mesa's rasterizer threads, and the frames it drew per second; then the ratio of the real-time factors, with over without.
-//! Run: cargo build --release --no-default-features && \
-//!      cargo bench --no-default-features --bench viewer   (BENCH_ROUNDS=3, BENCH_SECONDS=6)
+//! Run: cargo build --profile release-no-ros --no-default-features && \
+//!      cargo bench --profile release-no-ros --no-default-features --bench viewer   (BENCH_ROUNDS=3, BENCH_SECONDS=6)
 #[path = "common/threads.rs"]
 mod threads;
 
@@ -100,12 +100,12 @@ fn run(binary: &str, display: &str, seconds: f64, viewer: bool) -> Round {
 }
 
 fn main() {
-    let binary =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/mujoco_bridge");
+    let binary = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/release-no-ros/mujoco_bridge");
     let binary = binary.to_str().expect("path");
     assert!(
         std::path::Path::new(binary).exists(),
-        "build it first: cargo build --release --no-default-features"
+        "build it first: cargo build --profile release-no-ros --no-default-features"
     );
     let rounds = env_number("BENCH_ROUNDS", 3.0) as usize;
     let seconds = env_number("BENCH_SECONDS", 6.0);

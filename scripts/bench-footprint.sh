@@ -9,11 +9,9 @@ bash scripts/setup-render.sh
 bash scripts/fetch-models.sh
 bash scripts/setup-ros.sh
 (. scripts/ros-env.sh && cargo build --release --locked --bin mujoco_bridge)
-mkdir -p target/bench-footprint
-cp target/release/mujoco_bridge target/bench-footprint/mujoco_bridge
-bench=$(cargo bench --locked --no-default-features --bench footprint --no-run --message-format=json \
+bench=$(cargo bench --locked --profile release-no-ros --no-default-features --bench footprint --no-run --message-format=json \
   | grep '"kind":\["bench"\]' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 mkdir -p .deps/ros-log
 exec unshare -n env ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" \
-  BENCH_BRIDGE="$PWD/target/bench-footprint/mujoco_bridge" \
+  BENCH_BRIDGE="$PWD/target/release/mujoco_bridge" \
   bash -c 'ip link set lo up && exec "$0" --bench' "$bench"

@@ -10,4 +10,4 @@ bash scripts/fetch-models.sh
 bash scripts/setup-python.sh
 .deps/venv/bin/python -c "import mujoco" 2>/dev/null \
   || .deps/venv/bin/python -m pip install --quiet "mujoco==3.17.0"
-cargo bench --locked --no-default-features --bench render -- --bench
+cargo bench --locked --profile release-no-ros --no-default-features --bench render -- --bench

@@ -14,11 +14,9 @@ bench_binary() {
   cargo bench --locked --bench ros --no-run --message-format=json "$@" \
     | grep '"kind":\["bench"\]' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
 }
-# Copied aside: both builds share target/ and the next build would replace it.
-mkdir -p target/bench-dds
-cp "$(bench_binary --no-default-features --features dds)" target/bench-dds/ros
+dds=$(bench_binary --profile release-dds --no-default-features --features dds)
 . scripts/ros-env.sh
 r2r=$(bench_binary)
 mkdir -p .deps/ros-log
 exec unshare -n env ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" \
-  BENCH_PEER="$PWD/target/bench-dds/ros" bash -c 'ip link set lo up && exec "$0" --bench' "$r2r"
+  BENCH_PEER="$dds" bash -c 'ip link set lo up && exec "$0" --bench' "$r2r"

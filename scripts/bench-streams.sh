@@ -10,14 +10,11 @@ bash scripts/fetch-models.sh
 bash scripts/setup-python.sh
 bash scripts/setup-node.sh
 bash scripts/setup-ros.sh
-# Copied aside: both builds write the same path.
-mkdir -p target/bench-plain
-cargo build --release --locked --no-default-features --bin mujoco_bridge
-cp target/release/mujoco_bridge target/bench-plain/mujoco_bridge
+cargo build --profile release-no-ros --locked --no-default-features --bin mujoco_bridge
 (. scripts/ros-env.sh && cargo build --release --locked --bin mujoco_bridge)
 mkdir -p .deps/ros-log
 exec unshare -n env ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$PWD/.deps/ros-log" \
-  BENCH_PLAIN_BIN="$PWD/target/bench-plain/mujoco_bridge" \
+  BENCH_PLAIN_BIN="$PWD/target/release-no-ros/mujoco_bridge" \
   BENCH_ROS_BIN="$PWD/target/release/mujoco_bridge" \
   bash -c 'ip link set lo up && . scripts/ros-env.sh && exec .deps/venv/bin/python benches/streams.py "$@"' \
   bench "$@"

@@ -7,8 +7,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-mujoco.sh
 bash scripts/setup-render.sh
 bash scripts/fetch-models.sh
-cargo build --release --no-default-features --bin mujoco_bridge
-bridge=target/release/mujoco_bridge
+cargo build --profile release-no-ros --no-default-features --bin mujoco_bridge
+bridge=target/release-no-ros/mujoco_bridge
 out=docs/images
 mkdir -p "$out"
 picture() {  # FILE SIZE VIEW ARGS...

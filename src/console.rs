@@ -4,8 +4,8 @@
 //! spawn and delete, `export FILE.xml [ROBOT]` (as `--export-mjcf`), MCAP recording
 //! (`mcap FILE.mcap [steps]`, `mcap stop`) and the live counters.
 use crate::config::{ControlSource, SimMode};
-use crate::ros::outputs::PublishCounters;
 use crate::sim::{OperationError, SimHandle};
+use crate::topics::PublishCounters;
 use crate::zmq::LegacyCounters;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,14 +27,15 @@ enum ConsoleError {
     #[error("{0}")]
     World(String),
     #[error(transparent)]
-    Streams(#[from] crate::stream::StreamError),
+    Recording(#[from] crate::record::SwitchError),
 }
 
 /// What the console's operations reach besides the simulation.
 pub struct Reach {
     pub legacy: Vec<Arc<LegacyCounters>>,
     pub publishing: Option<Arc<PublishCounters>>,
-    pub streams: Arc<crate::stream::Streams>,
+    /// The streams, which record MCAP.
+    pub recorder: Arc<dyn crate::record::RecordingSwitch>,
 }
 
 /// Carries out one console line; returns the reply to print.
@@ -177,7 +178,7 @@ fn console_line(
         }
         Some("mcap") => match arg(1)? {
             "stop" => {
-                let r = reach.streams.stop_recording()?;
+                let r = reach.recorder.stop()?;
                 Ok(format!(
                     "ok recorded {}: step records {} written, {} dropped",
                     r.path.display(),
@@ -187,14 +188,14 @@ fn console_line(
             }
             path => {
                 let every_step = match words.get(2).copied() {
-                    None => reach.streams.every_step(),
+                    None => reach.recorder.every_step(),
                     Some("steps") => true,
                     Some("topics") => false,
                     Some(_) => return Err(ConsoleError::Usage("mcap FILE.mcap [steps|topics]")),
                 };
                 reach
-                    .streams
-                    .start_recording(std::path::Path::new(path), every_step)?;
+                    .recorder
+                    .start(std::path::Path::new(path), every_step)?;
                 Ok(format!("ok recording to {path}"))
             }
         },

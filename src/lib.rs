@@ -1,20 +1,18 @@
 //! mujoco_bridge: MuJoCo physics on a dedicated real-time thread, bridged to ROS 2 and to the
-//! legacy URLab ZMQ protocol.
-pub mod census;
+//! legacy URLab ZMQ protocol. The simulation core is the `mujoco_bridge_core` crate; this
+//! crate holds the adapters built on it, and names the core's modules as its own so that
+//! `mujoco_bridge::sim` and `crate::sim` mean the same everywhere.
+pub use mujoco_bridge_core::{
+    census, config, control, error, logging, model, rate_limit, record, sim, supervise, world,
+};
+/// The ROS 2 interfaces every sink speaks, with their CDR and schema text.
+pub use mujoco_bridge_messages as messages;
+
 pub mod cli;
-pub mod config;
 pub mod console;
-pub mod control;
-pub mod error;
-pub mod logging;
-pub mod model;
-pub mod rate_limit;
-pub mod record;
 pub mod render;
 pub mod ros;
-pub mod sim;
 pub mod stream;
-pub mod supervise;
+pub mod topics;
 pub mod viewer;
-pub mod world;
 pub mod zmq;

@@ -101,7 +101,7 @@ enum RunError {
     #[error("{origin}: {error}")]
     Outputs {
         origin: String,
-        error: mujoco_bridge::ros::outputs::PlanError,
+        error: mujoco_bridge::topics::PlanError,
     },
     /// A legacy ZMQ endpoint of the config cannot be served.
     #[error("{origin}: zmq: {error}")]
@@ -201,6 +201,19 @@ fn end_now(code: u8) -> ! {
     unsafe { libc::_exit(i32::from(code)) }
 }
 
+/// Which ROS 2 node this binary has: a build without one publishes nothing on ROS 2, and a
+/// user running it by mistake should learn that at once.
+fn say_backend() {
+    let version = env!("CARGO_PKG_VERSION");
+    match mujoco_bridge::ros::BACKEND {
+        Some(backend) => log::info!("mujoco_bridge {version}: the ROS 2 node runs on {backend}"),
+        None => log::info!(
+            "mujoco_bridge {version} was built without a ROS 2 node (no `ros` or `dds` \
+             feature): nothing is published on ROS 2; the legacy ZMQ side, Foxglove and MCAP run"
+        ),
+    }
+}
+
 fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     if let Some(d) = cli.duration
         && !(d.is_finite() && d > 0.0)
@@ -211,6 +224,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         )
         .into());
     }
+    say_backend();
     let mut config = load_config(cli, &ros_args)?;
     if let Some(out) = &cli.export_mjcf {
         return export_mjcf(&config, out, cli.export_robot.as_deref());
@@ -219,7 +233,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let controllers = mujoco_bridge::sim::controllers(&world)?;
     if cli.summary {
         // The outputs are planned with the world when the simulation starts; this starts none.
-        mujoco_bridge::ros::outputs::check(&world).map_err(|error| RunError::Outputs {
+        mujoco_bridge::topics::check(&world).map_err(|error| RunError::Outputs {
             origin: config.origin.clone(),
             error,
         })?;
@@ -257,7 +271,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let stream_settings = stream_settings(&config, cli)?;
     // The streams plan each world too: a recording may start at any time.
     let planners = vec![
-        mujoco_bridge::ros::outputs::planner(),
+        mujoco_bridge::topics::planner(),
         mujoco_bridge::stream::planner(),
     ];
     let sim =
@@ -304,7 +318,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         mujoco_bridge::stream::Streams::start(
             handle.clone(),
             &stream_settings,
-            mujoco_bridge::ros::names::Names::new(&remaps),
+            mujoco_bridge::topics::names::Names::new(&remaps),
             sensors.clone(),
         )
         .map_err(|error| RunError::Streams {
@@ -320,7 +334,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         &ros_args,
         mujoco_bridge::ros::Attached {
             sensors: sensors.clone(),
-            streams: Some(streams.clone()),
+            recorder: Some(streams.clone()),
         },
     )
     .map_err(RunError::Ros)?;
@@ -333,7 +347,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         let reach = mujoco_bridge::console::Reach {
             legacy: counters,
             publishing,
-            streams: streams.clone(),
+            recorder: streams.clone(),
         };
         mujoco_bridge::console::spawn(handle.clone(), reach, &STOP_REQUESTED);
     }

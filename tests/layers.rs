@@ -1,30 +1,29 @@
-//! The module graph of `src`: no two modules import each other, directly or around a
-//! circle, and the lower layers (config, model, sim, world and what they use) never import
-//! an adapter (ros, zmq, render, viewer). This reads the sources: every `crate::`, `super::`
-//! and `self::` path outside unit tests is an edge from the file's module to the deepest
-//! module the path names. A module reaching its own ancestors (`super::Error`) is how a
-//! folder shares its definitions, not a circle.
+//! The layers inside each crate of the workspace. The crates themselves are layers the
+//! compiler keeps (`mujoco_bridge_core` cannot name the adapters); inside the
+//! `mujoco_bridge` crate, the top-level modules are layers too: each imports only the
+//! layers below its own, never a sibling, and no two modules of any crate import each other,
+//! directly or around a circle. This reads the sources: every `crate::`, `super::` and
+//! `self::` path outside unit tests is an edge from the file's module to the deepest module
+//! the path names. A module reaching its own ancestors (`super::Error`) is how a folder
+//! shares its definitions, not a circle.
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 type Module = Vec<String>;
 
-/// The layers below the adapters, and the adapters.
-const LOWER: [&str; 11] = [
-    "config",
-    "model",
-    "sim",
-    "world",
-    "control",
-    "record",
-    "error",
-    "census",
-    "rate_limit",
-    "logging",
-    "supervise",
+/// The `mujoco_bridge` crate's top-level modules, lowest layer first. A module may import
+/// the layers before its own: the ROS node and the streams are sibling sinks of the same
+/// topics, and neither knows the other.
+const LAYERS: [&[&str]; 4] = [
+    &["render"],
+    &["topics"],
+    &["ros", "stream", "zmq", "viewer"],
+    &["console", "cli"],
 ];
-const ADAPTERS: [&str; 4] = ["ros", "zmq", "render", "viewer"];
+
+/// The folders of the workspace's crates' sources.
+const CRATES: [&str; 3] = ["src", "crates/core/src", "crates/messages/src"];
 
 fn sources(folder: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(folder).unwrap() {
@@ -80,9 +79,10 @@ fn resolve(modules: &BTreeSet<Module>, current: &Module, path: &[&str]) -> Optio
     deepest
 }
 
-/// Every module's imports of other modules (ancestors left out).
-fn graph() -> BTreeMap<Module, BTreeSet<Module>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Every module's imports of other modules of the same crate (ancestors left out); `src`
+/// is the crate's source folder, relative to the workspace.
+fn graph(src: &str) -> BTreeMap<Module, BTreeSet<Module>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
     let mut files = Vec::new();
     sources(&src, &mut files);
     let modules: BTreeSet<Module> = files.iter().map(|f| module_of(&src, f)).collect();
@@ -199,23 +199,36 @@ fn circles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<String>> {
 
 #[test]
 fn no_modules_import_each_other_around_a_circle() {
-    let edges = graph();
-    assert!(
-        edges.len() > 50,
-        "the sources were read ({} modules)",
-        edges.len()
-    );
-    let found = circles(&edges);
-    assert!(
-        found.is_empty(),
-        "modules that import each other: {found:?}"
-    );
-    // The summary (`cargo test --test layers -- --nocapture`): what each top-level module
-    // imports of the others.
-    let imports: usize = edges.values().map(|targets| targets.len()).sum();
-    println!("{} modules, {imports} imports, no circle", edges.len());
+    for src in CRATES {
+        let edges = graph(src);
+        assert!(
+            edges.len() > 10,
+            "the sources of {src} were read ({} modules)",
+            edges.len()
+        );
+        let found = circles(&edges);
+        assert!(
+            found.is_empty(),
+            "modules of {src} that import each other: {found:?}"
+        );
+        // The summary (`cargo test --test layers -- --nocapture`): what each top-level
+        // module imports of the others.
+        let imports: usize = edges.values().map(|targets| targets.len()).sum();
+        println!(
+            "{src}: {} modules, {imports} imports, no circle",
+            edges.len()
+        );
+        for (top, others) in top_level(&edges) {
+            let others: Vec<&str> = others.iter().map(String::as_str).collect();
+            println!("  {top} -> {}", others.join(", "));
+        }
+    }
+}
+
+/// What each top-level module imports of the others.
+fn top_level(edges: &BTreeMap<Module, BTreeSet<Module>>) -> BTreeMap<String, BTreeSet<String>> {
     let mut tops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, targets) in &edges {
+    for (module, targets) in edges {
         let top = module.first().cloned().unwrap_or_else(|| "crate".into());
         let entry = tops.entry(top.clone()).or_default();
         for target in targets {
@@ -224,39 +237,46 @@ fn no_modules_import_each_other_around_a_circle() {
             }
         }
     }
-    for (top, others) in tops {
-        let others: Vec<&str> = others.iter().map(String::as_str).collect();
-        println!("  {top} -> {}", others.join(", "));
-    }
+    tops
 }
 
-#[test]
-fn lower_layers_import_no_adapter() {
-    let mut upward = Vec::new();
-    for (module, imports) in graph() {
-        if !module
-            .first()
-            .is_some_and(|top| LOWER.contains(&top.as_str()))
-        {
+/// The imports of `tops` that reach a layer not below the importer's; every top-level
+/// module must have a layer.
+fn against_the_layers(tops: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let layer = |name: &str| LAYERS.iter().position(|layer| layer.contains(&name));
+    let mut wrong = Vec::new();
+    for (top, others) in tops {
+        if top == "crate" {
             continue;
         }
-        for target in imports {
-            if target
-                .first()
-                .is_some_and(|top| ADAPTERS.contains(&top.as_str()))
-            {
-                upward.push(format!("{} -> {}", name(&module), name(&target)));
+        let Some(own) = layer(top) else {
+            wrong.push(format!("{top} has no layer"));
+            continue;
+        };
+        for other in others {
+            match layer(other) {
+                Some(theirs) if theirs < own => {}
+                Some(_) => wrong.push(format!("{top} -> {other}")),
+                None => wrong.push(format!("{other} has no layer")),
             }
         }
     }
-    assert!(
-        upward.is_empty(),
-        "lower layers importing adapters: {upward:?}"
-    );
+    wrong
 }
 
 #[test]
-fn a_circle_and_an_upward_import_are_found() {
+fn each_top_level_module_imports_only_the_layers_below_its_own() {
+    let tops = top_level(&graph("src"));
+    assert!(
+        tops.contains_key("ros") && tops.contains_key("stream"),
+        "{tops:?}"
+    );
+    let wrong = against_the_layers(&tops);
+    assert!(wrong.is_empty(), "imports against the layers: {wrong:?}");
+}
+
+#[test]
+fn a_circle_and_an_import_against_the_layers_are_found() {
     // The check itself, on a made-up graph: a -> b -> c -> a, and d alone.
     let module = |name: &str| vec![name.to_string()];
     let mut edges = BTreeMap::new();
@@ -265,6 +285,22 @@ fn a_circle_and_an_upward_import_are_found() {
     edges.insert(module("c"), BTreeSet::from([module("a")]));
     edges.insert(module("d"), BTreeSet::from([module("a")]));
     assert_eq!(circles(&edges), vec![vec!["a", "b", "c"]]);
+    // Siblings, an upward import and a module with no layer.
+    let tops = BTreeMap::from([
+        (
+            "ros".to_string(),
+            BTreeSet::from(["stream".to_string(), "topics".to_string()]),
+        ),
+        (
+            "topics".to_string(),
+            BTreeSet::from(["console".to_string()]),
+        ),
+        ("extra".to_string(), BTreeSet::new()),
+    ]);
+    assert_eq!(
+        against_the_layers(&tops),
+        ["extra has no layer", "ros -> stream", "topics -> console"]
+    );
     // And a path resolves to the deepest module it names.
     let modules: BTreeSet<Module> = [vec![], module("sim"), vec!["sim".into(), "tap".into()]]
         .into_iter()

@@ -4,7 +4,10 @@
 //! logs or builds a string, so a change that adds one fails here, not in a profile.
 use std::path::Path;
 
-const PHYSICS_THREAD_SOURCES: [&str; 2] = ["src/sim/physics.rs", "src/sim/operations.rs"];
+const PHYSICS_THREAD_SOURCES: [&str; 2] = [
+    "crates/core/src/sim/physics.rs",
+    "crates/core/src/sim/operations.rs",
+];
 const TEXT_MAKERS: [&str; 10] = [
     "format!",
     "format_args!",

@@ -189,7 +189,7 @@ fn raw_rate(world: &World, seconds: f64, priority: u8) -> f64 {
 /// it).
 fn start(world: &World, options: &SimConfig) -> Simulation {
     let controllers = mujoco_bridge::sim::controllers(world).unwrap();
-    let planners = vec![mujoco_bridge::ros::outputs::planner()];
+    let planners = vec![mujoco_bridge::topics::planner()];
     Simulation::start_with(world, controllers, options, planners).unwrap()
 }
 

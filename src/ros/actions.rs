@@ -13,9 +13,9 @@ use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlMode, TrajectoryController, full_match_regex};
 use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
-use crate::ros::interfaces::control_msgs::action::FollowJointTrajectory;
-use crate::ros::interfaces::control_msgs::msg::JointTolerance;
-use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectoryPoint;
+use crate::messages::control_msgs::action::FollowJointTrajectory;
+use crate::messages::control_msgs::msg::JointTolerance;
+use crate::messages::trajectory_msgs::msg::JointTrajectoryPoint;
 use crate::sim::{SimHandle, StateSnapshot};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
@@ -256,7 +256,7 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
         }
     }
     let followed =
-        super::convert::trajectory(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
+        crate::topics::convert::trajectory(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
     let values = trajectory.points.iter().flat_map(|p| {
         p.positions
             .iter()
@@ -299,7 +299,7 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
     trajectory
         .validate()
         .map_err(|e| invalid_goal(e.to_string()))?;
-    let goal_time = super::convert::seconds(&goal.goal_time_tolerance);
+    let goal_time = crate::topics::convert::seconds(&goal.goal_time_tolerance);
     let defaults = &group.defaults;
     let goal_time = if goal_time.is_finite() && goal_time > 0.0 {
         Some(goal_time)
@@ -398,8 +398,8 @@ async fn execute(
             .map(|(d, a)| d - a)
             .collect();
         ticks.count(goal.publish_feedback(FollowJointTrajectory::Feedback {
-            header: crate::ros::interfaces::std_msgs::msg::Header {
-                stamp: super::convert::time(state.time),
+            header: crate::messages::std_msgs::msg::Header {
+                stamp: crate::topics::convert::time(state.time),
                 frame_id: String::new(),
             },
             joint_names: names.clone(),
@@ -527,10 +527,10 @@ fn serve_topic(
     slot: Rc<super::slot::Slot>,
     controller: &str,
 ) -> Result<(), ServeError> {
-    use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory;
+    use crate::messages::trajectory_msgs::msg::JointTrajectory;
     let topic = format!("{controller}/joint_trajectory");
     let mut trajectories = node
-        .subscribe::<JointTrajectory>(&topic, super::Qos::DEFAULT)
+        .subscribe::<JointTrajectory>(&topic, crate::topics::Qos::DEFAULT)
         .map_err(ServeError::Middleware)?;
     let (handle, robot, open_loop) = (handle.clone(), group.robot, group.defaults.open_loop);
     let joints: Vec<String> = group.joints.iter().map(|j| j.name.clone()).collect();
@@ -546,7 +546,7 @@ fn serve_topic(
                 );
                 continue;
             }
-            let _ = super::inputs::follow(&handle, robot, &message, &topic, open_loop);
+            let _ = crate::topics::inputs::follow(&handle, robot, &message, &topic, open_loop);
         }
     })
     .map_err(ServeError::Middleware)

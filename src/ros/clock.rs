@@ -33,14 +33,14 @@
 mod notes;
 
 use super::Error;
-use super::interfaces::rosgraph_msgs::msg::Clock as ClockMsg;
-use super::names::Names;
-use super::outputs::PublishCounters;
-use super::outputs::every::Every;
 use crate::config::DdsConfig;
 use crate::config::SimMode;
+use crate::messages::rosgraph_msgs::msg::Clock as ClockMsg;
 use crate::sim::SimHandle;
 use crate::sim::priority;
+use crate::topics::PublishCounters;
+use crate::topics::every::Every;
+use crate::topics::names::Names;
 use notes::{Note, Notes};
 use ros2_client::dds::rustdds::{
     DomainParticipantStatusEvent, DomainParticipantStatusListener, GUID, StatusEvented, Topic,
@@ -202,7 +202,7 @@ fn run(
         let due = pacing.every.deadline();
         let sim_time = handle.sim_time();
         if pacing.send(woke, sim_time) {
-            message.clock = super::convert::time(sim_time);
+            message.clock = crate::topics::convert::time(sim_time);
             let mut sent = writer.send(&message);
             if sent == Sent::WindowFull {
                 renewal.window_full(&mut writer);

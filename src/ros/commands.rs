@@ -6,10 +6,10 @@
 //! - `forward_command_controller/commands` (std_msgs/Float64MultiArray): every actuator in
 //!   the robot's order, as ros2_control's forward command controller;
 //! - `joint_trajectory` (trajectory_msgs/JointTrajectory): followed at physics rate.
-use super::Qos;
-use super::inputs;
 use crate::config::ControlSource;
 use crate::sim::SimHandle;
+use crate::topics::Qos;
+use crate::topics::inputs;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 
@@ -25,10 +25,8 @@ pub fn start(
     // A base that a diff_drive_controller gives takes that controller's ~/cmd_vel instead.
     let base = world.config.robots[robot].control.base.as_ref();
     if base.is_none_or(|b| b.controller.is_none()) {
-        let mut twists = node.subscribe::<crate::ros::interfaces::geometry_msgs::msg::Twist>(
-            &topic("cmd_vel"),
-            qos,
-        )?;
+        let mut twists =
+            node.subscribe::<crate::messages::geometry_msgs::msg::Twist>(&topic("cmd_vel"), qos)?;
         let commands = handle.clone();
         super::spawn(spawner, async move {
             while let Some(t) = twists.next().await {
@@ -37,11 +35,10 @@ pub fn start(
             }
         })?;
     }
-    let mut joint_commands = node
-        .subscribe::<crate::ros::interfaces::sensor_msgs::msg::JointState>(
-            &topic("joint_commands"),
-            qos,
-        )?;
+    let mut joint_commands = node.subscribe::<crate::messages::sensor_msgs::msg::JointState>(
+        &topic("joint_commands"),
+        qos,
+    )?;
     let commands = handle.clone();
     let plan = inputs::JointCommandPlan::of(world, robot);
     super::spawn(spawner, async move {
@@ -49,7 +46,7 @@ pub fn start(
             let _ = inputs::joint_commands(&commands, robot, &plan, &message);
         }
     })?;
-    let mut forward = node.subscribe::<crate::ros::interfaces::std_msgs::msg::Float64MultiArray>(
+    let mut forward = node.subscribe::<crate::messages::std_msgs::msg::Float64MultiArray>(
         &topic("forward_command_controller/commands"),
         qos,
     )?;
@@ -60,7 +57,7 @@ pub fn start(
         }
     })?;
     let mut trajectories = node
-        .subscribe::<crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory>(
+        .subscribe::<crate::messages::trajectory_msgs::msg::JointTrajectory>(
             &topic("joint_trajectory"),
             qos,
         )?;

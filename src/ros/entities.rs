@@ -4,16 +4,16 @@
 //! around an entity's geometry in its root body's frame, as it stands now),
 //! `get_named_poses` / `get_named_pose_bounds` (every keyframe, with the pose it gives its
 //! robot's root), and the `simulate_steps` action.
-use super::interfaces::geometry_msgs::msg::{Point, Pose, Vector3 as RosVector3};
-use super::interfaces::simulation_interfaces::action::SimulateSteps;
-use super::interfaces::simulation_interfaces::msg::{
-    Bounds, EntityCategory, EntityInfo, NamedPose, Result as SimResult, TagsFilter,
-};
-use super::interfaces::simulation_interfaces::srv::{
-    GetEntityBounds, GetEntityInfo, GetNamedPoseBounds, GetNamedPoses, SetEntityInfo,
-};
 use super::simulation::{Entity, entities, find, ok, outcome};
 use crate::config::SimMode;
+use crate::messages::geometry_msgs::msg::{Point, Pose, Vector3 as RosVector3};
+use crate::messages::simulation_interfaces::action::SimulateSteps;
+use crate::messages::simulation_interfaces::msg::{
+    Bounds, EntityCategory, EntityInfo, NamedPose, Result as SimResult, TagsFilter,
+};
+use crate::messages::simulation_interfaces::srv::{
+    GetEntityBounds, GetEntityInfo, GetNamedPoseBounds, GetNamedPoses, SetEntityInfo,
+};
 use crate::model::pose;
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
 use futures::StreamExt;
@@ -148,7 +148,7 @@ fn named_poses(world: &WorldGeneration) -> Vec<NamedPose> {
                     y: p[1],
                     z: p[2],
                 },
-                orientation: super::convert::quaternion_wxyz(q),
+                orientation: crate::topics::convert::quaternion_wxyz(q),
             },
             None => Pose::default(),
         };

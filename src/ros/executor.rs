@@ -2,7 +2,7 @@
 //! end with it), the wake-up at each cycle of the node's loop, and work sent off the node's
 //! thread so that it never waits.
 use super::Error;
-use super::outputs::PublishCounters;
+use crate::topics::PublishCounters;
 use futures::executor::LocalSpawner;
 use futures::task::LocalSpawnExt;
 use std::sync::Arc;

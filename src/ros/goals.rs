@@ -5,8 +5,8 @@
 //! ends aborted; a cancel is accepted, the controller holds still, and the goal ends
 //! canceled.
 use super::backend::{ActionType, Goal, GoalRequest};
-use super::interfaces::Action;
 use super::spawn;
+use crate::messages::Action;
 use futures::executor::LocalSpawner;
 use futures::future::{Either, select};
 use futures::{FutureExt, Stream, StreamExt};

@@ -9,8 +9,8 @@ use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
-use crate::ros::interfaces::control_msgs::action::{GripperCommand, ParallelGripperCommand};
-use crate::ros::interfaces::sensor_msgs::msg::JointState;
+use crate::messages::control_msgs::action::{GripperCommand, ParallelGripperCommand};
+use crate::messages::sensor_msgs::msg::JointState;
 use crate::sim::{OperationError, SimHandle, StateSnapshot};
 use futures::executor::LocalSpawner;
 use std::rc::Rc;
@@ -222,15 +222,14 @@ impl GripperAction for GripperCommand::Action {
     }
 }
 
-impl ParallelGripperCommand::Action {
-    fn state(r: &Reading) -> JointState {
-        JointState {
-            name: vec![r.joint.clone()],
-            position: vec![r.position],
-            velocity: vec![r.velocity],
-            effort: vec![r.effort],
-            ..Default::default()
-        }
+/// The gripper's joint as a ParallelGripperCommand reports it.
+fn joint_state(r: &Reading) -> JointState {
+    JointState {
+        name: vec![r.joint.clone()],
+        position: vec![r.position],
+        velocity: vec![r.velocity],
+        effort: vec![r.effort],
+        ..Default::default()
     }
 }
 
@@ -254,13 +253,13 @@ impl GripperAction for ParallelGripperCommand::Action {
 
     fn feedback(r: &Reading) -> ParallelGripperCommand::Feedback {
         ParallelGripperCommand::Feedback {
-            state: Self::state(r),
+            state: joint_state(r),
         }
     }
 
     fn result(r: &Reading) -> ParallelGripperCommand::Result {
         ParallelGripperCommand::Result {
-            state: Self::state(r),
+            state: joint_state(r),
             stalled: r.stalled,
             reached_goal: r.reached,
         }

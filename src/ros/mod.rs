@@ -1,6 +1,6 @@
-//! The ROS 2 side: what the node publishes (`outputs`, planned from the model and config
-//! with or without ROS, so every build checks a config the same way), the interface structs
-//! both backends share, and the node itself.
+//! The ROS 2 node: it publishes the topics planned by `crate::topics` (ROS-free, so every
+//! build checks a config the same way) in the interfaces of `crate::messages`, and serves
+//! the simulation's services, actions and parameters.
 //!
 //! The node runs on its own thread and only reads the latest-state snapshot and sends
 //! commands through the simulation handle, so nothing it does can stall the physics thread.
@@ -8,11 +8,19 @@
 //! API; the cargo feature picks the backend: `ros` is r2r on rcl (needs a ROS 2 installation
 //! to build), `dds` is ros2-client on pure-Rust DDS (needs nothing).
 //!
-//! QoS follows REP-2003 (see `qos`).
+//! QoS follows REP-2003 (see `crate::topics::Qos`).
 #[cfg(all(feature = "ros", feature = "dds"))]
 compile_error!(
     "the features `ros` (r2r) and `dds` (ros2-client) pick the ROS 2 backend: enable one (`--no-default-features --features dds` for DDS)"
 );
+
+/// The ROS 2 backend this build has, as the bridge names it when it starts.
+#[cfg(feature = "ros")]
+pub const BACKEND: Option<&str> = Some("r2r (rcl)");
+#[cfg(feature = "dds")]
+pub const BACKEND: Option<&str> = Some("ros2-client (RustDDS)");
+#[cfg(not(any(feature = "ros", feature = "dds")))]
+pub const BACKEND: Option<&str> = None;
 
 #[cfg(feature = "dds")]
 mod dds;
@@ -23,13 +31,8 @@ mod rcl;
 #[cfg(feature = "ros")]
 use rcl as backend;
 
-pub mod convert;
-pub mod inputs;
-pub mod interfaces;
-pub mod names;
-pub mod outputs;
-mod qos;
-pub use qos::Qos;
+#[cfg(any(feature = "ros", feature = "dds"))]
+mod publish;
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 mod actions;
@@ -137,7 +140,7 @@ pub enum Error {
     #[error("{0}")]
     Middleware(String),
     #[error(transparent)]
-    Cdr(#[from] interfaces::cdr::CdrError),
+    Cdr(#[from] crate::messages::cdr::CdrError),
     #[error(transparent)]
     Remap(#[from] crate::config::RemapError),
 }
@@ -194,9 +197,9 @@ pub enum ConfigProblem {
 pub enum NodeError {
     #[error("ROS 2 {what}: {error}")]
     Middleware { what: String, error: Error },
-    /// The simulation was started without the outputs' planner (`outputs::planner`).
+    /// The simulation was started without the outputs' planner (`topics::planner`).
     #[error(
-        "the world's outputs were not planned (the simulation was started without outputs::planner)"
+        "the world's outputs were not planned (the simulation was started without topics::planner)"
     )]
     NotPlanned,
     #[error("{origin}: {error}")]

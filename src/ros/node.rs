@@ -3,13 +3,16 @@
 use super::clock::{ClockSettings, ClockThread};
 use super::controller_manager::{Manager, ManagerState};
 use super::executor::{Ticks, collect_tasks};
-use super::outputs::publishing::Running;
-use super::outputs::{PublishCounters, Tick, WorldOutputs};
 use super::parameters::LiveSettings;
-use super::{Error, NodeError, Qos, ServeError, backend, interfaces};
+use super::{Error, NodeError, ServeError, backend};
 use crate::config::{Config, SimMode};
+use crate::messages;
+use crate::record::RecordingSwitch;
 use crate::render::Sensors;
+use crate::ros::publish::Running;
 use crate::sim::SimHandle;
+use crate::topics::Qos;
+use crate::topics::{PublishCounters, Tick, WorldOutputs};
 use futures::executor::{LocalPool, LocalSpawner};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,12 +67,12 @@ fn physics_grant(handle: &SimHandle) -> Option<crate::sim::Granted> {
     }
 }
 
-/// What the node reaches besides the simulation: the render threads, and the streams whose
-/// MCAP recording `~/record` starts and stops.
+/// What the node reaches besides the simulation: the render threads, and the recorder
+/// (the streams) whose MCAP recording `~/record` starts and stops.
 #[derive(Clone, Default)]
 pub struct Attached {
     pub sensors: Sensors,
-    pub streams: Option<Arc<crate::stream::Streams>>,
+    pub recorder: Option<Arc<dyn RecordingSwitch>>,
 }
 
 impl RosNode {
@@ -99,7 +102,7 @@ impl RosNode {
             })?;
         let settings = ClockSettings {
             hz: config.ros.rates.clock,
-            names: super::names::Names::new(&remaps),
+            names: crate::topics::names::Names::new(&remaps),
             dds: config.ros.dds.clone(),
             realtime_priority: config.sim.realtime_priority,
             renew_after: config
@@ -181,7 +184,7 @@ struct Node {
     robot_tasks: Vec<RobotTasks>,
     publishing: Arc<PublishCounters>,
     /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
-    rosout: backend::Publisher<interfaces::rcl_interfaces::msg::Log>,
+    rosout: backend::Publisher<messages::rcl_interfaces::msg::Log>,
     logger_name: String,
     ticks: Ticks,
     /// ros2_control's controller manager: the robots' declared controllers and their states.
@@ -195,7 +198,7 @@ struct Node {
     lidars: Option<Arc<crate::render::LidarSources>>,
     /// The thread that fills and publishes camera and lidar messages; it ends (its queued
     /// work done) before the node whose publishers that work uses.
-    offload: Option<super::outputs::offload::Offload>,
+    offload: Option<crate::topics::offload::Offload>,
     /// The thread that publishes /clock; it ends before the node too.
     clock: ClockThread,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
@@ -213,7 +216,7 @@ impl Node {
         attached: Attached,
         clock: ClockThread,
     ) -> Result<Self, NodeError> {
-        let Attached { sensors, streams } = attached;
+        let Attached { sensors, recorder } = attached;
         let err = |what: &str, error: Error| NodeError::Middleware {
             what: what.to_string(),
             error,
@@ -221,7 +224,7 @@ impl Node {
         let mut node =
             backend::Node::create(ros_args, &config.ros.dds).map_err(|e| err("node", e))?;
         let rosout = node
-            .publisher::<interfaces::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
+            .publisher::<messages::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
             .map_err(|e| err("/rosout", e))?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
@@ -236,8 +239,8 @@ impl Node {
         let live = LiveSettings::new(config);
         let manager = ManagerState::new();
         manager.borrow_mut().follow(&world);
-        let recording = streams.map(|streams| super::services::Recording {
-            streams,
+        let recording = recorder.map(|recorder| super::services::Recording {
+            recorder,
             folder: match &config.record.folder {
                 Some(folder) => config.base_dir.join(folder),
                 None => std::path::PathBuf::from("."),
@@ -274,7 +277,7 @@ impl Node {
         }
         let (cameras, lidars) = sensors.sources(&world);
         // Started here, on the node's thread: it takes the node's niceness.
-        let offload = super::outputs::offload::Offload::start()
+        let offload = crate::topics::offload::Offload::start()
             .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
             .ok();
         Ok(Self {
@@ -341,7 +344,7 @@ impl Node {
 
     /// Publishes what was logged since the last cycle on /rosout.
     fn forward_logs(&self) {
-        use interfaces::rcl_interfaces::msg::Log;
+        use messages::rcl_interfaces::msg::Log;
         while let Some(line) = crate::logging::next_rosout_line() {
             let since_epoch = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -355,7 +358,7 @@ impl Node {
             let ok = self
                 .rosout
                 .publish(&Log {
-                    stamp: interfaces::builtin_interfaces::msg::Time {
+                    stamp: messages::builtin_interfaces::msg::Time {
                         sec: since_epoch.as_secs() as i32,
                         nanosec: since_epoch.subsec_nanos(),
                     },
@@ -520,7 +523,7 @@ impl Node {
             if !due || !self.world.latest_state(&mut state) {
                 continue;
             }
-            let stamp = super::convert::time(state.time);
+            let stamp = crate::topics::convert::time(state.time);
             let stats = self.handle.stats();
             let tick = Tick {
                 state: &state,
@@ -544,7 +547,7 @@ impl Node {
 
 /// Why the outputs of a world could not be advertised.
 enum Advertise {
-    /// The simulation was started without the outputs' planner (`outputs::planner`), or the
+    /// The simulation was started without the outputs' planner (`topics::planner`), or the
     /// world's outputs were taken already.
     NotPlanned,
     Topic(String, Error),
@@ -563,7 +566,7 @@ fn advertise(
         .into_iter()
         .map(|o| {
             let topic = o.topic().name.clone();
-            o.advertise(node).map_err(|e| Advertise::Topic(topic, e))
+            super::publish::start(o, node).map_err(|e| Advertise::Topic(topic, e))
         })
         .collect()
 }
@@ -625,9 +628,9 @@ fn start_controllers(
         left_to_manager(&map.name, "a gripper", &own, grippers, |g| &g.name)
             .into_iter()
             .unzip();
-    let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
+    let prefixed = crate::topics::robot_prefixed(&world.config, &world.robots, index);
     let robot_topic =
-        |name: &str| super::outputs::robot_topic(&world.config, &map.name, prefixed, name);
+        |name: &str| crate::topics::robot_topic(&world.config, &map.name, prefixed, name);
     super::controller_manager::published::start(
         node,
         start.spawner,
@@ -692,8 +695,8 @@ fn left_to_manager<T, M>(
 
 /// Where robot `index` of `world` has its topics (what its tasks serve under).
 fn robot_topics(world: &crate::sim::WorldGeneration, index: usize) -> String {
-    let prefixed = super::outputs::robot_prefixed(&world.config, &world.robots, index);
-    super::outputs::robot_topic(&world.config, &world.robots[index].name, prefixed, "")
+    let prefixed = crate::topics::robot_prefixed(&world.config, &world.robots, index);
+    crate::topics::robot_topic(&world.config, &world.robots[index].name, prefixed, "")
 }
 
 /// Starts the command subscriptions, actions and grippers of robot `index` of `world`. An
@@ -709,8 +712,8 @@ fn start_robot(node: &mut backend::Node, start: &RobotStart) -> Result<RobotTask
     } = *start;
     let map = &world.robots[index];
     let config = &world.config;
-    let prefixed = super::outputs::robot_prefixed(config, &world.robots, index);
-    let robot_topic = |name: &str| super::outputs::robot_topic(config, &map.name, prefixed, name);
+    let prefixed = crate::topics::robot_prefixed(config, &world.robots, index);
+    let robot_topic = |name: &str| crate::topics::robot_topic(config, &map.name, prefixed, name);
     let ros = &config.robots[index].ros;
     let (started, collected) = collect_tasks(|| -> Result<(), ServeError> {
         if map.actuators.is_empty() {

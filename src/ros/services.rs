@@ -10,10 +10,10 @@
 //! share the world), force and torque are in that body's frame, applied at its centre of
 //! mass for `ros.wrench_duration` seconds of sim time (a live parameter). Step N and body
 //! poses are the `simulation_interfaces` services (StepSimulation, SetEntityState).
-use super::Qos;
 use crate::config::SimMode;
-use crate::ros::interfaces::std_srvs::srv::{SetBool, Trigger};
+use crate::messages::std_srvs::srv::{SetBool, Trigger};
 use crate::sim::{OperationError, SimHandle};
+use crate::topics::Qos;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::MjtObjBase;
@@ -66,11 +66,10 @@ fn wrenches(
     handle: &SimHandle,
     duration: Rc<Cell<f64>>,
 ) -> Result<(), super::Error> {
-    let mut messages = node
-        .subscribe::<crate::ros::interfaces::geometry_msgs::msg::WrenchStamped>(
-            "~/wrench",
-            Qos::DEFAULT,
-        )?;
+    let mut messages = node.subscribe::<crate::messages::geometry_msgs::msg::WrenchStamped>(
+        "~/wrench",
+        Qos::DEFAULT,
+    )?;
     let handle = handle.clone();
     let mut state = handle.latest_state_buffer();
     super::spawn(spawner, async move {
@@ -101,18 +100,18 @@ fn wrenches(
     })
 }
 
-/// Where `~/record` records: the streams, to a new `mujoco_bridge-<unix milliseconds>.mcap`
-/// in `folder` (`record.folder`).
+/// Where `~/record` records: the recorder (the streams), to a new
+/// `mujoco_bridge-<unix milliseconds>.mcap` in `folder` (`record.folder`).
 pub struct Recording {
-    pub streams: std::sync::Arc<crate::stream::Streams>,
+    pub recorder: std::sync::Arc<dyn crate::record::RecordingSwitch>,
     pub folder: std::path::PathBuf,
 }
 
 impl Recording {
     fn switch(&self, on: bool) -> (bool, String) {
-        let streams = &self.streams;
+        let recorder = &self.recorder;
         if !on {
-            return match streams.stop_recording() {
+            return match recorder.stop() {
                 Ok(r) => (
                     true,
                     format!(
@@ -129,7 +128,7 @@ impl Recording {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
         let path = self.folder.join(format!("mujoco_bridge-{now}.mcap"));
-        match streams.start_recording(&path, streams.every_step()) {
+        match recorder.start(&path, recorder.every_step()) {
             Ok(()) => (true, format!("recording to {}", path.display())),
             Err(e) => (false, e.to_string()),
         }

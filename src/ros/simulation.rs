@@ -7,19 +7,19 @@
 //! placed directly in the world that belong to no robot. Poses and velocities are in the
 //! `world` frame. Only free bodies (floating-base robots, loose objects) can be placed.
 use crate::config::SimMode;
-use crate::ros::convert::quaternion_wxyz;
-use crate::ros::interfaces::geometry_msgs::msg::Vector3 as RosVector3;
-use crate::ros::interfaces::geometry_msgs::msg::{Accel, Point, Pose, Twist};
-use crate::ros::interfaces::simulation_interfaces::msg::{
+use crate::messages::geometry_msgs::msg::Vector3 as RosVector3;
+use crate::messages::geometry_msgs::msg::{Accel, Point, Pose, Twist};
+use crate::messages::simulation_interfaces::msg::{
     Bounds, EntityCategory, EntityFilters, EntityState, Result as SimResult, SimulationState,
     SimulatorFeatures,
 };
-use crate::ros::interfaces::simulation_interfaces::srv::{
+use crate::messages::simulation_interfaces::srv::{
     GetEntities, GetEntitiesStates, GetEntityState, GetSimulationState, GetSimulatorFeatures,
     ResetSimulation, SetEntityState, SetSimulationState, StepSimulation,
 };
-use crate::ros::interfaces::std_msgs::msg::Header;
+use crate::messages::std_msgs::msg::Header;
 use crate::sim::{OperationError, SimHandle, StateSnapshot, WorldGeneration};
+use crate::topics::convert::quaternion_wxyz;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::*;
@@ -174,7 +174,7 @@ fn entity_state(model: &MjModel, state: &StateSnapshot, body: usize) -> EntitySt
     };
     EntityState {
         header: Header {
-            stamp: super::convert::time(state.time),
+            stamp: crate::topics::convert::time(state.time),
             frame_id: "world".into(),
         },
         pose: Pose {

@@ -3,10 +3,10 @@
 //! `get_available_worlds`, `load_world` and `get_current_world`. A change is built on its own
 //! thread while the node goes on publishing; the node re-plans its topics once the physics
 //! thread has swapped the new world in.
-use crate::ros::interfaces::simulation_interfaces::msg::{
+use crate::messages::simulation_interfaces::msg::{
     Resource, Result as SimResult, SpawnResult, Spawnable, WorldResource,
 };
-use crate::ros::interfaces::simulation_interfaces::srv::{
+use crate::messages::simulation_interfaces::srv::{
     DeleteEntity, GetAvailableWorlds, GetCurrentWorld, GetSpawnables, LoadWorld, SpawnEntities,
     SpawnEntity, UnloadWorld,
 };
@@ -52,7 +52,7 @@ fn request_of(
     allow_renaming: bool,
     resource: &Resource,
     namespace: &str,
-    pose: &crate::ros::interfaces::geometry_msgs::msg::PoseStamped,
+    pose: &crate::messages::geometry_msgs::msg::PoseStamped,
 ) -> SpawnRequest {
     let (p, q) = (&pose.pose.position, &pose.pose.orientation);
     SpawnRequest {

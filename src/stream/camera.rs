@@ -2,10 +2,10 @@
 //! the renderer only while a sink takes one of them, at most at the camera's rate, as for ROS
 //! (a frame asked by both goes to both: the renderer's slot is shared).
 use super::{StreamCounters, log_time, send};
+use crate::messages::sensor_msgs::msg::{CameraInfo, Image};
 use crate::render::{Cameras, Frame};
-use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image};
-use crate::ros::outputs::asking::Asking;
-use crate::ros::outputs::{Camera, fill_depth, fill_info, fill_rgb};
+use crate::topics::asking::Asking;
+use crate::topics::{Camera, fill_depth, fill_info, fill_rgb};
 use foxglove::RawChannel;
 use std::sync::Arc;
 use std::time::Instant;

@@ -2,10 +2,10 @@
 //! asked of the caster only while a sink takes it, at most at the lidar's rate, as for ROS (a
 //! scan asked by both goes to both: the caster's slot is shared).
 use super::{StreamCounters, log_time, send};
+use crate::messages::sensor_msgs::msg::{LaserScan, PointCloud2};
 use crate::render::{LidarSources, Scan};
-use crate::ros::interfaces::sensor_msgs::msg::{LaserScan, PointCloud2};
-use crate::ros::outputs::asking::Asking;
-use crate::ros::outputs::{Lidar, fill_points, fill_scan};
+use crate::topics::asking::Asking;
+use crate::topics::{Lidar, fill_points, fill_scan};
 use foxglove::RawChannel;
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,18 +1,18 @@
 //! What Foxglove clients do that reaches the simulation: a subscription to a latched topic
 //! (answered with its message on the streams thread) and messages they publish on a robot's
 //! `cmd_vel`, `joint_commands` or `joint_trajectory`, which go through the same command path
-//! as ROS clients' (`ros::inputs`): counted, and NaN, unknown names or out-of-bounds values
+//! as ROS clients' (`topics::inputs`): counted, and NaN, unknown names or out-of-bounds values
 //! refused by the simulation handle.
 use super::StreamCounters;
 use super::topics::Joined;
-use crate::ros::inputs;
-use crate::ros::interfaces::cdr;
-use crate::ros::interfaces::geometry_msgs::msg::TwistStamped;
-use crate::ros::interfaces::sensor_msgs::msg::JointState;
-use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectory;
-use crate::ros::names::Names;
-use crate::ros::outputs::{robot_prefixed, robot_topic};
+use crate::messages::cdr;
+use crate::messages::geometry_msgs::msg::TwistStamped;
+use crate::messages::sensor_msgs::msg::JointState;
+use crate::messages::trajectory_msgs::msg::JointTrajectory;
 use crate::sim::{SimHandle, WorldGeneration};
+use crate::topics::inputs;
+use crate::topics::names::Names;
+use crate::topics::{robot_prefixed, robot_topic};
 use foxglove::websocket::{ChannelView, Client, ClientChannel, ServerListener};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

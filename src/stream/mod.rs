@@ -15,8 +15,9 @@ mod topics;
 pub use replay::{ReplayError, load as load_replay};
 pub use topics::planner;
 
-use crate::ros::names::Names;
+use crate::record::{RecordingReport, RecordingSwitch, SwitchError};
 use crate::sim::SimHandle;
+use crate::topics::names::Names;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,7 +94,7 @@ fn send<M: serde::Serialize>(
     counters: &StreamCounters,
     bytes: &mut Vec<u8>,
 ) {
-    let ok = crate::ros::interfaces::cdr::encode_into(message, bytes).is_ok();
+    let ok = crate::messages::cdr::encode_into(message, bytes).is_ok();
     if ok {
         channel.log_with_meta(bytes, time);
     }
@@ -147,12 +148,18 @@ pub struct StreamReport {
     pub refused: u64,
 }
 
-/// What one recording wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordingReport {
-    pub path: PathBuf,
-    pub steps_written: u64,
-    pub steps_dropped: u64,
+impl RecordingSwitch for Streams {
+    fn start(&self, path: &Path, every_step: bool) -> Result<(), SwitchError> {
+        Ok(self.start_recording(path, every_step)?)
+    }
+
+    fn stop(&self) -> Result<RecordingReport, SwitchError> {
+        Ok(self.stop_recording()?)
+    }
+
+    fn every_step(&self) -> bool {
+        self.every_step
+    }
 }
 
 fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -246,11 +253,6 @@ impl Streams {
             streams.start_recording(path, settings.every_step)?;
         }
         Ok(streams)
-    }
-
-    /// Whether a recording started without saying keeps every step.
-    pub fn every_step(&self) -> bool {
-        self.every_step
     }
 
     /// Starts recording every topic (and, with `every_step`, every step) to a new MCAP file.

@@ -2,9 +2,9 @@
 //! back kinematically, one record per physics step, so a recording of a deterministic run
 //! replays to the same qpos and qvel, bit for bit.
 use super::STEPS_TOPIC;
+use crate::messages::cdr;
+use crate::messages::mujoco_bridge_msgs::msg::StepState;
 use crate::record::Playback;
-use crate::ros::interfaces::cdr;
-use crate::ros::interfaces::mujoco_bridge_msgs::msg::StepState;
 use mujoco_rs::prelude::MjModel;
 
 /// A recording that cannot be played on this world.

@@ -3,12 +3,12 @@
 //! (true pauses, false runs in real time), `save_snapshot` and `restore_snapshot` (one
 //! in-memory snapshot of their own), and `step` (simulation_interfaces/StepSimulation, while
 //! paused). Each runs on the server's blocking pool, never on the physics thread.
-use crate::ros::interfaces::simulation_interfaces::msg::Result as SimResult;
-use crate::ros::interfaces::simulation_interfaces::srv::StepSimulation;
-use crate::ros::interfaces::std_srvs::srv::{SetBool, Trigger};
-use crate::ros::interfaces::{Service, cdr};
-use crate::ros::names::Names;
+use crate::messages::simulation_interfaces::msg::Result as SimResult;
+use crate::messages::simulation_interfaces::srv::StepSimulation;
+use crate::messages::std_srvs::srv::{SetBool, Trigger};
+use crate::messages::{Service, cdr};
 use crate::sim::{OperationError, SimHandle};
+use crate::topics::names::Names;
 use foxglove::websocket::service::{Service as FoxgloveService, ServiceSchema};
 
 /// The name of the snapshot `save_snapshot` and `restore_snapshot` share.
@@ -35,14 +35,14 @@ fn service<S: Service>(
             "cdr",
             schema(
                 "Request",
-                crate::ros::interfaces::definition::ros2msg::<S::Request>(),
+                crate::messages::definition::ros2msg::<S::Request>(),
             ),
         )
         .with_response(
             "cdr",
             schema(
                 "Response",
-                crate::ros::interfaces::definition::ros2msg::<S::Response>(),
+                crate::messages::definition::ros2msg::<S::Response>(),
             ),
         );
     FoxgloveService::builder(names.resolve(name), schema).blocking_handler_fn(move |request| {

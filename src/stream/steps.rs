@@ -3,9 +3,9 @@
 //! each row as a `mujoco_bridge/msg/StepState` and logs it. Rows the ring could not hold are
 //! counted, never silently lost.
 use super::{STEPS_TOPIC, log_time};
+use crate::messages::cdr;
+use crate::messages::mujoco_bridge_msgs::msg::StepState;
 use crate::record::RecordRing;
-use crate::ros::interfaces::cdr;
-use crate::ros::interfaces::mujoco_bridge_msgs::msg::StepState;
 use crate::sim::{Operation, SimHandle, TapLayout, WorldGeneration};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -192,7 +192,7 @@ impl RowWriter {
 fn fill(message: &mut StepState, row: &[f64], sizes: [usize; 5]) {
     message.step = row[0] as u64;
     message.time = row[1];
-    message.stamp = crate::ros::convert::time(row[1]);
+    message.stamp = crate::topics::convert::time(row[1]);
     let mut at = 2;
     for (values, len) in [
         &mut message.qpos,

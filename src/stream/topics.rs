@@ -1,18 +1,18 @@
 //! The bridge's topics on the streams: the outputs the ROS node publishes, planned with each
-//! world (`ros::outputs::encoded_outputs`), filled from the latest state on this thread and
+//! world (`topics::encoded_outputs`), filled from the latest state on this thread and
 //! logged as CDR on one channel per topic. A message is made only while a sink (a Foxglove
 //! client that subscribes, the MCAP writer) takes its channel.
 use super::camera::{CameraChannels, CameraStream};
 use super::lidar::LidarStream;
 use super::{CLOCK_TOPIC, StreamCounters, log_time};
-use crate::ros::interfaces::rosgraph_msgs::msg::Clock;
-use crate::ros::interfaces::sensor_msgs::msg::{CameraInfo, Image, LaserScan, PointCloud2};
-use crate::ros::interfaces::{Message, definition};
-use crate::ros::names::Names;
-use crate::ros::outputs::encoded::Encoded;
-use crate::ros::outputs::every::Every;
-use crate::ros::outputs::{PublishCounters, Schedule, Streamed, Tick};
+use crate::messages::rosgraph_msgs::msg::Clock;
+use crate::messages::sensor_msgs::msg::{CameraInfo, Image, LaserScan, PointCloud2};
+use crate::messages::{Message, definition};
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
+use crate::topics::encoded::Encoded;
+use crate::topics::every::Every;
+use crate::topics::names::Names;
+use crate::topics::{PublishCounters, Schedule, Tick, TopicOutput};
 use foxglove::{Context, RawChannel};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,12 +24,12 @@ use std::time::{Duration, Instant};
 const LONGEST_WAIT: Duration = Duration::from_millis(20);
 
 /// The outputs of one world for the streams (see `sim::Planner`).
-pub struct StreamOutputs(pub Vec<Streamed>);
+pub struct StreamOutputs(pub Vec<TopicOutput>);
 
 /// The planner the simulation runs with each world when streams are on.
 pub fn planner() -> Arc<crate::sim::Planner> {
     Arc::new(|world, context| {
-        let outputs = crate::ros::outputs::streamed_outputs(world, context.exported_contacts > 0)
+        let outputs = crate::topics::topic_outputs(world, context.exported_contacts > 0)
             .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
         Ok(Box::new(StreamOutputs(outputs)))
     })
@@ -207,7 +207,7 @@ impl Run {
                     server.broadcast_time(log_time(state.time).log_time.unwrap_or(0));
                 }
                 if self.clock.has_sinks() {
-                    clock_message.clock = crate::ros::convert::time(state.time);
+                    clock_message.clock = crate::topics::convert::time(state.time);
                     super::send(
                         &self.clock,
                         &clock_message,
@@ -217,7 +217,7 @@ impl Run {
                     );
                 }
             }
-            let stamp = crate::ros::convert::time(state.time);
+            let stamp = crate::topics::convert::time(state.time);
             let stats = self.handle.stats();
             let tick = Tick {
                 state: &state,
@@ -333,7 +333,7 @@ impl Run {
         let now = Instant::now();
         for output in planned.0 {
             match output {
-                Streamed::State(output) => {
+                TopicOutput::State(output) => {
                     let Some(channel) =
                         pool.channel(&output.topic().name, output.ros_type(), || output.schema())
                     else {
@@ -350,7 +350,7 @@ impl Run {
                         latched: None,
                     });
                 }
-                Streamed::Camera(camera) => {
+                TopicOutput::Camera(camera) => {
                     let image = pool.typed::<Image>(&camera.image.name);
                     let info = pool.typed::<CameraInfo>(&camera.info.name);
                     let depth = camera
@@ -362,7 +362,7 @@ impl Run {
                         self.cameras.push(CameraStream::new(*camera, channels));
                     }
                 }
-                Streamed::Lidar(lidar) => {
+                TopicOutput::Lidar(lidar) => {
                     let channel = if LidarStream::planar(&lidar) {
                         pool.typed::<LaserScan>(&lidar.topic.name)
                     } else {

@@ -13,31 +13,31 @@ mod kinds;
 mod lifecycle;
 pub mod published;
 
-use super::Qos;
 use super::actions::Managed;
 use super::gripper::ManagedGripper;
-use super::interfaces::controller_manager_msgs::msg::{
+pub use super::slot::Slot;
+use crate::config::ControlSource;
+use crate::config::controllers::{ControllersFile, DeclaredController};
+use crate::messages::controller_manager_msgs::msg::{
     ControllerState, HardwareComponentState, HardwareInterface,
 };
-use super::interfaces::controller_manager_msgs::srv::{
+use crate::messages::controller_manager_msgs::srv::{
     CleanupController, ConfigureController, ListControllerTypes, ListControllers,
     ListHardwareComponents, ListHardwareInterfaces, LoadController, ReloadControllerLibraries,
     SetHardwareComponentState, SwitchController, UnloadController,
 };
-use super::interfaces::lifecycle_msgs::msg::State as LifecycleState;
-use super::interfaces::rcl_interfaces::msg::{
+use crate::messages::lifecycle_msgs::msg::State as LifecycleState;
+use crate::messages::rcl_interfaces::msg::{
     ListParametersResult, Parameter, ParameterDescriptor, ParameterValue, SetParametersResult,
     parameter_type,
 };
-use super::interfaces::rcl_interfaces::srv::{
+use crate::messages::rcl_interfaces::srv::{
     DescribeParameters, GetParameterTypes, GetParameters, ListParameters, SetParameters,
     SetParametersAtomically,
 };
-use super::interfaces::std_msgs::msg::Float64MultiArray;
-pub use super::slot::Slot;
-use crate::config::ControlSource;
-use crate::config::controllers::{ControllersFile, DeclaredController};
+use crate::messages::std_msgs::msg::Float64MultiArray;
 use crate::sim::{SimHandle, WorldGeneration};
+use crate::topics::Qos;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use indexmap::IndexMap;
@@ -846,7 +846,7 @@ fn start_diff_drive(
     manager: &Manager,
     only: Option<&str>,
 ) -> Result<(), super::Error> {
-    use super::interfaces::geometry_msgs::msg::{Twist, TwistStamped};
+    use crate::messages::geometry_msgs::msg::{Twist, TwistStamped};
     let robot_name = world.robots[robot].name.clone();
     let base = world.config.robots[robot].control.base.as_ref();
     let Some(driving) = base.and_then(|b| b.controller.clone()) else {

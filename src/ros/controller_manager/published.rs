@@ -7,13 +7,14 @@
 use super::kinds::{self, Kind};
 use super::{Manager, Slot};
 use crate::control::ActuatorInfo;
-use crate::ros::interfaces::control_msgs::msg::{
+use crate::messages::control_msgs::msg::{
     DynamicJointState, InterfaceValue, JointTrajectoryControllerState,
 };
-use crate::ros::interfaces::std_msgs::msg::Header;
-use crate::ros::interfaces::trajectory_msgs::msg::JointTrajectoryPoint;
-use crate::ros::{Anchor, Qos, Ticks};
+use crate::messages::std_msgs::msg::Header;
+use crate::messages::trajectory_msgs::msg::JointTrajectoryPoint;
+use crate::ros::{Anchor, Ticks};
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
+use crate::topics::Qos;
 use futures::executor::LocalSpawner;
 use std::rc::Rc;
 
@@ -210,7 +211,7 @@ pub fn start(
 
 fn header(state: &StateSnapshot) -> Header {
     Header {
-        stamp: crate::ros::convert::time(state.time),
+        stamp: crate::topics::convert::time(state.time),
         frame_id: String::new(),
     }
 }

@@ -6,8 +6,8 @@
 //!
 //! The endpoints are polled on each spin of the node, which runs every few milliseconds.
 use super::{Error, Wire, error, profile, service_qos};
-use crate::ros::Qos;
-use crate::ros::interfaces::Action;
+use crate::messages::Action;
+use crate::topics::Qos;
 use futures::Stream;
 use futures::channel::mpsc;
 use ros2_client::action::{

@@ -13,9 +13,10 @@ mod actions;
 
 pub use actions::{Goal, GoalRequest};
 
-use super::interfaces::{Action, Message, Service};
-use super::{Error, Qos};
+use super::Error;
 use crate::config::{DdsConfig, Remaps, ServiceMapping as MappingChoice};
+use crate::messages::{Action, Message, Service};
+use crate::topics::Qos;
 use futures::Stream;
 use ros2_client::qos::{Durability, History, WhenFull};
 use ros2_client::{Context, MessageTypeName, Name, NodeName, NodeOptions, QosProfile};
@@ -79,8 +80,8 @@ fn service_qos() -> QosProfile {
 /// Fields drop in order: the action servers, then the node, then the context (the DDS
 /// participant) they belong to.
 pub struct Node {
-    /// Publishers handed back by outputs a world change replaced, with their names and QoS.
-    retired: Vec<(String, Qos, Box<dyn std::any::Any>)>,
+    /// Publishers handed back by outputs a world change replaced.
+    retired: Vec<Box<dyn Advertised>>,
     /// Action servers, polled for goal, cancel and result requests at most every
     /// `ACTION_POLL` (each poll reads the readers' notification sockets: syscalls that a
     /// 1 kHz publishing loop should not pay on every cycle).
@@ -88,7 +89,7 @@ pub struct Node {
     actions_polled: Instant,
     node: ros2_client::Node,
     context: Context,
-    names: super::names::Names,
+    names: crate::topics::names::Names,
     mapping: ServiceMapping,
     /// Answers held until their client's reply reader is discovered.
     replies: Replies,
@@ -146,7 +147,7 @@ impl ReplyRoute {
 impl Node {
     /// The node, named and placed by the `--ros-args` remaps.
     pub fn create(ros_args: &[String], options: &DdsConfig) -> Result<Self, Error> {
-        let names = super::names::Names::new(&Remaps::from_ros_args(ros_args)?);
+        let names = crate::topics::names::Names::new(&Remaps::from_ros_args(ros_args)?);
         let domain = super::participant::domain_id(options)?;
         let addresses = super::participant::interfaces(options);
         let mapping = service_mapping(options);
@@ -218,16 +219,18 @@ impl Node {
         Ok((resolved, parsed))
     }
 
-    fn topic<M: Message>(
+    /// Topic `name` of message type `(package, type_name)`.
+    fn topic(
         &mut self,
         name: &str,
+        (package, type_name): (&str, &str),
         qos: Qos,
     ) -> Result<ros2_client::dds::rustdds::Topic, Error> {
         let (resolved, name) = self.name(name)?;
         self.node
             .create_topic(
                 &name,
-                MessageTypeName::new(M::PACKAGE, M::NAME),
+                MessageTypeName::new(package, type_name),
                 &profile(qos),
             )
             .map_err(|e| error(&resolved, e))
@@ -236,39 +239,84 @@ impl Node {
     /// How many subscriptions the participant has discovered on `publisher`'s topic (from
     /// discovery data: ros2-client's matched-reader count needs its spinner, which this
     /// backend does not run).
-    pub fn subscribers<M: Message>(&self, publisher: &Publisher<M>) -> usize {
-        self.node.subscription_count(&publisher.ros_name)
+    pub fn subscribers(&self, publisher: &impl Advertised) -> usize {
+        self.node
+            .subscription_count(&publisher.advertised().ros_name)
     }
 
     pub fn publisher<M: Message>(&mut self, name: &str, qos: Qos) -> Result<Publisher<M>, Error> {
-        let reused = self
-            .retired
-            .iter()
-            .position(|(n, q, p)| n == name && *q == qos && p.is::<Publisher<M>>());
-        if let Some(k) = reused
-            && let Ok(publisher) = self.retired.swap_remove(k).2.downcast::<Publisher<M>>()
-        {
-            return Ok(*publisher);
+        let type_name = (M::PACKAGE, M::NAME);
+        if let Some(publisher) = self.reuse::<Publisher<M>>(name, type_name, qos) {
+            return Ok(publisher);
         }
-        let topic = self.topic::<M>(name, qos)?;
-        let (ros_name, _) = self.name(name)?;
+        let (publisher, topic) = self.writer(name, type_name, qos)?;
+        Ok(Publisher { publisher, topic })
+    }
+
+    /// A publisher of messages serialized already, of type `(package, name)`.
+    pub fn raw_publisher(
+        &mut self,
+        name: &str,
+        type_name: (&'static str, &'static str),
+        qos: Qos,
+    ) -> Result<RawPublisher, Error> {
+        if let Some(publisher) = self.reuse::<RawPublisher>(name, type_name, qos) {
+            return Ok(publisher);
+        }
+        let (publisher, topic) = self.writer(name, type_name, qos)?;
+        Ok(RawPublisher { publisher, topic })
+    }
+
+    /// A new DDS writer of `D` on topic `name`, and what it was made for.
+    fn writer<D: serde::Serialize>(
+        &mut self,
+        name: &str,
+        type_name: (&str, &str),
+        qos: Qos,
+    ) -> Result<(ros2_client::Publisher<D>, AdvertisedTopic), Error> {
+        let topic = self.topic(name, type_name, qos)?;
         let publisher = self
             .node
             .create_publisher(&topic, None)
             .map_err(|e| error(name, e))?;
-        Ok(Publisher {
-            publisher,
-            ros_name,
-            qos,
+        Ok((publisher, self.advertised(name, type_name, qos)?))
+    }
+
+    fn advertised(
+        &self,
+        name: &str,
+        (package, type_name): (&str, &str),
+        qos: Qos,
+    ) -> Result<AdvertisedTopic, Error> {
+        Ok(AdvertisedTopic {
+            ros_name: self.name(name)?.0,
             name: name.to_string(),
+            type_name: format!("{package}/{type_name}"),
+            qos,
         })
+    }
+
+    /// A retired publisher of kind `P` for this topic, type and QoS.
+    fn reuse<P: Advertised>(
+        &mut self,
+        name: &str,
+        (package, type_name): (&str, &str),
+        qos: Qos,
+    ) -> Option<P> {
+        let wanted = format!("{package}/{type_name}");
+        let found = self.retired.iter().position(|retired| {
+            let topic = retired.advertised();
+            let any: &dyn std::any::Any = retired.as_ref();
+            any.is::<P>() && topic.name == name && topic.qos == qos && topic.type_name == wanted
+        })?;
+        let retired: Box<dyn std::any::Any> = self.retired.swap_remove(found);
+        retired.downcast::<P>().ok().map(|p| *p)
     }
 
     /// Takes a publisher back: the next `publisher` of the same topic, type and QoS reuses
     /// it (its subscribers stay matched); `destroy_retired` ends the others.
-    pub fn retire<M: Message>(&mut self, publisher: Publisher<M>) {
-        let (name, qos) = (publisher.name.clone(), publisher.qos);
-        self.retired.push((name, qos, Box::new(publisher)));
+    pub fn retire(&mut self, publisher: impl Advertised) {
+        self.retired.push(Box::new(publisher));
     }
 
     /// Drops the publishers retired and not reused (which removes their writers).
@@ -282,7 +330,7 @@ impl Node {
         name: &str,
         qos: Qos,
     ) -> Result<impl Stream<Item = M> + Unpin + 'static, Error> {
-        let topic = self.topic::<M>(name, qos)?;
+        let topic = self.topic(name, (M::PACKAGE, M::NAME), qos)?;
         let subscription = self
             .node
             .create_subscription::<M>(&topic, None)
@@ -359,13 +407,27 @@ impl Node {
     }
 }
 
-pub struct Publisher<M: Message> {
-    publisher: ros2_client::Publisher<M>,
+/// What a publisher was made for: the topic as asked for and as resolved, its type and QoS
+/// (how a retired publisher is found again).
+pub struct AdvertisedTopic {
     /// The fully qualified topic (`/ns/name`).
     ros_name: String,
-    /// The name and QoS it was asked for with (how a retired publisher is found again).
     name: String,
+    /// `package/Name`.
+    type_name: String,
     qos: Qos,
+}
+
+/// A publisher of either kind, as the node counts its subscribers and takes it back.
+pub trait Advertised: std::any::Any {
+    #[doc(hidden)]
+    fn advertised(&self) -> &AdvertisedTopic;
+}
+
+/// A publisher of messages of type `M`.
+pub struct Publisher<M: Message> {
+    publisher: ros2_client::Publisher<M>,
+    topic: AdvertisedTopic,
 }
 
 impl<M: Message> Publisher<M> {
@@ -373,6 +435,48 @@ impl<M: Message> Publisher<M> {
         self.publisher
             .publish(message.clone())
             .map_err(|e| error("publish", e))
+    }
+}
+
+impl<M: Message> Advertised for Publisher<M> {
+    fn advertised(&self) -> &AdvertisedTopic {
+        &self.topic
+    }
+}
+
+/// A publisher of messages serialized already (CDR with its header).
+pub struct RawPublisher {
+    publisher: ros2_client::Publisher<CdrBody>,
+    topic: AdvertisedTopic,
+}
+
+impl RawPublisher {
+    pub fn publish(&self, bytes: &[u8]) -> Result<(), Error> {
+        let body = bytes.get(4..).unwrap_or_default().to_vec();
+        self.publisher
+            .publish(CdrBody(body))
+            .map_err(|e| error("publish", e))
+    }
+}
+
+impl Advertised for RawPublisher {
+    fn advertised(&self) -> &AdvertisedTopic {
+        &self.topic
+    }
+}
+
+/// A message's CDR after its encapsulation header, which RustDDS writes itself: serialized
+/// as a tuple of bytes, which CDR writes as they are (no length, no alignment).
+struct CdrBody(Vec<u8>);
+
+impl serde::Serialize for CdrBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut tuple = serializer.serialize_tuple(self.0.len())?;
+        for byte in &self.0 {
+            tuple.serialize_element(byte)?;
+        }
+        tuple.end()
     }
 }
 

@@ -6,16 +6,17 @@
 mod table;
 mod value;
 
-use super::interfaces::rcl_interfaces::msg::{
+use super::{Error, backend};
+use crate::config::Config;
+use crate::messages::rcl_interfaces::msg::{
     Parameter, ParameterDescriptor, ParameterEvent, ParameterValue, SetParametersResult,
 };
-use super::interfaces::rcl_interfaces::srv::{
+use crate::messages::rcl_interfaces::srv::{
     DescribeParameters, GetParameterTypes, GetParameters, ListParameters, SetParameters,
     SetParametersAtomically,
 };
-use super::{Error, Qos, backend};
-use crate::config::Config;
 use crate::sim::SimHandle;
+use crate::topics::Qos;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use std::cell::{Cell, RefCell};
@@ -114,7 +115,7 @@ impl Parameters {
         log::info!("parameter {} set", parameter.name);
         self.table.borrow_mut().store(&parameter.name, kept.clone());
         let event = ParameterEvent {
-            stamp: super::convert::time(self.handle.stats().sim_time),
+            stamp: crate::topics::convert::time(self.handle.stats().sim_time),
             node: self.node_name.clone(),
             changed_parameters: vec![Parameter {
                 name: parameter.name.clone(),

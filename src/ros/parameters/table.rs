@@ -5,7 +5,7 @@
 use super::value;
 use crate::config::{Config, SimMode};
 use crate::control::PdGains;
-use crate::ros::interfaces::rcl_interfaces::msg::{
+use crate::messages::rcl_interfaces::msg::{
     ListParametersResult, ParameterDescriptor, ParameterValue, parameter_type as kind,
 };
 use serde_json::Value;

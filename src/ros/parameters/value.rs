@@ -1,6 +1,6 @@
 //! The one conversion between config values (JSON, as the config serializes) and ROS
 //! parameter values.
-use crate::ros::interfaces::rcl_interfaces::msg::{ParameterValue, parameter_type as kind};
+use crate::messages::rcl_interfaces::msg::{ParameterValue, parameter_type as kind};
 use serde_json::Value;
 
 /// A scalar, or an array of one scalar kind, as a parameter value; None for what a

@@ -5,8 +5,9 @@
 //! `--ros-args` (remaps, namespace, parameters) reach rcl from the process arguments.
 mod native;
 
-use super::interfaces::{Message, cdr};
-use super::{Error, Qos};
+use super::Error;
+use crate::messages::{Message, cdr};
+use crate::topics::Qos;
 use futures::{FutureExt, Stream, StreamExt};
 use r2r::{WrappedActionTypeSupport, WrappedServiceTypeSupport, WrappedTypesupport};
 use std::marker::PhantomData;
@@ -46,7 +47,7 @@ fn from_native<N: WrappedTypesupport, T: serde::de::DeserializeOwned>(
 pub struct Node {
     node: r2r::Node,
     /// Publishers handed back by outputs a world change replaced: topic, type, QoS.
-    retired: Vec<(String, String, Qos, r2r::PublisherUntyped)>,
+    retired: Vec<RawPublisher>,
     /// Subscriptions whose streams were dropped (their robot went), kept for the next
     /// subscription to the same topic.
     idle_subscriptions: IdleSubscriptions,
@@ -123,48 +124,57 @@ impl Node {
     }
 
     /// How many subscriptions of other processes `publisher` has (0 when rcl cannot say).
-    pub fn subscribers<M: Message>(&self, publisher: &Publisher<M>) -> usize {
+    pub fn subscribers(&self, publisher: &impl AsRef<RawPublisher>) -> usize {
         publisher
+            .as_ref()
             .publisher
             .get_inter_process_subscription_count()
             .unwrap_or(0)
     }
 
     pub fn publisher<M: Message>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<M>, Error> {
-        let ros_type = M::ros_type();
-        let publisher = match self
-            .retired
-            .iter()
-            .position(|(t, m, q, _)| t == topic && *m == ros_type && *q == qos)
-        {
-            Some(k) => self.retired.swap_remove(k).3,
-            None => self
-                .node
-                .create_publisher_untyped(topic, &ros_type, profile(qos))?,
-        };
         Ok(Publisher {
-            publisher,
-            topic: topic.to_string(),
-            qos,
+            raw: self.raw_publisher(topic, (M::PACKAGE, M::NAME), qos)?,
             message: PhantomData,
         })
     }
 
-    /// Takes a publisher back: the next `publisher` of the same topic, type and QoS reuses
+    /// A publisher of messages serialized already, of type `(package, name)`.
+    pub fn raw_publisher(
+        &mut self,
+        topic: &str,
+        (package, name): (&str, &str),
+        qos: Qos,
+    ) -> Result<RawPublisher, Error> {
+        let ros_type = format!("{package}/msg/{name}");
+        let reused = self
+            .retired
+            .iter()
+            .position(|p| p.topic == topic && p.ros_type == ros_type && p.qos == qos);
+        if let Some(k) = reused {
+            return Ok(self.retired.swap_remove(k));
+        }
+        let publisher = self
+            .node
+            .create_publisher_untyped(topic, &ros_type, profile(qos))?;
+        Ok(RawPublisher {
+            publisher,
+            topic: topic.to_string(),
+            ros_type,
+            qos,
+        })
+    }
+
+    /// Takes a publisher back: the next publisher of the same topic, type and QoS reuses
     /// it (its subscribers stay matched); `destroy_retired` ends the others.
-    pub fn retire<M: Message>(&mut self, publisher: Publisher<M>) {
-        self.retired.push((
-            publisher.topic,
-            M::ros_type(),
-            publisher.qos,
-            publisher.publisher,
-        ));
+    pub fn retire(&mut self, publisher: impl Into<RawPublisher>) {
+        self.retired.push(publisher.into());
     }
 
     /// Destroys the publishers retired and not reused (rcl keeps a publisher until then).
     pub fn destroy_retired(&mut self) {
-        for (_, _, _, publisher) in self.retired.drain(..) {
-            self.node.destroy_publisher_untyped(publisher);
+        for retired in self.retired.drain(..) {
+            self.node.destroy_publisher_untyped(retired.publisher);
         }
     }
 
@@ -249,16 +259,47 @@ impl Node {
     }
 }
 
-pub struct Publisher<M> {
+/// A publisher of serialized messages (CDR with its header) of one type.
+pub struct RawPublisher {
     publisher: r2r::PublisherUntyped,
     topic: String,
+    ros_type: String,
     qos: Qos,
+}
+
+impl RawPublisher {
+    pub fn publish(&self, bytes: &[u8]) -> Result<(), Error> {
+        Ok(self.publisher.publish_raw(bytes)?)
+    }
+}
+
+impl AsRef<RawPublisher> for RawPublisher {
+    fn as_ref(&self) -> &RawPublisher {
+        self
+    }
+}
+
+/// A publisher of messages of type `M`.
+pub struct Publisher<M> {
+    raw: RawPublisher,
     message: PhantomData<fn(&M)>,
 }
 
 impl<M: Message> Publisher<M> {
     pub fn publish(&self, message: &M) -> Result<(), Error> {
-        Ok(self.publisher.publish_raw(&cdr::encode(message)?)?)
+        self.raw.publish(&cdr::encode(message)?)
+    }
+}
+
+impl<M> AsRef<RawPublisher> for Publisher<M> {
+    fn as_ref(&self) -> &RawPublisher {
+        &self.raw
+    }
+}
+
+impl<M> From<Publisher<M>> for RawPublisher {
+    fn from(publisher: Publisher<M>) -> Self {
+        publisher.raw
     }
 }
 

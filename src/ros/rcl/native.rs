@@ -1,7 +1,7 @@
 //! The r2r generated type of each service and action the node serves. Requests, responses,
 //! goals, feedback and results cross between these and the shared structs as CDR bytes.
-use crate::ros::interfaces::{Action, Service};
-use crate::ros::interfaces::{
+use crate::messages::{Action, Service};
+use crate::messages::{
     control_msgs, controller_manager_msgs, rcl_interfaces, simulation_interfaces, std_srvs,
 };
 
@@ -119,8 +119,8 @@ native! { ActionType:
 
 #[cfg(test)]
 mod tests {
-    use crate::ros::interfaces::sample::sample;
-    use crate::ros::interfaces::*;
+    use crate::messages::sample::sample;
+    use crate::messages::*;
     use r2r::WrappedTypesupport;
 
     /// Fields and values as JSON; rosidl's placeholder member of an empty structure is

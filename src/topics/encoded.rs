@@ -1,0 +1,58 @@
+//! A planned output filled from the state whose messages leave as serialized bytes (CDR):
+//! the form every sink takes, the ROS node's publishers, the Foxglove view and MCAP files.
+use super::{Output, Tick, Topic};
+use crate::messages::{Message, cdr, definition};
+
+/// A planned output filled from the state, as a sink runs it.
+pub trait Encoded: Send {
+    fn topic(&self) -> &Topic;
+    /// Its ROS type name (`sensor_msgs/msg/JointState`).
+    fn ros_type(&self) -> String;
+    /// Its package and message name (`sensor_msgs`, `JointState`), as DDS names the type.
+    fn type_name(&self) -> (&'static str, &'static str);
+    /// Its `ros2msg` schema (see `definition::ros2msg`).
+    fn schema(&self) -> String;
+    /// Follows the state every cycle, due or not.
+    fn observe(&mut self, tick: &Tick);
+    /// This tick's message as CDR in `bytes`; false when there is nothing new to send (or
+    /// the message cannot be serialized, which the caller counts as a failure).
+    fn fill(&mut self, tick: &Tick, bytes: &mut Vec<u8>) -> Result<bool, cdr::CdrError>;
+}
+
+/// An output filled from the state, serialized.
+pub struct EncodedOutput<O>(O);
+
+impl<O> EncodedOutput<O> {
+    pub fn new(output: O) -> Self {
+        Self(output)
+    }
+}
+
+impl<O: Output + Send> Encoded for EncodedOutput<O> {
+    fn topic(&self) -> &Topic {
+        self.0.topic()
+    }
+
+    fn ros_type(&self) -> String {
+        O::Message::ros_type()
+    }
+
+    fn type_name(&self) -> (&'static str, &'static str) {
+        (O::Message::PACKAGE, O::Message::NAME)
+    }
+
+    fn schema(&self) -> String {
+        definition::ros2msg::<O::Message>()
+    }
+
+    fn observe(&mut self, tick: &Tick) {
+        self.0.observe(tick);
+    }
+
+    fn fill(&mut self, tick: &Tick, bytes: &mut Vec<u8>) -> Result<bool, cdr::CdrError> {
+        match self.0.fill(tick) {
+            Some(message) => cdr::encode_into(message, bytes).map(|()| true),
+            None => Ok(false),
+        }
+    }
+}
