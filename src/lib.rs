@@ -3,7 +3,8 @@
 //! crate holds the adapters built on it, and names the core's modules as its own so that
 //! `mujoco_bridge::sim` and `crate::sim` mean the same everywhere.
 pub use mujoco_bridge_core::{
-    census, config, control, error, logging, model, rate_limit, record, sim, supervise, world,
+    census, config, control, controllers, error, logging, model, rate_limit, record, sim,
+    supervise, world,
 };
 /// The ROS 2 interfaces every sink speaks, with their CDR and schema text.
 pub use mujoco_bridge_messages as messages;

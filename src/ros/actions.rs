@@ -13,13 +13,13 @@ use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlMode, TrajectoryController, full_match_regex};
 use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
+use crate::controllers::GoalDefaults;
 use crate::messages::control_msgs::action::FollowJointTrajectory;
 use crate::messages::control_msgs::msg::JointTolerance;
 use crate::messages::trajectory_msgs::msg::JointTrajectoryPoint;
 use crate::sim::{SimHandle, StateSnapshot};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 type Action = FollowJointTrajectory::Action;
@@ -33,43 +33,6 @@ struct Joint {
     dof: usize,
     /// Its limits, when it has them.
     range: Option<[f64; 2]>,
-}
-
-/// What a goal is held to where it sets nothing of its own: the config's
-/// `goal_tolerance` and `goal_time` for its trajectory controllers, a
-/// joint_trajectory_controller's `constraints` and `allow_partial_joints_goal` for the
-/// controller manager's.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GoalDefaults {
-    /// Path tolerance by joint name; a joint not listed is not checked along the way.
-    pub path: HashMap<String, f64>,
-    /// Goal tolerance by joint name; a joint not listed takes `goal_otherwise`.
-    pub goal: HashMap<String, f64>,
-    pub goal_otherwise: Option<f64>,
-    /// At the end every joint's speed must be below it (rad/s or m/s), when set.
-    pub stopped_velocity: Option<f64>,
-    /// Seconds after the trajectory's end to get within the goal tolerances; None: no limit.
-    pub goal_time: Option<f64>,
-    /// Whether a goal may name only some of the group's joints.
-    pub allow_partial: bool,
-    /// A new trajectory starts from the setpoints of the one it replaces
-    /// (`open_loop_control`), else from the measured positions.
-    pub open_loop: bool,
-}
-
-impl GoalDefaults {
-    /// A config trajectory controller's (and the default group's) defaults.
-    fn of_config(goal_tolerance: f64, goal_time: f64) -> Self {
-        Self {
-            path: HashMap::new(),
-            goal: HashMap::new(),
-            goal_otherwise: Some(goal_tolerance),
-            stopped_velocity: None,
-            goal_time: Some(goal_time),
-            allow_partial: true,
-            open_loop: false,
-        }
-    }
 }
 
 /// A configured (or the default) joint group of one robot.

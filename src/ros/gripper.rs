@@ -9,6 +9,7 @@ use super::goals::{self, End, Owner, Refusal};
 use super::{ConfigProblem, ServeError};
 use crate::config::{ControlSource, GripperController};
 use crate::control::{ActuatorInfo, ActuatorKind};
+use crate::controllers::GripperSettings;
 use crate::messages::control_msgs::action::{GripperCommand, ParallelGripperCommand};
 use crate::messages::sensor_msgs::msg::JointState;
 use crate::sim::{OperationError, SimHandle, StateSnapshot};
@@ -22,18 +23,6 @@ const STOPPED: f64 = 1e-3;
 const STALL_TIME: f64 = 0.2;
 /// A goal that neither reaches nor stalls within this long (sim seconds) is aborted.
 const GIVE_UP: f64 = 10.0;
-
-/// How a gripper judges a goal: a config's gripper (`tolerance`, `allow_stalling`, the
-/// stall constants above) or a gripper_action_controller's parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GripperSettings {
-    pub goal_tolerance: f64,
-    pub allow_stalling: bool,
-    /// Below this speed the joint counts as stopped.
-    pub stall_velocity: f64,
-    /// Stopped short of the goal this long (sim seconds): stalled.
-    pub stall_timeout: f64,
-}
 
 /// A gripper the controller manager runs: its slot (goals are taken only while it is
 /// active) and its parameters.

@@ -5,6 +5,7 @@
 pub mod census;
 pub mod config;
 pub mod control;
+pub mod controllers;
 pub mod error;
 pub mod logging;
 pub mod model;

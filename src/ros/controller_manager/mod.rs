@@ -9,8 +9,6 @@
 //!
 //! A forward command controller's `~/commands` subscription is made with its robot's tasks
 //! (a service answer cannot make one) and acts only while the controller is active.
-mod kinds;
-mod lifecycle;
 pub mod published;
 
 use super::actions::Managed;
@@ -18,6 +16,8 @@ use super::gripper::ManagedGripper;
 pub use super::slot::Slot;
 use crate::config::ControlSource;
 use crate::config::controllers::{ControllersFile, DeclaredController};
+use crate::controllers::kinds::{self, Kind};
+use crate::controllers::lifecycle::{Lifecycle, Refusal, State, Strictness};
 use crate::messages::controller_manager_msgs::msg::{
     ControllerState, HardwareComponentState, HardwareInterface,
 };
@@ -41,8 +41,6 @@ use crate::topics::Qos;
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use indexmap::IndexMap;
-use kinds::Kind;
-use lifecycle::{Lifecycle, Refusal, State, Strictness};
 use std::cell::RefCell;
 use std::rc::Rc;
 

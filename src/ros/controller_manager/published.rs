@@ -4,9 +4,9 @@
 //! values) and a joint_trajectory_controller's `~/controller_state`
 //! (control_msgs/JointTrajectoryControllerState: reference, feedback, error and output of
 //! its joints, the reference being what its position servos are commanded).
-use super::kinds::{self, Kind};
 use super::{Manager, Slot};
 use crate::control::ActuatorInfo;
+use crate::controllers::kinds::{self, Kind};
 use crate::messages::control_msgs::msg::{
     DynamicJointState, InterfaceValue, JointTrajectoryControllerState,
 };

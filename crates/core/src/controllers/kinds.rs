@@ -2,12 +2,11 @@
 //! a name ros2_control users write in their controllers file, and a `configure` that reads
 //! its parameters against the robot and says which interfaces it uses.
 use super::lifecycle::Interfaces;
+use super::{GoalDefaults, GripperSettings};
 use crate::config::broadcasters::{self, SensorKind};
 use crate::config::controller_params::{flag, names, number, number_in};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
-use crate::ros::actions::GoalDefaults;
-use crate::ros::gripper::GripperSettings;
 use mujoco_rs::prelude::MjModel;
 use serde_json::{Map, Value};
 

@@ -1,0 +1,9 @@
+//! The controller manager's semantics, as ros2_control has them, with no ROS in sight: the
+//! controller types it loads and what each does once configured (`kinds`), the lifecycle
+//! of loaded controllers and the interfaces they claim (`lifecycle`), and the settings a
+//! controller's parameters give its goals (`settings`). The ROS node serves them.
+pub mod kinds;
+pub mod lifecycle;
+mod settings;
+
+pub use settings::{GoalDefaults, GripperSettings};
