@@ -174,20 +174,31 @@ pub struct Reading {
     reached: bool,
 }
 
+/// Why a gripper goal asks no position of the gripper's joint.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("max_effort {0} is not a number")]
+    Effort(f64),
+    #[error("the command names {named:?}, not '{joint}'")]
+    OtherJoints { named: Vec<String>, joint: String },
+    #[error("the command gives no position for '{0}'")]
+    NoPosition(String),
+}
+
 /// A gripper action: control_msgs' GripperCommand (MoveIt's, gripper_action_controller's)
 /// or ParallelGripperCommand (parallel_gripper_action_controller's).
 pub trait GripperAction: super::backend::ActionType {
     /// The position a goal asks of joint `joint`, or why it asks none.
-    fn target(goal: &Self::Goal, joint: &str) -> Result<f64, String>;
+    fn target(goal: &Self::Goal, joint: &str) -> Result<f64, TargetError>;
     fn feedback(reading: &Reading) -> Self::Feedback;
     fn result(reading: &Reading) -> Self::Result;
 }
 
 impl GripperAction for GripperCommand::Action {
-    fn target(goal: &GripperCommand::Goal, _: &str) -> Result<f64, String> {
+    fn target(goal: &GripperCommand::Goal, _: &str) -> Result<f64, TargetError> {
         let effort = goal.command.max_effort;
         if !effort.is_finite() {
-            return Err(format!("max_effort {effort} is not a number"));
+            return Err(TargetError::Effort(effort));
         }
         Ok(goal.command.position)
     }
@@ -224,20 +235,20 @@ fn joint_state(r: &Reading) -> JointState {
 
 impl GripperAction for ParallelGripperCommand::Action {
     /// The command names the gripper's joint (or no joint) and gives its position.
-    fn target(goal: &ParallelGripperCommand::Goal, joint: &str) -> Result<f64, String> {
+    fn target(goal: &ParallelGripperCommand::Goal, joint: &str) -> Result<f64, TargetError> {
         let command = &goal.command;
         let k = match command.name.iter().position(|n| n == joint) {
             Some(k) => k,
             None if command.name.is_empty() => 0,
             None => {
-                return Err(format!(
-                    "the command names {:?}, not '{joint}'",
-                    command.name
-                ));
+                return Err(TargetError::OtherJoints {
+                    named: command.name.clone(),
+                    joint: joint.to_string(),
+                });
             }
         };
         let position = command.position.get(k).copied();
-        position.ok_or_else(|| format!("the command gives no position for '{joint}'"))
+        position.ok_or_else(|| TargetError::NoPosition(joint.to_string()))
     }
 
     fn feedback(r: &Reading) -> ParallelGripperCommand::Feedback {
@@ -365,7 +376,7 @@ impl<A: GripperAction> goals::Controller for Server<A> {
             ));
         }
         let target = A::target(goal, &self.gripper.joint)
-            .map_err(|reason| Refusal::new("INVALID_GOAL", reason))?;
+            .map_err(|reason| Refusal::new("INVALID_GOAL", reason.to_string()))?;
         let [lo, hi] = self.gripper.range;
         if !target.is_finite() || target < lo - 1e-9 || target > hi + 1e-9 {
             return Err(Refusal::new(

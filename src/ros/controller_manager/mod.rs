@@ -306,7 +306,8 @@ impl ManagerState {
             .declared
             .get(name)
             .ok_or_else(|| Refusal::Kind(format!("no controller '{name}' is declared")))?;
-        let kind = kinds::kind_of(&declared.controller.type_name).map_err(Refusal::Kind)?;
+        let kind = kinds::kind_of(&declared.controller.type_name)
+            .map_err(|unknown| Refusal::Kind(unknown.to_string()))?;
         let running = Running {
             robot: declared.robot.clone(),
             kind,

@@ -5,6 +5,7 @@
 //! sensor the force `S_force` and the torque `S_torque`; a range sensor the rangefinder `S`.
 //! Where the URDF's `<ros2_control>` has a sensor S (`HardwareSensor`), its
 //! `mujoco_sensor_name` and its hardware's suffix parameters name them instead.
+use super::controller_params::{ControllerError, ParamError};
 use super::{ForceTorqueTopic, ImuTopic, RangeTopic};
 use serde_json::{Map, Value};
 
@@ -95,17 +96,17 @@ pub struct Broadcaster {
     pub frame_id: String,
 }
 
-fn text(params: &Map<String, Value>, name: &str) -> Result<String, String> {
+fn text(params: &Map<String, Value>, name: &str) -> Result<String, ParamError> {
     match params.get(name) {
         Some(Value::String(value)) if !value.is_empty() => Ok(value.clone()),
-        Some(v) => Err(format!("'{name}' must be a name, got {v}")),
-        None => Err(format!("'{name}' is required")),
+        Some(v) => Err(ParamError::NotAName(name.to_string(), v.clone())),
+        None => Err(ParamError::Required(name.to_string())),
     }
 }
 
 impl Broadcaster {
     /// Reads a broadcaster of kind `kind`; what is wrong names its parameter.
-    pub fn parse(kind: SensorKind, params: &Map<String, Value>) -> Result<Self, String> {
+    pub fn parse(kind: SensorKind, params: &Map<String, Value>) -> Result<Self, ParamError> {
         Ok(Self {
             kind,
             sensor_name: text(params, "sensor_name")?,
@@ -136,17 +137,17 @@ impl Broadcaster {
         &self,
         wanted: Vec<String>,
         has: impl Fn(usize, &str) -> bool,
-    ) -> Result<Vec<Option<String>>, String> {
+    ) -> Result<Vec<Option<String>>, ControllerError> {
         let found: Vec<Option<String>> = wanted
             .iter()
             .enumerate()
             .map(|(k, name)| Some(name.clone()).filter(|n| has(k, n)))
             .collect();
         if found.iter().all(Option::is_none) {
-            return Err(format!(
-                "sensor '{}': the robot has none of the MuJoCo sensors {wanted:?}",
-                self.sensor_name
-            ));
+            return Err(ControllerError::NoSensors {
+                sensor: self.sensor_name.clone(),
+                wanted,
+            });
         }
         Ok(found)
     }
@@ -215,6 +216,7 @@ mod tests {
         assert_eq!(topic.topic, "imu_sensor_broadcaster/imu");
         assert_eq!(topic.frame_id.as_deref(), Some("imu_link"));
         let none = imu.sensors(imu.wanted(&[]), |_, _| false).unwrap_err();
+        let none = none.to_string();
         assert!(none.contains("none of the MuJoCo sensors"), "{none}");
         // A <ros2_control> sensor of that name renames them, as mujoco_ros2_control does.
         let hardware = HardwareSensor {
@@ -228,7 +230,9 @@ mod tests {
         );
         let no_frame: Map<String, Value> = serde_saphyr::from_str("{sensor_name: s}").unwrap();
         assert_eq!(
-            Broadcaster::parse(SensorKind::Range, &no_frame).unwrap_err(),
+            Broadcaster::parse(SensorKind::Range, &no_frame)
+                .unwrap_err()
+                .to_string(),
             "'frame_id' is required"
         );
     }

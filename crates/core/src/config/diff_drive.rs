@@ -2,7 +2,7 @@
 //! and the base and odometry of the robot's config they stand for: a robot whose config
 //! has no `control.base` gets its base from the diff_drive_controller its controllers file
 //! declares (one implementation of the base, whichever way it is given).
-use super::controller_params::{flag, names, number};
+use super::controller_params::{ParamError, flag, names, number};
 use super::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
 use serde_json::{Map, Value};
 
@@ -24,7 +24,7 @@ pub struct DiffDrive {
     /// `~/cmd_vel` is geometry_msgs/TwistStamped (`use_stamped_vel`, true), else Twist.
     pub stamped: bool,
     /// `open_loop` (false): odometry from the commanded twist instead of the wheels; read
-    /// here as the wheels' (see the README's table).
+    /// here as the wheels' (see the table in docs/ros2-control.md).
     pub open_loop: bool,
     /// `linear.x` and `angular.z` velocity limits ([min, max]), where given.
     pub linear_limits: Option<[f64; 2]>,
@@ -33,7 +33,10 @@ pub struct DiffDrive {
 
 /// The velocity limits `<axis>.max_velocity` and `.min_velocity` (default: -max), unless
 /// `<axis>.has_velocity_limits` is false or no maximum is given.
-fn velocity_limits(params: &Map<String, Value>, axis: &str) -> Result<Option<[f64; 2]>, String> {
+fn velocity_limits(
+    params: &Map<String, Value>,
+    axis: &str,
+) -> Result<Option<[f64; 2]>, ParamError> {
     let (group, component) = axis.split_once('.').unwrap_or((axis, ""));
     let Some(Value::Object(limits)) = params.get(group).and_then(|g| g.get(component)) else {
         return Ok(None);
@@ -46,52 +49,55 @@ fn velocity_limits(params: &Map<String, Value>, axis: &str) -> Result<Option<[f6
     };
     let min = number(limits, "min_velocity")?.unwrap_or(-max);
     if min > max {
-        return Err(format!(
-            "'{axis}.min_velocity' {min} is above max_velocity {max}"
-        ));
+        return Err(ParamError::MinAboveMax {
+            axis: axis.to_string(),
+            min,
+            max,
+        });
     }
     Ok(Some([min, max]))
 }
 
 /// The one wheel of a side (`left_wheel_names` / `right_wheel_names`).
-fn wheel(params: &Map<String, Value>, name: &str) -> Result<String, String> {
+fn wheel(params: &Map<String, Value>, name: &str) -> Result<String, ParamError> {
     match names(params, name)?.unwrap_or_default().as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err(format!("'{name}' must name the wheel joint of that side")),
-        more => Err(format!(
-            "'{name}' names {} wheels ({more:?}); one wheel per side is supported",
-            more.len()
-        )),
+        [] => Err(ParamError::NoWheel(name.to_string())),
+        more => Err(ParamError::Wheels {
+            name: name.to_string(),
+            wheels: more.to_vec(),
+        }),
     }
 }
 
 impl DiffDrive {
     /// Reads a diff_drive_controller's parameters; what is wrong names its parameter.
-    pub fn parse(params: &Map<String, Value>) -> Result<Self, String> {
-        let positive = |name: &str, default: Option<f64>| -> Result<f64, String> {
+    pub fn parse(params: &Map<String, Value>) -> Result<Self, ParamError> {
+        let positive = |name: &str, default: Option<f64>| -> Result<f64, ParamError> {
             match number(params, name)?.or(default) {
                 Some(x) if x > 0.0 => Ok(x),
-                Some(x) => Err(format!("'{name}' must be positive, got {x}")),
-                None => Err(format!("'{name}' is required")),
+                Some(x) => Err(ParamError::NotPositive(name.to_string(), x)),
+                None => Err(ParamError::Required(name.to_string())),
             }
         };
         let multiplier = positive("wheel_separation_multiplier", Some(1.0))?;
         for side in ["left", "right"] {
             let name = format!("{side}_wheel_radius_multiplier");
             if positive(&name, Some(1.0))? != 1.0 {
-                return Err(format!("'{name}' other than 1.0 is not supported"));
+                return Err(ParamError::NotOne(name));
             }
         }
         let cmd_vel_timeout = number(params, "cmd_vel_timeout")?.unwrap_or(0.5);
         if cmd_vel_timeout < 0.0 {
-            return Err(format!(
-                "'cmd_vel_timeout' must be at least 0, got {cmd_vel_timeout}"
+            return Err(ParamError::Negative(
+                "cmd_vel_timeout".into(),
+                cmd_vel_timeout,
             ));
         }
         let odom_frame = match params.get("odom_frame_id") {
             None => "odom".to_string(),
             Some(Value::String(frame)) if !frame.is_empty() => frame.clone(),
-            Some(v) => return Err(format!("'odom_frame_id' must name a frame, got {v}")),
+            Some(v) => return Err(ParamError::NotAFrame("odom_frame_id".into(), v.clone())),
         };
         Ok(Self {
             left_wheel: wheel(params, "left_wheel_names")?,
@@ -167,7 +173,7 @@ mod tests {
         .unwrap();
         assert_eq!(limited.limited(2.0, 3.0), (0.5, 3.0));
         assert_eq!(limited.limited(-2.0, 0.0), (-0.5, 0.0));
-        let wrong = |yaml| DiffDrive::parse(&params(yaml)).unwrap_err();
+        let wrong = |yaml| DiffDrive::parse(&params(yaml)).unwrap_err().to_string();
         assert!(
             wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_radius: 0.1}")
                 .contains("'wheel_separation' is required")

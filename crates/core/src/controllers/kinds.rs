@@ -4,7 +4,9 @@
 use super::lifecycle::Interfaces;
 use super::{GoalDefaults, GripperSettings};
 use crate::config::broadcasters::{self, SensorKind};
-use crate::config::controller_params::{flag, names, number, number_in};
+use crate::config::controller_params::{
+    ControllerError, ParamError, flag, names, number, number_in,
+};
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
 use mujoco_rs::prelude::MjModel;
@@ -114,18 +116,29 @@ pub const TYPES: &[(&str, Kind)] = &[
     ),
 ];
 
-/// The kind of type `type_name`, or a refusal that names the types there are.
-pub fn kind_of(type_name: &str) -> Result<Kind, String> {
+/// A controller type the manager does not have; the text names the types there are.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "controller type '{type_name}' is not supported; supported: {}",
+    supported()
+)]
+pub struct UnknownType {
+    pub type_name: String,
+}
+
+fn supported() -> String {
+    let known: Vec<&str> = TYPES.iter().map(|(name, _)| *name).collect();
+    known.join(", ")
+}
+
+/// The kind of type `type_name`.
+pub fn kind_of(type_name: &str) -> Result<Kind, UnknownType> {
     TYPES
         .iter()
         .find(|(name, _)| *name == type_name)
         .map(|(_, kind)| *kind)
-        .ok_or_else(|| {
-            let known: Vec<&str> = TYPES.iter().map(|(name, _)| *name).collect();
-            format!(
-                "controller type '{type_name}' is not supported; supported: {}",
-                known.join(", ")
-            )
+        .ok_or_else(|| UnknownType {
+            type_name: type_name.to_string(),
         })
 }
 
@@ -144,11 +157,11 @@ pub struct Configured {
 pub fn goal_defaults(
     params: &Map<String, Value>,
     joints: &[String],
-) -> Result<GoalDefaults, String> {
+) -> Result<GoalDefaults, ParamError> {
     let constraints = match params.get("constraints") {
         None => &Map::new(),
         Some(Value::Object(map)) => map,
-        Some(_) => return Err("'constraints' must be a map".into()),
+        Some(_) => return Err(ParamError::NotAMap("constraints".into())),
     };
     let positive = |x: Option<f64>| x.filter(|x| *x > 0.0);
     let mut defaults = GoalDefaults {
@@ -182,11 +195,11 @@ pub fn goal_defaults(
 /// What a gripper_action_controller's parameters say, with upstream's defaults:
 /// `goal_tolerance` (0.01), `allow_stalling` (false), `stall_velocity_threshold` (0.001)
 /// and `stall_timeout` (1.0 s).
-pub fn gripper_settings(params: &Map<String, Value>) -> Result<GripperSettings, String> {
-    let number = |name: &str, default: f64| -> Result<f64, String> {
+pub fn gripper_settings(params: &Map<String, Value>) -> Result<GripperSettings, ParamError> {
+    let number = |name: &str, default: f64| -> Result<f64, ParamError> {
         match number(params, name)?.unwrap_or(default) {
             x if x >= 0.0 => Ok(x),
-            x => Err(format!("'{name}' must be at least 0, got {x}")),
+            x => Err(ParamError::Negative(name.to_string(), x)),
         }
     };
     Ok(GripperSettings {
@@ -204,7 +217,7 @@ pub fn configure(
     params: &Map<String, Value>,
     model: &MjModel,
     map: &RobotMap,
-) -> Result<Configured, String> {
+) -> Result<Configured, ControllerError> {
     let joint_names: Vec<String> = map.joints.iter().map(|j| j.name.clone()).collect();
     match kind {
         Kind::JointStateBroadcaster => {
@@ -219,10 +232,10 @@ pub fn configure(
                         .to_vec()
                 });
             if let Some(missing) = joints.iter().find(|j| !joint_names.contains(j)) {
-                return Err(format!(
-                    "'joints': robot '{}' has no joint '{missing}'",
-                    map.name
-                ));
+                return Err(ControllerError::NoListedJoint {
+                    robot: map.name.clone(),
+                    joint: missing.clone(),
+                });
             }
             let state = joints
                 .iter()
@@ -257,13 +270,10 @@ pub fn configure(
             let drive = crate::config::diff_drive::DiffDrive::parse(params)?;
             let (mut command, mut state) = (Vec::new(), Vec::new());
             for wheel in [&drive.left_wheel, &drive.right_wheel] {
-                let interface = actuator_interface(model, map, wheel).ok_or_else(|| {
-                    format!("robot '{}' has no actuated joint '{wheel}'", map.name)
-                })?;
+                let interface = actuator_interface(model, map, wheel)
+                    .ok_or_else(|| not_actuated(map, wheel))?;
                 if interface == Interface::Position {
-                    return Err(format!(
-                        "wheel '{wheel}' has a position command interface; a wheel needs velocity (or effort)"
-                    ));
+                    return Err(ControllerError::PositionWheel(wheel.clone()));
                 }
                 command.push(format!("{wheel}/{}", interface.name()));
                 state.extend(["position", "velocity"].map(|i| format!("{wheel}/{i}")));
@@ -276,7 +286,7 @@ pub fn configure(
         Kind::Gripper { .. } => {
             let joint = match params.get("joint") {
                 Some(Value::String(joint)) if !joint.is_empty() => joint.clone(),
-                _ => return Err("'joint' must name the gripper's joint".into()),
+                _ => return Err(ControllerError::NoGripperJoint),
             };
             gripper_settings(params)?;
             let joints = Value::Array(vec![Value::String(joint.clone())]);
@@ -295,9 +305,7 @@ pub fn configure(
         Kind::Trajectory => {
             let commanded = names(params, "command_interfaces")?.unwrap_or_default();
             if commanded.iter().any(|i| i != "position") {
-                return Err(format!(
-                    "'command_interfaces' {commanded:?}: only position is supported (the joints follow the trajectory's positions)"
-                ));
+                return Err(ControllerError::OnlyPosition(commanded));
             }
             let mut configured =
                 configure(Kind::Forward(Some(Interface::Position)), params, model, map)?;
@@ -315,7 +323,7 @@ pub fn configure(
         Kind::Forward(fixed) => {
             let joints = names(params, "joints")?.unwrap_or_default();
             if joints.is_empty() {
-                return Err("'joints' parameter is empty".into());
+                return Err(ControllerError::NoJoints);
             }
             let interface = match fixed {
                 Some(interface) => interface,
@@ -324,23 +332,19 @@ pub fn configure(
                         .get("interface_name")
                         .and_then(Value::as_str)
                         .unwrap_or_default();
-                    Interface::parse(name).ok_or_else(|| {
-                        format!(
-                            "'interface_name' must be position, velocity or effort, got '{name}'"
-                        )
-                    })?
+                    Interface::parse(name)
+                        .ok_or_else(|| ControllerError::InterfaceName(name.to_string()))?
                 }
             };
             for joint in &joints {
-                let taken = actuator_interface(model, map, joint).ok_or_else(|| {
-                    format!("robot '{}' has no actuated joint '{joint}'", map.name)
-                })?;
+                let taken = actuator_interface(model, map, joint)
+                    .ok_or_else(|| not_actuated(map, joint))?;
                 if taken != interface {
-                    return Err(format!(
-                        "joint '{joint}' has no {} command interface (its actuator takes {})",
-                        interface.name(),
-                        taken.name()
-                    ));
+                    return Err(ControllerError::Interface {
+                        joint: joint.clone(),
+                        wanted: interface.name(),
+                        taken: taken.name(),
+                    });
                 }
             }
             let command = joints
@@ -355,6 +359,13 @@ pub fn configure(
                 },
             })
         }
+    }
+}
+
+fn not_actuated(map: &RobotMap, joint: &str) -> ControllerError {
+    ControllerError::NotActuated {
+        robot: map.name.clone(),
+        joint: joint.to_string(),
     }
 }
 
@@ -374,7 +385,9 @@ mod tests {
 
     #[test]
     fn an_unknown_type_names_the_supported_ones() {
-        let error = kind_of("ur_controllers/GPIOController").unwrap_err();
+        let error = kind_of("ur_controllers/GPIOController")
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("controller type 'ur_controllers/GPIOController' is not supported; supported: joint_state_broadcaster/JointStateBroadcaster, "),
             "{error}"

@@ -3,16 +3,20 @@
 //! physics thread's one base controller drives the robot either way.
 use super::RobotMap;
 use crate::config::Config;
+use crate::config::controller_params::ControllerError;
 use crate::config::controllers::ControllersFile;
 use crate::config::diff_drive::{DIFF_DRIVE, DiffDrive};
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
 /// Whether some actuator of `map` drives joint `joint` other than as a position servo.
-fn drives_wheel(model: &MjModel, map: &RobotMap, joint: &str) -> Result<(), String> {
+fn drives_wheel(model: &MjModel, map: &RobotMap, joint: &str) -> Result<(), ControllerError> {
     let id = map
         .joint(joint)
-        .ok_or_else(|| format!("robot '{}' has no joint '{joint}'", map.name))?
+        .ok_or_else(|| ControllerError::NoJoint {
+            robot: map.name.clone(),
+            joint: joint.to_string(),
+        })?
         .id;
     let actuator = map
         .actuators
@@ -21,11 +25,9 @@ fn drives_wheel(model: &MjModel, map: &RobotMap, joint: &str) -> Result<(), Stri
             model.actuator_trntype()[a.id] == MjtTrn::mjTRN_JOINT
                 && model.actuator_trnid()[a.id][0] as usize == id
         })
-        .ok_or_else(|| format!("no actuator drives joint '{joint}'"))?;
+        .ok_or_else(|| ControllerError::NoActuator(joint.to_string()))?;
     if super::position_servo_joint(model, actuator.id).is_some() {
-        return Err(format!(
-            "joint '{joint}' has a position servo; a wheel needs a velocity servo or a motor"
-        ));
+        return Err(ControllerError::PositionServoWheel(joint.to_string()));
     }
     Ok(())
 }
@@ -56,7 +58,8 @@ pub fn apply(
                 }
                 continue;
             }
-            let drive = DiffDrive::parse(&controller.params).and_then(|drive| {
+            let parsed = DiffDrive::parse(&controller.params).map_err(ControllerError::from);
+            let drive = parsed.and_then(|drive| {
                 drives_wheel(model, &robots[index], &drive.left_wheel)?;
                 drives_wheel(model, &robots[index], &drive.right_wheel)?;
                 Ok(drive)

@@ -6,6 +6,7 @@
 use super::RobotMap;
 use crate::config::Config;
 use crate::config::broadcasters::{Broadcaster, SensorKind};
+use crate::config::controller_params::ControllerError;
 use crate::config::controllers::ControllersFile;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
@@ -82,7 +83,9 @@ pub fn apply(
             let Some(kind) = SensorKind::of(&controller.type_name) else {
                 continue;
             };
-            let sensors = Broadcaster::parse(kind, &controller.params).and_then(|broadcaster| {
+            let parsed =
+                Broadcaster::parse(kind, &controller.params).map_err(ControllerError::from);
+            let sensors = parsed.and_then(|broadcaster| {
                 let wanted = broadcaster.wanted(&map.hardware_sensors);
                 let sensors = broadcaster.sensors(wanted, |k, sensor| {
                     map.sensors.iter().any(|s| {
