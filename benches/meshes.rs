@@ -3,7 +3,7 @@
 //! both read (binary STL, OBJ), in one run with alternating rounds. Prints wall and CPU time
 //! per format and their ratio, so the cost of converting on load is known.
 //!
-//!     cargo bench --no-default-features --bench meshes
+//!     cargo bench --profile release-no-ros --no-default-features --bench meshes
 use mujoco_rs::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -7,7 +7,7 @@
 //! (c) steps/s of the physics thread before the first spawn, with the Panda in, and after
 //!     the delete, as ratios to the steps/s of the same worlds loaded at start (rounds
 //!     alternate, same length each).
-//! Run: cargo bench --no-default-features --bench world   (BENCH_ROUNDS=5 by default)
+//! Run: cargo bench --profile release-no-ros --no-default-features --bench world   (BENCH_ROUNDS=5)
 use mujoco_bridge::config::{Config, SimConfig, SimMode};
 use mujoco_bridge::model::build_world;
 use mujoco_bridge::sim::{SimHandle, Simulation};
