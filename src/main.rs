@@ -266,25 +266,23 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let run_mode = config.sim.mode;
     config.sim.mode = SimMode::Paused;
     install_signal_handlers();
-    // Every build plans the ROS outputs with each world, so each refuses the worlds the node
-    // would.
     let stream_settings = stream_settings(&config, cli)?;
-    // The streams plan each world too: a recording may start at any time.
-    let planners = vec![
-        mujoco_bridge::topics::planner(),
-        mujoco_bridge::stream::planner(),
-    ];
-    let sim =
-        Simulation::start_with(&world, controllers, &config.sim, planners).map_err(
-            |e| match e {
-                StartError::Input(e) => RunError::Input(e),
-                StartError::Thread(_) => RunError::System(e.to_string()),
-            },
-        )?;
+    let sim = Simulation::start_with(&world, controllers, &config.sim).map_err(|e| match e {
+        StartError::Input(e) => RunError::Input(e),
+        StartError::Thread(_) => RunError::System(e.to_string()),
+    })?;
     // The simulation holds the world from here on: the start's model copy goes with it when
     // the first world change replaces it, not at the end of the run.
     drop(world);
     let handle = sim.handle();
+    // Every build follows the world with the ROS outputs' planner, so each refuses the
+    // worlds the node would; the streams follow it too (a recording may start at any time).
+    let outputs = handle
+        .follow(mujoco_bridge::topics::plan)
+        .map_err(RunError::Input)?;
+    let stream_outputs = handle
+        .follow(mujoco_bridge::stream::plan)
+        .map_err(RunError::Input)?;
     prepare(&handle, cli)?;
     let sensors = start_sensors(&config);
     let camera_streams = match (&sensors.renderer, config.zmq.enabled) {
@@ -317,6 +315,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     let streams = Arc::new(
         mujoco_bridge::stream::Streams::start(
             handle.clone(),
+            stream_outputs,
             &stream_settings,
             mujoco_bridge::topics::names::Names::new(&remaps),
             sensors.clone(),
@@ -326,9 +325,13 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
             error,
         })?,
     );
+    // Without a node the plans are dropped unread; holding the following keeps the checks.
+    #[cfg(not(any(feature = "ros", feature = "dds")))]
+    let _outputs_checked = outputs;
     #[cfg(any(feature = "ros", feature = "dds"))]
     let ros = mujoco_bridge::ros::RosNode::start(
         handle.clone(),
+        outputs,
         &config,
         run_mode,
         &ros_args,

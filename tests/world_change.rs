@@ -8,8 +8,11 @@ mod common;
 use common::*;
 use mujoco_bridge::config::{Config, ControlSource};
 use mujoco_bridge::control::Trajectory;
+use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::build_world;
-use mujoco_bridge::sim::{Command, OperationError, SimHandle, Simulation, StateSnapshot};
+use mujoco_bridge::sim::{
+    Command, OperationError, PlanContext, SimHandle, Simulation, StateSnapshot,
+};
 use mujoco_bridge::world::{SpawnError, SpawnRequest, SpawnSource, delete, spawn};
 
 const BOX: &str = "<mujoco model='box'><worldbody><body name='body'><freejoint/>\
@@ -184,6 +187,62 @@ fn joints_of_world(state: &StateSnapshot, robot: usize) -> Vec<(String, f64, f64
             (j.name.clone(), state.qpos[q], state.qvel[d])
         })
         .collect()
+}
+
+/// An adapter's planner for the tests: the robots it planned for, and a refusal of any world
+/// with a robot named `refused`.
+fn robot_names(
+    world: &mujoco_bridge::model::World,
+    _context: &PlanContext,
+) -> mujoco_bridge::error::InputResult<Vec<String>> {
+    let names: Vec<String> = world.robots.iter().map(|r| r.name.clone()).collect();
+    if names.iter().any(|n| n == "refused") {
+        return Err(InputError::new(
+            &world.origin,
+            "robot 'refused' cannot be planned",
+        ));
+    }
+    Ok(names)
+}
+
+#[test]
+fn each_world_that_takes_effect_reaches_its_followers_with_their_own_plan_of_it() {
+    let (_sim, handle) = start();
+    let following = handle.follow(robot_names).unwrap();
+    // The world in effect comes at once, then nothing until a change.
+    let (world, names) = following.changed().expect("the world in effect");
+    assert_eq!(world.number, 0);
+    assert_eq!(names, vec!["mobile".to_string()]);
+    assert!(following.changed().is_none());
+    let source = SpawnSource::Text(BOX.into());
+    let (name, changed) = spawn(&handle, &request("box", source.clone(), [0.0, 0.0, 2.0])).unwrap();
+    let (world, names) = following.changed().expect("the spawned world");
+    assert_eq!((world.number, changed.generation), (1, 1));
+    assert_eq!(names, vec!["mobile".to_string(), name]);
+    // A world a follower cannot plan for is refused, and the world in effect stays.
+    let error = spawn(
+        &handle,
+        &request("refused", source.clone(), [1.0, 0.0, 2.0]),
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("robot 'refused' cannot be planned"),
+        "{error}"
+    );
+    assert_eq!(handle.generation(), 1);
+    assert!(following.changed().is_none());
+    // Two changes before the follower looks: it gets the newest only.
+    spawn(&handle, &request("b2", source.clone(), [2.0, 0.0, 2.0])).unwrap();
+    spawn(&handle, &request("b3", source.clone(), [3.0, 0.0, 2.0])).unwrap();
+    let (world, names) = following.changed().expect("the newest world");
+    assert_eq!(world.number, 3);
+    assert_eq!(names.last().map(String::as_str), Some("b3"));
+    // A follower that has gone no longer plans: a world it would refuse is taken.
+    drop(following);
+    spawn(&handle, &request("refused", source, [4.0, 0.0, 2.0])).unwrap();
+    assert_eq!(handle.generation(), 4);
 }
 
 #[test]

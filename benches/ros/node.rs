@@ -2,7 +2,8 @@
 use mujoco_bridge::config::{Config, SimConfig, SimMode};
 use mujoco_bridge::model::{World, build_world};
 use mujoco_bridge::ros::RosNode;
-use mujoco_bridge::sim::Simulation;
+use mujoco_bridge::sim::{Following, SimHandle, Simulation};
+use mujoco_bridge::topics::WorldOutputs;
 use mujoco_rs::prelude::*;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -185,12 +186,16 @@ fn raw_rate(world: &World, seconds: f64, priority: u8) -> f64 {
     .unwrap()
 }
 
-/// The physics thread on `world`, with the node's outputs planned for it (as the binary starts
-/// it).
+/// The physics thread on `world` (the node follows it with its outputs' planner, as in the
+/// binary).
 fn start(world: &World, options: &SimConfig) -> Simulation {
     let controllers = mujoco_bridge::sim::controllers(world).unwrap();
-    let planners = vec![mujoco_bridge::topics::planner()];
-    Simulation::start_with(world, controllers, options, planners).unwrap()
+    Simulation::start_with(world, controllers, options).unwrap()
+}
+
+/// The node's outputs of each world, as the binary follows the world with them.
+fn outputs(handle: &SimHandle) -> Following<WorldOutputs> {
+    handle.follow(mujoco_bridge::topics::plan).expect("outputs")
 }
 
 /// Physics steps per second in fast mode with the node publishing, the messages per second
@@ -213,6 +218,7 @@ fn bridge_rate(
     let handle = sim.handle();
     let node = RosNode::start(
         handle.clone(),
+        outputs(&handle),
         config,
         SimMode::Fast,
         &[],
@@ -429,6 +435,7 @@ fn latency_and_share(share_seconds: &str) {
     let sim = start(&world, &config.sim);
     let _node = RosNode::start(
         sim.handle(),
+        outputs(&sim.handle()),
         &config,
         SimMode::Realtime,
         &[],

@@ -197,10 +197,8 @@ pub enum ConfigProblem {
 pub enum NodeError {
     #[error("ROS 2 {what}: {error}")]
     Middleware { what: String, error: Error },
-    /// The simulation was started without the outputs' planner (`topics::planner`).
-    #[error(
-        "the world's outputs were not planned (the simulation was started without topics::planner)"
-    )]
+    /// The node was given a `Following` whose plan of the world in effect was taken.
+    #[error("the outputs of the world in effect were taken before the node started")]
     NotPlanned,
     #[error("{origin}: {error}")]
     Serve { origin: String, error: ServeError },

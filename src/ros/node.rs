@@ -10,7 +10,7 @@ use crate::messages;
 use crate::record::RecordingSwitch;
 use crate::render::Sensors;
 use crate::ros::publish::Running;
-use crate::sim::SimHandle;
+use crate::sim::{Following, SimHandle};
 use crate::topics::Qos;
 use crate::topics::{PublishCounters, Tick, WorldOutputs};
 use futures::executor::{LocalPool, LocalSpawner};
@@ -81,6 +81,7 @@ impl RosNode {
     /// `ros_args` are the process's `--ros-args` (namespace, remaps).
     pub fn start(
         handle: SimHandle,
+        outputs: Following<WorldOutputs>,
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
@@ -124,7 +125,7 @@ impl RosNode {
             .spawn(move || {
                 give_way(&handle, config.ros.nice);
                 let made = Node::create(
-                    handle, &config, play_mode, &ros_args, counters, attached, clock,
+                    handle, outputs, &config, play_mode, &ros_args, counters, attached, clock,
                 );
                 let node = match made {
                     Ok(node) => {
@@ -180,6 +181,8 @@ struct Node {
     handle: SimHandle,
     /// The world the outputs and robot tasks were planned in.
     world: Arc<crate::sim::WorldGeneration>,
+    /// The worlds as they take effect, with the outputs planned for each.
+    following: Following<WorldOutputs>,
     outputs: Vec<Box<dyn Running>>,
     robot_tasks: Vec<RobotTasks>,
     publishing: Arc<PublishCounters>,
@@ -207,8 +210,10 @@ struct Node {
 }
 
 impl Node {
+    #[allow(clippy::too_many_arguments)]
     fn create(
         handle: SimHandle,
+        following: Following<WorldOutputs>,
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
@@ -228,11 +233,8 @@ impl Node {
             .map_err(|e| err("/rosout", e))?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
-        let world = handle.world();
-        let outputs = advertise(&mut node, &world).map_err(|e| match e {
-            Advertise::NotPlanned => NodeError::NotPlanned,
-            Advertise::Topic(topic, e) => err(&topic, e),
-        })?;
+        let (world, planned) = following.changed().ok_or(NodeError::NotPlanned)?;
+        let outputs = advertise(&mut node, planned).map_err(|(topic, e)| err(&topic, e))?;
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::new(publishing.clone());
@@ -287,6 +289,7 @@ impl Node {
             pool,
             handle,
             world,
+            following,
             outputs,
             robot_tasks,
             publishing,
@@ -426,8 +429,7 @@ impl Node {
     /// Re-plans the outputs and the robots' tasks for the world the physics thread now
     /// steps: publishers of unchanged topics carry on, those of topics gone are destroyed;
     /// the tasks of robots the new world keeps at the same index with the same ids go on.
-    fn follow_world(&mut self) {
-        let world = self.handle.world();
+    fn follow_world(&mut self, world: Arc<crate::sim::WorldGeneration>, planned: WorldOutputs) {
         let started = Instant::now();
         self.clock.set_rate(world.config.ros.rates.clock);
         // The old world's sources go first: nothing of it is kept for a reader.
@@ -436,12 +438,9 @@ impl Node {
         for output in self.outputs.drain(..) {
             output.retire(&mut self.node);
         }
-        match advertise(&mut self.node, &world) {
+        match advertise(&mut self.node, planned) {
             Ok(outputs) => self.outputs = outputs,
-            Err(Advertise::NotPlanned) => {
-                log::error!("world {}: {}", world.number, NodeError::NotPlanned)
-            }
-            Err(Advertise::Topic(topic, e)) => log::error!("world {}: {topic}: {e}", world.number),
+            Err((topic, e)) => log::error!("world {}: {topic}: {e}", world.number),
         }
         self.node.destroy_retired();
         self.manager.borrow_mut().follow(&world);
@@ -513,9 +512,9 @@ impl Node {
             self.start_added_controllers();
             self.forward_logs();
             self.retime();
-            if self.handle.generation() != self.world.number {
-                self.follow_world();
-                state = crate::sim::StateSnapshot::with_layout(&self.world.layout());
+            if let Some((world, planned)) = self.following.changed() {
+                state = crate::sim::StateSnapshot::with_layout(&world.layout());
+                self.follow_world(world, planned);
             }
             // Woken by incoming messages only: no output is due, nothing to read.
             let now = Instant::now();
@@ -545,28 +544,17 @@ impl Node {
     }
 }
 
-/// Why the outputs of a world could not be advertised.
-enum Advertise {
-    /// The simulation was started without the outputs' planner (`topics::planner`), or the
-    /// world's outputs were taken already.
-    NotPlanned,
-    Topic(String, Error),
-}
-
-/// Gives each output planned with `world` its publisher.
+/// Gives each output planned with a world its publisher; an error names the topic.
 fn advertise(
     node: &mut backend::Node,
-    world: &crate::sim::WorldGeneration,
-) -> Result<Vec<Box<dyn Running>>, Advertise> {
-    let planned = world
-        .take_plan::<WorldOutputs>()
-        .ok_or(Advertise::NotPlanned)?;
+    planned: WorldOutputs,
+) -> Result<Vec<Box<dyn Running>>, (String, Error)> {
     planned
         .0
         .into_iter()
         .map(|o| {
             let topic = o.topic().name.clone();
-            super::publish::start(o, node).map_err(|e| Advertise::Topic(topic, e))
+            super::publish::start(o, node).map_err(|e| (topic, e))
         })
         .collect()
 }

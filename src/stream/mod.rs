@@ -13,7 +13,7 @@ mod steps;
 mod topics;
 
 pub use replay::{ReplayError, load as load_replay};
-pub use topics::planner;
+pub use topics::{StreamOutputs, plan};
 
 use crate::record::{RecordingReport, RecordingSwitch, SwitchError};
 use crate::sim::SimHandle;
@@ -170,10 +170,11 @@ fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Streams {
-    /// Starts what `settings` asks for on the simulation `handle` runs. The simulation must
-    /// have been started with `planner()` among its planners.
+    /// Starts what `settings` asks for on the simulation `handle` runs, taking each world's
+    /// outputs as `following` brings them (`handle.follow(stream::plan)`).
     pub fn start(
         handle: SimHandle,
+        following: crate::sim::Following<StreamOutputs>,
         settings: &StreamSettings,
         names: Names,
         sensors: crate::render::Sensors,
@@ -228,6 +229,7 @@ impl Streams {
         let writer = WriterSlot::default();
         let topics = topics::TopicThread::start(
             handle.clone(),
+            following,
             context.clone(),
             names,
             topics::Sinks {

@@ -8,7 +8,7 @@ use super::{CLOCK_TOPIC, StreamCounters, log_time};
 use crate::messages::rosgraph_msgs::msg::Clock;
 use crate::messages::sensor_msgs::msg::{CameraInfo, Image, LaserScan, PointCloud2};
 use crate::messages::{Message, definition};
-use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
+use crate::sim::{Following, SimHandle, StateSnapshot, WorldGeneration};
 use crate::topics::encoded::Encoded;
 use crate::topics::every::Every;
 use crate::topics::names::Names;
@@ -23,16 +23,17 @@ use std::time::{Duration, Instant};
 /// The longest sleep, so that a stop, a world change or a new subscriber is seen soon.
 const LONGEST_WAIT: Duration = Duration::from_millis(20);
 
-/// The outputs of one world for the streams (see `sim::Planner`).
+/// The outputs of one world for the streams (see `SimHandle::follow`).
 pub struct StreamOutputs(pub Vec<TopicOutput>);
 
-/// The planner the simulation runs with each world when streams are on.
-pub fn planner() -> Arc<crate::sim::Planner> {
-    Arc::new(|world, context| {
-        let outputs = crate::topics::topic_outputs(world, context.exported_contacts > 0)
-            .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
-        Ok(Box::new(StreamOutputs(outputs)))
-    })
+/// The streams' planner, with which the simulation follows each world when streams are on.
+pub fn plan(
+    world: &crate::model::World,
+    context: &crate::sim::PlanContext,
+) -> crate::error::InputResult<StreamOutputs> {
+    let outputs = crate::topics::topic_outputs(world, context.exported_contacts > 0)
+        .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
+    Ok(StreamOutputs(outputs))
 }
 
 /// Channels a new subscriber joined, whose latched message goes to it again.
@@ -69,6 +70,7 @@ pub struct TopicThread {
 impl TopicThread {
     pub fn start(
         handle: SimHandle,
+        following: Following<StreamOutputs>,
         context: Arc<Context>,
         names: Names,
         sinks: Sinks,
@@ -98,6 +100,7 @@ impl TopicThread {
                     frames: None,
                     scans: None,
                     world: None,
+                    following,
                 };
                 run.run(&stopping);
             })
@@ -137,6 +140,8 @@ struct Run {
     /// Its lidars at the caster, likewise.
     scans: Option<Arc<crate::render::LidarSources>>,
     world: Option<Arc<WorldGeneration>>,
+    /// The worlds as they take effect, with the streams' plan of each.
+    following: Following<StreamOutputs>,
 }
 
 impl Run {
@@ -161,11 +166,9 @@ impl Run {
                 }
                 flushed = Instant::now();
             }
-            if self.world.as_ref().map(|w| w.number) != Some(self.handle.generation()) {
-                self.follow_world();
-                if let Some(world) = &self.world {
-                    state = StateSnapshot::with_layout(&world.layout());
-                }
+            if let Some((world, planned)) = self.following.changed() {
+                state = StateSnapshot::with_layout(&world.layout());
+                self.follow_world(world, planned);
             }
             let Some(world) = self.world.clone() else {
                 std::thread::sleep(LONGEST_WAIT);
@@ -304,16 +307,7 @@ impl Run {
 
     /// Takes the outputs planned with the newest world; a topic of the same name and type
     /// keeps its channel (its subscribers stay), the others' channels close.
-    fn follow_world(&mut self) {
-        let world = self.handle.world();
-        let Some(planned) = world.take_plan::<StreamOutputs>() else {
-            log::error!(
-                "world {}: the streams' outputs were not planned with it",
-                world.number
-            );
-            self.world = Some(world);
-            return;
-        };
+    fn follow_world(&mut self, world: Arc<WorldGeneration>, planned: StreamOutputs) {
         let mut pool = ChannelPool {
             context: &self.context,
             names: &self.names,
@@ -335,7 +329,9 @@ impl Run {
             match output {
                 TopicOutput::State(output) => {
                     let Some(channel) =
-                        pool.channel(&output.topic().name, output.ros_type(), || output.schema())
+                        pool.channel(&output.topic().name, output.type_name().ros(), || {
+                            output.schema()
+                        })
                     else {
                         continue;
                     };

@@ -1,15 +1,13 @@
 //! A planned output filled from the state whose messages leave as serialized bytes (CDR):
 //! the form every sink takes, the ROS node's publishers, the Foxglove view and MCAP files.
 use super::{Output, Tick, Topic};
-use crate::messages::{Message, cdr, definition};
+use crate::messages::{Message, TypeName, cdr, definition};
 
 /// A planned output filled from the state, as a sink runs it.
 pub trait Encoded: Send {
     fn topic(&self) -> &Topic;
-    /// Its ROS type name (`sensor_msgs/msg/JointState`).
-    fn ros_type(&self) -> String;
-    /// Its package and message name (`sensor_msgs`, `JointState`), as DDS names the type.
-    fn type_name(&self) -> (&'static str, &'static str);
+    /// Its message type (`sensor_msgs/msg/JointState`).
+    fn type_name(&self) -> TypeName;
     /// Its `ros2msg` schema (see `definition::ros2msg`).
     fn schema(&self) -> String;
     /// Follows the state every cycle, due or not.
@@ -33,12 +31,8 @@ impl<O: Output + Send> Encoded for EncodedOutput<O> {
         self.0.topic()
     }
 
-    fn ros_type(&self) -> String {
-        O::Message::ros_type()
-    }
-
-    fn type_name(&self) -> (&'static str, &'static str) {
-        (O::Message::PACKAGE, O::Message::NAME)
+    fn type_name(&self) -> TypeName {
+        O::Message::type_name()
     }
 
     fn schema(&self) -> String {

@@ -381,15 +381,16 @@ pub fn robot_topic(config: &Config, robot_name: &str, prefixed: bool, name: &str
 /// The outputs of one world, planned where the world is built and taken by the node.
 pub struct WorldOutputs(pub Vec<Box<dyn Planned>>);
 
-/// The node's planner (see `sim::Planner`): the outputs of each world, planned once, with the
-/// world; a world whose outputs cannot be planned is refused with the config field named.
-/// Every build gives it to the simulation, so each refuses the same worlds.
-pub fn planner() -> std::sync::Arc<crate::sim::Planner> {
-    std::sync::Arc::new(|world, context| {
-        let plan = plan_world(world, context.exported_contacts > 0)
-            .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
-        Ok(Box::new(WorldOutputs(plan.into_outputs())))
-    })
+/// The node's planner (see `SimHandle::follow`): the outputs of each world, planned once,
+/// with the world; a world whose outputs cannot be planned is refused with the config field
+/// named. Every build follows the world with it, so each refuses the same worlds.
+pub fn plan(
+    world: &World,
+    context: &crate::sim::PlanContext,
+) -> crate::error::InputResult<WorldOutputs> {
+    let plan = plan_world(world, context.exported_contacts > 0)
+        .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
+    Ok(WorldOutputs(plan.into_outputs()))
 }
 
 /// Checks that the outputs of `world` can be planned (for what starts no simulation).

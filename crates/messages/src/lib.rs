@@ -29,15 +29,39 @@ pub trait Message:
     const KIND: &'static str;
     const NAME: &'static str;
 
+    /// Its name in parts, as publishers made for serialized messages take it.
+    fn type_name() -> TypeName {
+        TypeName {
+            package: Self::PACKAGE,
+            kind: Self::KIND,
+            name: Self::NAME,
+        }
+    }
+
     /// The name ROS tools use: `sensor_msgs/msg/JointState`.
     fn ros_type() -> String {
-        format!("{}/{}/{}", Self::PACKAGE, Self::KIND, Self::NAME)
+        Self::type_name().ros()
     }
 
     /// The DDS type name under which ROS 2 middlewares announce it:
     /// `sensor_msgs::msg::dds_::JointState_`.
     fn dds_type() -> String {
         format!("{}::{}::dds_::{}_", Self::PACKAGE, Self::KIND, Self::NAME)
+    }
+}
+
+/// A message type's name in parts: `sensor_msgs`, `msg`, `JointState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeName {
+    pub package: &'static str,
+    pub kind: &'static str,
+    pub name: &'static str,
+}
+
+impl TypeName {
+    /// The name ROS tools use: `sensor_msgs/msg/JointState`.
+    pub fn ros(&self) -> String {
+        format!("{}/{}/{}", self.package, self.kind, self.name)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The bridge's own message: one physics step's full state, as MCAP recordings keep it
-//! (`record.every_step`). No ROS topic carries it; the README's "Record and replay" documents
-//! it field by field.
+//! (`record.every_step`). No ROS topic carries it; docs/recording.md documents it field by
+//! field.
 pub mod msg {
     use super::super::builtin_interfaces::msg::Time;
     super::super::structs! { "mujoco_bridge", "msg";

@@ -17,7 +17,7 @@ pub use super::slot::Slot;
 use crate::config::ControlSource;
 use crate::config::controllers::{ControllersFile, DeclaredController};
 use crate::controllers::kinds::{self, Kind};
-use crate::controllers::lifecycle::{Lifecycle, Refusal, State, Strictness};
+use crate::controllers::lifecycle::{ConfigureError, Lifecycle, Refusal, State, Strictness};
 use crate::messages::controller_manager_msgs::msg::{
     ControllerState, HardwareComponentState, HardwareInterface,
 };
@@ -209,17 +209,20 @@ impl ManagerState {
     /// its parameters from the params files they name.
     fn declare_from_parameters(&mut self, name: &str) -> Result<(), Refusal> {
         let Some(parameters) = self.parameters.get(name) else {
-            return Err(Refusal::Kind(format!(
-                "no controller '{name}' is declared (a robot's controllers file, or the manager's parameter {name}.type, gives its type)"
-            )));
+            return Err(Refusal::NotDeclared(name.to_string()));
         };
-        let type_name = parameters.type_name.clone().ok_or_else(|| {
-            Refusal::Kind(format!("controller '{name}' has no {name}.type parameter"))
-        })?;
+        let type_name = parameters
+            .type_name
+            .clone()
+            .ok_or_else(|| Refusal::NoType(name.to_string()))?;
         let mut params = serde_json::Map::new();
         for file in &parameters.params_files {
-            let own = ControllersFile::node_params_of(std::path::Path::new(file), name)
-                .map_err(|e| Refusal::Kind(format!("{file}: {e}")))?;
+            let own = ControllersFile::node_params_of(std::path::Path::new(file), name).map_err(
+                |error| Refusal::ParamsFile {
+                    file: file.clone(),
+                    error,
+                },
+            )?;
             params.extend(own.unwrap_or_default());
         }
         let robot = self
@@ -227,10 +230,10 @@ impl ManagerState {
             .as_ref()
             .and_then(|w| w.robots.first())
             .map(|r| r.name.clone())
-            .ok_or_else(|| Refusal::Kind("the world has no robot".into()))?;
+            .ok_or(Refusal::NoRobot)?;
         let declared = Declared {
             robot,
-            controller: DeclaredController { type_name, params },
+            controller: DeclaredController::new(type_name, params),
             slot: Rc::default(),
         };
         self.by_parameters
@@ -305,9 +308,8 @@ impl ManagerState {
         let declared = self
             .declared
             .get(name)
-            .ok_or_else(|| Refusal::Kind(format!("no controller '{name}' is declared")))?;
-        let kind = kinds::kind_of(&declared.controller.type_name)
-            .map_err(|unknown| Refusal::Kind(unknown.to_string()))?;
+            .ok_or_else(|| Refusal::NotDeclared(name.to_string()))?;
+        let kind = kinds::kind_of(&declared.controller.type_name)?;
         let running = Running {
             robot: declared.robot.clone(),
             kind,
@@ -321,15 +323,13 @@ impl ManagerState {
     fn configure(&mut self, name: &str) -> Result<(), Refusal> {
         let world = self.world.clone();
         self.lifecycle.configure(name, |running| {
-            let world = world.ok_or_else(|| "no world".to_string())?;
+            let world = world.ok_or(ConfigureError::NoWorld)?;
             let map = world
                 .robots
                 .iter()
                 .find(|r| r.name == running.robot)
-                .ok_or_else(|| format!("robot '{}' is gone", running.robot))?;
-            let configured =
-                kinds::configure(running.kind, &running.declared.params, &world.model, map)
-                    .map_err(|e| format!("controller '{name}': {e}"))?;
+                .ok_or_else(|| ConfigureError::RobotGone(running.robot.clone()))?;
+            let configured = kinds::configure(running.kind, &running.declared, &world.model, map)?;
             *running.slot.joints.borrow_mut() = configured.joints;
             Ok(configured.interfaces)
         })
@@ -712,7 +712,7 @@ pub fn start(
 pub(super) struct OfRobot {
     pub name: String,
     pub kind: Kind,
-    pub params: serde_json::Map<String, serde_json::Value>,
+    pub controller: DeclaredController,
     pub slot: Rc<Slot>,
 }
 
@@ -736,7 +736,7 @@ pub(super) fn of_robot(
             wanted(kind).then(|| OfRobot {
                 name: name.clone(),
                 kind,
-                params: d.controller.params.clone(),
+                controller: d.controller.clone(),
                 slot: d.slot.clone(),
             })
         })
@@ -758,8 +758,8 @@ pub fn trajectory_controllers(
     of_robot(manager, world, robot, only, |k| k == Kind::Trajectory)
         .into_iter()
         .filter_map(|of| {
-            let params = &of.params;
-            let configured = kinds::configure(of.kind, params, &world.model, map).ok()?;
+            let params = &of.controller.params;
+            let configured = kinds::configure(of.kind, &of.controller, &world.model, map).ok()?;
             let defaults = kinds::goal_defaults(params, &configured.joints).ok()?;
             let joints = configured.joints.iter().map(|j| regex::escape(j)).collect();
             let controller = crate::config::TrajectoryController {
@@ -796,8 +796,8 @@ pub fn gripper_controllers(
         let Kind::Gripper { parallel } = of.kind else {
             return None;
         };
-        let params = &of.params;
-        let configured = kinds::configure(of.kind, params, &world.model, map).ok()?;
+        let params = &of.controller.params;
+        let configured = kinds::configure(of.kind, &of.controller, &world.model, map).ok()?;
         let settings = kinds::gripper_settings(params).ok()?;
         let gripper = crate::config::GripperController {
             name: of.name,
@@ -859,7 +859,7 @@ fn start_diff_drive(
     else {
         return Ok(());
     };
-    let Ok(drive) = crate::config::diff_drive::DiffDrive::parse(&declared.controller.params) else {
+    let Some(Ok(drive)) = &declared.controller.diff_drive else {
         return Ok(());
     };
     let topic = format!("{driving}/cmd_vel");

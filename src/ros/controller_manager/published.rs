@@ -93,7 +93,7 @@ fn declared_of(
     super::of_robot(manager, world, robot, only, |k| k == wanted)
         .into_iter()
         .filter_map(|of| {
-            let configured = kinds::configure(of.kind, &of.params, &world.model, map).ok()?;
+            let configured = kinds::configure(of.kind, &of.controller, &world.model, map).ok()?;
             Some((of.name, of.slot, configured))
         })
         .collect()

@@ -15,7 +15,7 @@ pub use actions::{Goal, GoalRequest};
 
 use super::Error;
 use crate::config::{DdsConfig, Remaps, ServiceMapping as MappingChoice};
-use crate::messages::{Action, Message, Service};
+use crate::messages::{Action, Message, Service, TypeName};
 use crate::topics::Qos;
 use futures::Stream;
 use ros2_client::qos::{Durability, History, WhenFull};
@@ -219,21 +219,23 @@ impl Node {
         Ok((resolved, parsed))
     }
 
-    /// Topic `name` of message type `(package, type_name)`.
+    /// Topic `name` of message type `type_name`, and its name as resolved.
     fn topic(
         &mut self,
         name: &str,
-        (package, type_name): (&str, &str),
+        type_name: TypeName,
         qos: Qos,
-    ) -> Result<ros2_client::dds::rustdds::Topic, Error> {
+    ) -> Result<(ros2_client::dds::rustdds::Topic, String), Error> {
         let (resolved, name) = self.name(name)?;
-        self.node
+        let topic = self
+            .node
             .create_topic(
                 &name,
-                MessageTypeName::new(package, type_name),
+                MessageTypeName::new(type_name.package, type_name.name),
                 &profile(qos),
             )
-            .map_err(|e| error(&resolved, e))
+            .map_err(|e| error(&resolved, e))?;
+        Ok((topic, resolved))
     }
 
     /// How many subscriptions the participant has discovered on `publisher`'s topic (from
@@ -245,7 +247,7 @@ impl Node {
     }
 
     pub fn publisher<M: Message>(&mut self, name: &str, qos: Qos) -> Result<Publisher<M>, Error> {
-        let type_name = (M::PACKAGE, M::NAME);
+        let type_name = M::type_name();
         if let Some(publisher) = self.reuse::<Publisher<M>>(name, type_name, qos) {
             return Ok(publisher);
         }
@@ -257,7 +259,7 @@ impl Node {
     pub fn raw_publisher(
         &mut self,
         name: &str,
-        type_name: (&'static str, &'static str),
+        type_name: TypeName,
         qos: Qos,
     ) -> Result<RawPublisher, Error> {
         if let Some(publisher) = self.reuse::<RawPublisher>(name, type_name, qos) {
@@ -271,39 +273,25 @@ impl Node {
     fn writer<D: serde::Serialize>(
         &mut self,
         name: &str,
-        type_name: (&str, &str),
+        type_name: TypeName,
         qos: Qos,
     ) -> Result<(ros2_client::Publisher<D>, AdvertisedTopic), Error> {
-        let topic = self.topic(name, type_name, qos)?;
+        let (topic, ros_name) = self.topic(name, type_name, qos)?;
         let publisher = self
             .node
             .create_publisher(&topic, None)
             .map_err(|e| error(name, e))?;
-        Ok((publisher, self.advertised(name, type_name, qos)?))
-    }
-
-    fn advertised(
-        &self,
-        name: &str,
-        (package, type_name): (&str, &str),
-        qos: Qos,
-    ) -> Result<AdvertisedTopic, Error> {
-        Ok(AdvertisedTopic {
-            ros_name: self.name(name)?.0,
+        let advertised = AdvertisedTopic {
+            ros_name,
             name: name.to_string(),
-            type_name: format!("{package}/{type_name}"),
+            type_name,
             qos,
-        })
+        };
+        Ok((publisher, advertised))
     }
 
     /// A retired publisher of kind `P` for this topic, type and QoS.
-    fn reuse<P: Advertised>(
-        &mut self,
-        name: &str,
-        (package, type_name): (&str, &str),
-        qos: Qos,
-    ) -> Option<P> {
-        let wanted = format!("{package}/{type_name}");
+    fn reuse<P: Advertised>(&mut self, name: &str, wanted: TypeName, qos: Qos) -> Option<P> {
         let found = self.retired.iter().position(|retired| {
             let topic = retired.advertised();
             let any: &dyn std::any::Any = retired.as_ref();
@@ -330,7 +318,7 @@ impl Node {
         name: &str,
         qos: Qos,
     ) -> Result<impl Stream<Item = M> + Unpin + 'static, Error> {
-        let topic = self.topic(name, (M::PACKAGE, M::NAME), qos)?;
+        let (topic, _) = self.topic(name, M::type_name(), qos)?;
         let subscription = self
             .node
             .create_subscription::<M>(&topic, None)
@@ -413,8 +401,7 @@ pub struct AdvertisedTopic {
     /// The fully qualified topic (`/ns/name`).
     ros_name: String,
     name: String,
-    /// `package/Name`.
-    type_name: String,
+    type_name: TypeName,
     qos: Qos,
 }
 

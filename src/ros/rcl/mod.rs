@@ -6,7 +6,7 @@
 mod native;
 
 use super::Error;
-use crate::messages::{Message, cdr};
+use crate::messages::{Message, TypeName, cdr};
 use crate::topics::Qos;
 use futures::{FutureExt, Stream, StreamExt};
 use r2r::{WrappedActionTypeSupport, WrappedServiceTypeSupport, WrappedTypesupport};
@@ -134,19 +134,19 @@ impl Node {
 
     pub fn publisher<M: Message>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<M>, Error> {
         Ok(Publisher {
-            raw: self.raw_publisher(topic, (M::PACKAGE, M::NAME), qos)?,
+            raw: self.raw_publisher(topic, M::type_name(), qos)?,
             message: PhantomData,
         })
     }
 
-    /// A publisher of messages serialized already, of type `(package, name)`.
+    /// A publisher of messages serialized already, of type `type_name`.
     pub fn raw_publisher(
         &mut self,
         topic: &str,
-        (package, name): (&str, &str),
+        type_name: TypeName,
         qos: Qos,
     ) -> Result<RawPublisher, Error> {
-        let ros_type = format!("{package}/msg/{name}");
+        let ros_type = type_name.ros();
         let reused = self
             .retired
             .iter()

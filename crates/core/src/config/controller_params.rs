@@ -57,6 +57,8 @@ pub enum ControllerError {
     PositionWheel(String),
     #[error("'joint' must name the gripper's joint")]
     NoGripperJoint,
+    #[error("type '{0}' is not diff_drive_controller/DiffDriveController")]
+    NotDiffDrive(String),
     #[error(
         "'command_interfaces' {0:?}: only position is supported (the joints follow the trajectory's positions)"
     )]

@@ -17,6 +17,8 @@
 //! A section's key is a node name as in any params file: `name`, `/name`, `/ns/name` or
 //! `/**` (every node). Parameters keep their nesting (`constraints.goal_time` is
 //! `constraints: {goal_time: ..}`); each controller type reads the ones it knows.
+use super::controller_params::ParamError;
+use super::diff_drive::{DIFF_DRIVE, DiffDrive};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -48,6 +50,22 @@ pub struct DeclaredController {
     pub type_name: String,
     /// Its `ros__parameters` (those of `/**` first, its own over them).
     pub params: Map<String, Value>,
+    /// A diff_drive_controller's parameters, read once as it is declared (None for any
+    /// other type): the robot's base, the manager's configure step and its `~/cmd_vel`
+    /// subscription all take this reading.
+    pub diff_drive: Option<Result<DiffDrive, ParamError>>,
+}
+
+impl DeclaredController {
+    pub fn new(type_name: impl Into<String>, params: Map<String, Value>) -> Self {
+        let type_name = type_name.into();
+        let diff_drive = (type_name == DIFF_DRIVE).then(|| DiffDrive::parse(&params));
+        Self {
+            type_name,
+            params,
+            diff_drive,
+        }
+    }
 }
 
 /// Why a controllers file cannot be read; the field is a path in the file.
@@ -104,13 +122,8 @@ impl ControllersFile {
                         reason: "must name the controller's type".into(),
                     })?;
                     let params = section(name)?.unwrap_or_default();
-                    file.controllers.insert(
-                        name.clone(),
-                        DeclaredController {
-                            type_name: type_name.to_string(),
-                            params,
-                        },
-                    );
+                    file.controllers
+                        .insert(name.clone(), DeclaredController::new(type_name, params));
                 }
                 // The manager's own settings (use_sim_time, thread priorities, ...).
                 _ => {}
@@ -129,7 +142,7 @@ impl ControllersFile {
             {
                 let type_name = type_name.clone();
                 file.controllers
-                    .insert(name.to_string(), DeclaredController { type_name, params });
+                    .insert(name.to_string(), DeclaredController::new(type_name, params));
             }
         }
         Ok(file)

@@ -1,12 +1,12 @@
 //! The controller types the manager can load, and what each does once configured. A type is
 //! a name ros2_control users write in their controllers file, and a `configure` that reads
 //! its parameters against the robot and says which interfaces it uses.
-use super::lifecycle::Interfaces;
-use super::{GoalDefaults, GripperSettings};
+use super::{GoalDefaults, GripperSettings, Interfaces};
 use crate::config::broadcasters::{self, SensorKind};
 use crate::config::controller_params::{
     ControllerError, ParamError, flag, names, number, number_in,
 };
+use crate::config::controllers::DeclaredController;
 use crate::control::{ActuatorInfo, ActuatorKind};
 use crate::model::RobotMap;
 use mujoco_rs::prelude::MjModel;
@@ -214,10 +214,11 @@ pub fn gripper_settings(params: &Map<String, Value>) -> Result<GripperSettings, 
 /// interface each takes commands on.
 pub fn configure(
     kind: Kind,
-    params: &Map<String, Value>,
+    controller: &DeclaredController,
     model: &MjModel,
     map: &RobotMap,
 ) -> Result<Configured, ControllerError> {
+    let params = &controller.params;
     let joint_names: Vec<String> = map.joints.iter().map(|j| j.name.clone()).collect();
     match kind {
         Kind::JointStateBroadcaster => {
@@ -267,7 +268,10 @@ pub fn configure(
             })
         }
         Kind::DiffDrive => {
-            let drive = crate::config::diff_drive::DiffDrive::parse(params)?;
+            let Some(drive) = &controller.diff_drive else {
+                return Err(ControllerError::NotDiffDrive(controller.type_name.clone()));
+            };
+            let drive = drive.clone()?;
             let (mut command, mut state) = (Vec::new(), Vec::new());
             for wheel in [&drive.left_wheel, &drive.right_wheel] {
                 let interface = actuator_interface(model, map, wheel)
@@ -290,7 +294,10 @@ pub fn configure(
             };
             gripper_settings(params)?;
             let joints = Value::Array(vec![Value::String(joint.clone())]);
-            let forward = Map::from_iter([("joints".to_string(), joints)]);
+            let forward = DeclaredController {
+                params: Map::from_iter([("joints".to_string(), joints)]),
+                ..Default::default()
+            };
             let mut configured = configure(
                 Kind::Forward(Some(Interface::Position)),
                 &forward,
@@ -307,8 +314,12 @@ pub fn configure(
             if commanded.iter().any(|i| i != "position") {
                 return Err(ControllerError::OnlyPosition(commanded));
             }
-            let mut configured =
-                configure(Kind::Forward(Some(Interface::Position)), params, model, map)?;
+            let mut configured = configure(
+                Kind::Forward(Some(Interface::Position)),
+                controller,
+                model,
+                map,
+            )?;
             goal_defaults(params, &configured.joints)?;
             let read = names(params, "state_interfaces")?
                 .filter(|i| !i.is_empty())

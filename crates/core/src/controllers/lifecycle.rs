@@ -2,6 +2,7 @@
 //! loaded, their lifecycle state (unconfigured, inactive, active), the command interfaces
 //! each claims while active, and the rules of load, configure, switch, cleanup and unload.
 //! What a controller does is its kind's (`Kind`); this file only decides what may happen.
+use super::Interfaces;
 use indexmap::IndexMap;
 
 /// A loaded controller's lifecycle state (ros2_control's primary states).
@@ -23,13 +24,6 @@ impl State {
     }
 }
 
-/// What a controller uses, known once it is configured: `joint/interface` names.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Interfaces {
-    pub command: Vec<String>,
-    pub state: Vec<String>,
-}
-
 /// A loaded controller.
 #[derive(Debug)]
 pub struct Loaded<C> {
@@ -42,7 +36,7 @@ pub struct Loaded<C> {
 
 /// Why a request was refused: the text the manager logs (ros2_control answers `ok: false`
 /// and logs why).
-#[derive(Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum Refusal {
     #[error("controller '{0}' is already loaded")]
     AlreadyLoaded(String),
@@ -63,8 +57,37 @@ pub enum Refusal {
     },
     #[error("controller '{name}' claims '{interface}' twice in one switch")]
     ClaimedTwice { name: String, interface: String },
-    #[error("{0}")]
-    Kind(String),
+    #[error(
+        "no controller '{0}' is declared (a robot's controllers file, or the manager's parameter {0}.type, gives its type)"
+    )]
+    NotDeclared(String),
+    #[error("controller '{0}' has no {0}.type parameter")]
+    NoType(String),
+    #[error("{file}: {error}")]
+    ParamsFile {
+        file: String,
+        error: crate::config::controllers::ControllersError,
+    },
+    #[error(transparent)]
+    UnknownType(#[from] crate::controllers::kinds::UnknownType),
+    #[error("the world has no robot")]
+    NoRobot,
+    #[error("controller '{name}': {error}")]
+    Configure {
+        name: String,
+        error: Box<ConfigureError>,
+    },
+}
+
+/// Why a controller could not be configured.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigureError {
+    #[error("no world is running")]
+    NoWorld,
+    #[error("robot '{0}' is gone")]
+    RobotGone(String),
+    #[error(transparent)]
+    Parameters(#[from] crate::config::controller_params::ControllerError),
 }
 
 /// How a switch treats a controller it cannot switch.
@@ -151,7 +174,7 @@ impl<C> Lifecycle<C> {
     pub fn configure(
         &mut self,
         name: &str,
-        configure: impl FnOnce(&mut C) -> Result<Interfaces, String>,
+        configure: impl FnOnce(&mut C) -> Result<Interfaces, ConfigureError>,
     ) -> Result<(), Refusal> {
         let loaded = self.in_state(
             name,
@@ -159,7 +182,10 @@ impl<C> Lifecycle<C> {
             "unconfigured or inactive",
             &[State::Unconfigured, State::Inactive],
         )?;
-        let interfaces = configure(&mut loaded.running).map_err(Refusal::Kind)?;
+        let interfaces = configure(&mut loaded.running).map_err(|error| Refusal::Configure {
+            name: name.to_string(),
+            error: Box::new(error),
+        })?;
         loaded.interfaces = interfaces;
         loaded.state = State::Inactive;
         Ok(())
@@ -359,10 +385,10 @@ mod tests {
     fn a_controller_goes_through_its_states_in_order() {
         let mut lifecycle = configured(&[]);
         lifecycle.load("a", "t/T", ()).unwrap();
-        assert_eq!(
+        assert!(matches!(
             lifecycle.load("a", "t/T", ()),
-            Err(Refusal::AlreadyLoaded("a".into()))
-        );
+            Err(Refusal::AlreadyLoaded(name)) if name == "a"
+        ));
         let (switch, _) = lifecycle
             .plan_switch(&names(&["a"]), &[], Strictness::BestEffort)
             .unwrap();

@@ -7,3 +7,11 @@ pub mod lifecycle;
 mod settings;
 
 pub use settings::{GoalDefaults, GripperSettings};
+
+/// What a controller uses, known once it is configured: `joint/interface` names (the kind
+/// reads them from the parameters, the lifecycle holds them against other controllers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Interfaces {
+    pub command: Vec<String>,
+    pub state: Vec<String>,
+}

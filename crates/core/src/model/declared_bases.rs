@@ -5,7 +5,7 @@ use super::RobotMap;
 use crate::config::Config;
 use crate::config::controller_params::ControllerError;
 use crate::config::controllers::ControllersFile;
-use crate::config::diff_drive::{DIFF_DRIVE, DiffDrive};
+
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
@@ -45,9 +45,9 @@ pub fn apply(
         let Some(file) = file else { continue };
         let robot = &mut config.robots[index];
         for (name, controller) in &file.controllers {
-            if controller.type_name != DIFF_DRIVE {
+            let Some(parsed) = &controller.diff_drive else {
                 continue;
-            }
+            };
             if let Some(base) = &robot.control.base {
                 if base.controller.as_deref() != Some(name.as_str()) {
                     log::warn!(
@@ -58,7 +58,7 @@ pub fn apply(
                 }
                 continue;
             }
-            let parsed = DiffDrive::parse(&controller.params).map_err(ControllerError::from);
+            let parsed = parsed.clone().map_err(ControllerError::from);
             let drive = parsed.and_then(|drive| {
                 drives_wheel(model, &robots[index], &drive.left_wheel)?;
                 drives_wheel(model, &robots[index], &drive.right_wheel)?;

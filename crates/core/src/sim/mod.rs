@@ -5,6 +5,7 @@ mod api;
 mod clock;
 mod commands;
 mod divergence;
+mod follow;
 mod initial;
 mod memory;
 mod operations;
@@ -21,6 +22,7 @@ pub use clock::now_ns;
 pub use commands::{
     Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped,
 };
+pub use follow::{Following, PlanContext};
 pub use physics::PauseCause;
 pub use priority::{Granted, give_way, raised_above_normal};
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
@@ -89,26 +91,8 @@ pub(crate) struct Shared {
     granted: std::sync::OnceLock<priority::Granted>,
     /// How many contacts each state carries (a world change keeps it).
     contacts: usize,
-    /// What plans each world for an adapter (given at start).
-    planners: Vec<Arc<Planner>>,
-}
-
-/// What an adapter makes of each world (the ROS node's outputs), given by whoever starts the
-/// simulation: it runs once per world, where the world is built (at start, and off the
-/// physics thread at a change), and a world it cannot plan for is refused. The plan rides
-/// with the world generation until the adapter takes it (`WorldGeneration::take_plan`), so
-/// nothing is planned twice and no adapter's indices depend on two plannings agreeing. The
-/// world layer knows no adapter, only this.
-pub type Planner = dyn Fn(&World, &PlanContext) -> InputResult<AdapterPlan> + Send + Sync;
-
-/// An adapter's plan of one world, kept with it until the adapter takes it.
-pub type AdapterPlan = Box<dyn std::any::Any + Send>;
-
-/// What a planner needs to know of a world besides its model and config.
-#[derive(Clone, Copy, Debug)]
-pub struct PlanContext {
-    /// How many contacts each state of the world carries.
-    pub exported_contacts: usize,
+    /// The adapters that follow the world, each planning every world (`follow`).
+    followers: std::sync::Mutex<Vec<Arc<dyn follow::Follower>>>,
 }
 
 /// The handle adapters use. Cheap to clone; every method is safe from any thread.
@@ -157,9 +141,42 @@ impl SimHandle {
         self.shared.stats.snapshot()
     }
 
-    /// The adapters' plans of a new world (see `Planner`).
-    pub(crate) fn plan_world(&self, world: &World) -> InputResult<Vec<AdapterPlan>> {
-        plan_world(&self.shared.planners, world, self.shared.contacts)
+    /// The adapters' plans of a new world (see `follow`).
+    pub(in crate::sim) fn plan_world(
+        &self,
+        world: &World,
+    ) -> InputResult<Vec<Box<dyn follow::Delivery>>> {
+        let context = PlanContext {
+            exported_contacts: self.shared.contacts,
+        };
+        follow::plan_all(&self.shared.followers, world, &context)
+    }
+
+    /// Follows the world with `planner`: it plans the world now in effect (an error is
+    /// returned, and nothing follows) and every later world where it is built, refusing
+    /// the change of a world it cannot plan for. The plans reach the returned `Following`
+    /// as their worlds take effect; dropping it ends the following.
+    pub fn follow<P, F>(&self, planner: F) -> InputResult<Following<P>>
+    where
+        P: Send + 'static,
+        F: Fn(&World, &PlanContext) -> InputResult<P> + Send + Sync + 'static,
+    {
+        // No world changes meanwhile: the follower sees every world from this one on.
+        let edit = self.edit_world();
+        let (follower, following) = follow::pair(planner);
+        let context = PlanContext {
+            exported_contacts: self.shared.contacts,
+        };
+        let now = edit.world.as_world();
+        let Some(planned) = follower.plan(&now, &context) else {
+            unreachable!("the Following is held here")
+        };
+        planned?.deliver(&edit.world);
+        match self.shared.followers.lock() {
+            Ok(mut followers) => followers.push(follower),
+            Err(poisoned) => poisoned.into_inner().push(follower),
+        }
+        Ok(following)
     }
 
     /// The sim time of the latest state (one atomic read: what /clock sends).
@@ -377,22 +394,11 @@ pub fn controllers(world: &World) -> InputResult<Controllers> {
 /// Why the physics thread did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    /// The robots' control settings do not fit their models, or an adapter cannot plan for
-    /// the world.
+    /// The robots' control settings do not fit their models.
     #[error("{0}")]
     Input(#[from] InputError),
     #[error("cannot start the physics thread: {0}")]
     Thread(#[from] std::io::Error),
-}
-
-/// What each of `planners` makes of `world`, in their order.
-fn plan_world(
-    planners: &[Arc<Planner>],
-    world: &World,
-    exported_contacts: usize,
-) -> InputResult<Vec<AdapterPlan>> {
-    let context = PlanContext { exported_contacts };
-    planners.iter().map(|plan| plan(world, &context)).collect()
 }
 
 /// The running physics thread. Dropping it stops the thread.
@@ -404,33 +410,24 @@ pub struct Simulation {
 impl Simulation {
     /// Starts the physics thread on `world`, with its robots' controllers built here.
     pub fn start(world: &World, options: &SimConfig) -> Result<Self, StartError> {
-        Self::start_with(world, controllers(world)?, options, Vec::new())
+        Self::start_with(world, controllers(world)?, options)
     }
 
     /// Starts the physics thread on `world` with `controllers` already built from it (the
-    /// binary builds them once, to refuse a wrong config before anything starts) and the
-    /// `planners` of the adapters that will follow it, which plan this world and every later
-    /// one.
+    /// binary builds them once, to refuse a wrong config before anything starts). Adapters
+    /// then follow the world through its handle (`SimHandle::follow`).
     pub fn start_with(
         world: &World,
         controllers: Controllers,
         options: &SimConfig,
-        planners: Vec<Arc<Planner>>,
     ) -> Result<Self, StartError> {
         let contacts = options.export_contacts as usize;
-        let plans = plan_world(&planners, world, contacts)?;
         let autoplay: Vec<bool> = controllers
             .robots
             .iter()
             .map(|c| c.configured().autoplay && c.sequencer.preset_name().is_some())
             .collect();
-        let generation = Arc::new(WorldGeneration::new(
-            0,
-            world,
-            &controllers,
-            contacts,
-            plans,
-        ));
+        let generation = Arc::new(WorldGeneration::new(0, world, &controllers, contacts));
         let shared = Arc::new(Shared {
             world: std::sync::RwLock::new(generation.clone()),
             changing: Default::default(),
@@ -446,7 +443,7 @@ impl Simulation {
             pause_cause: AtomicU8::new(physics::PauseCause::None as u8),
             granted: std::sync::OnceLock::new(),
             contacts,
-            planners,
+            followers: Default::default(),
         });
         let (requests, inbox) = crossbeam_channel::bounded(64);
         let mut physics = physics::Physics::new(

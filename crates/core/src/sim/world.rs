@@ -39,8 +39,6 @@ pub struct WorldGeneration {
     pub(super) actions: Vec<AtomicI32>,
     /// Each robot's current control source, as the physics thread last set it.
     pub(super) sources: Box<[AtomicU8]>,
-    /// What the adapters planned of this world and have not taken yet.
-    adapter_plans: std::sync::Mutex<Vec<super::AdapterPlan>>,
     _counted: crate::census::Counted,
     /// Last: the model and arrays above go back to the system with the generation.
     _returns: crate::census::ReturnsMemory,
@@ -52,7 +50,6 @@ impl WorldGeneration {
         world: &World,
         controllers: &Controllers,
         contacts: usize,
-        adapter_plans: Vec<super::AdapterPlan>,
     ) -> Self {
         let model = world.model.clone();
         Self {
@@ -83,21 +80,25 @@ impl WorldGeneration {
             broadcaster_gates: world.broadcaster_gates.clone(),
             config: world.config.clone(),
             model,
-            adapter_plans: std::sync::Mutex::new(adapter_plans),
             _counted: crate::census::Counted::new(crate::census::Kind::Worlds),
             _returns: crate::census::ReturnsMemory,
         }
     }
 
-    /// Takes the plan of type `T` an adapter made of this world (see `sim::Planner`); None
-    /// once taken.
-    pub fn take_plan<T: std::any::Any + Send>(&self) -> Option<Box<T>> {
-        let mut plans = match self.adapter_plans.lock() {
-            Ok(plans) => plans,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let at = plans.iter().position(|plan| plan.is::<T>())?;
-        plans.swap_remove(at).downcast().ok()
+    /// The world this generation was built from, as a planner takes it (its load warnings
+    /// were logged then and are not kept).
+    pub fn as_world(&self) -> World {
+        World {
+            model: self.model.clone(),
+            robots: self.robots.clone(),
+            controls: self.controls.clone(),
+            origin: self.config.origin.clone(),
+            config: self.config.clone(),
+            sensors: self.sensors.clone(),
+            declared_controllers: self.declared_controllers.clone(),
+            broadcaster_gates: self.broadcaster_gates.clone(),
+            warnings: Vec::new(),
+        }
     }
 
     pub fn layout(&self) -> StateLayout {
@@ -380,7 +381,6 @@ impl WorldEdit<'_> {
             &world,
             &controllers,
             handle.shared.contacts,
-            plans,
         );
         let kept: Vec<Option<usize>> = world
             .robots
@@ -447,6 +447,9 @@ impl WorldEdit<'_> {
             Err(poisoned) => std::mem::replace(&mut *poisoned.into_inner(), generation.clone()),
         };
         drop(previous);
+        for plan in plans {
+            plan.deliver(&generation);
+        }
         handle.empty_trash();
         for robot in autoplay {
             let _ = handle.play_preset(robot, 0);

@@ -33,7 +33,7 @@ pub fn file_stem(path: &std::path::Path) -> String {
 }
 
 /// The config's own rules, which every new world passes before it is swapped in (with the
-/// plans of the adapters given at start: `sim::Planner`).
+/// plans of the adapters that follow the world: `SimHandle::follow`).
 fn check(_world: &World, config: &Config) -> Result<(), InputError> {
     // An empty world (unloaded, or its last robot deleted) is allowed at run time.
     if !config.robots.is_empty() {
