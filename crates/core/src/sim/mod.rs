@@ -9,6 +9,7 @@ mod follow;
 mod initial;
 mod memory;
 mod operations;
+mod ops;
 mod physics;
 pub mod priority;
 mod snapshot;
@@ -321,50 +322,6 @@ impl SimHandle {
         self.world().fingerprint
     }
 
-    /// An empty full snapshot (integration state and controllers, what `restore` takes),
-    /// sized for the current model.
-    pub fn empty_snapshot(&self) -> Box<Snapshot> {
-        Self::empty_snapshot_of(&self.world())
-    }
-
-    fn empty_snapshot_of(world: &WorldGeneration) -> Box<Snapshot> {
-        let (physics, controllers) = world.snapshot_sizes;
-        let mut snapshot = Snapshot::sized(world.fingerprint, physics, controllers);
-        snapshot.generation = world.number;
-        Box::new(snapshot)
-    }
-
-    /// Captures the full state (MuJoCo integration state and controllers).
-    pub fn capture(&self) -> Result<Box<Snapshot>, OperationError> {
-        let world = self.world();
-        let done = self.request_in(
-            world.number,
-            Operation::CaptureSnapshot(Self::empty_snapshot_of(&world)),
-        )?;
-        done.snapshot.ok_or(OperationError::Stopped)
-    }
-
-    pub fn restore(&self, snapshot: Box<Snapshot>) -> OperationResult {
-        self.request(Operation::RestoreSnapshot(snapshot))
-    }
-
-    pub fn reset(&self) -> OperationResult {
-        self.request(Operation::Reset)
-    }
-
-    pub fn pause(&self) -> OperationResult {
-        self.request(Operation::SetMode(SimMode::Paused))
-    }
-
-    pub fn set_mode(&self, mode: SimMode) -> OperationResult {
-        self.request(Operation::SetMode(mode))
-    }
-
-    /// Steps `n` times while paused and returns when done.
-    pub fn step(&self, n: u64) -> OperationResult {
-        self.request(Operation::Step(n))
-    }
-
     /// Why the simulation last paused.
     pub fn pause_cause(&self) -> PauseCause {
         PauseCause::from_u8(self.shared.pause_cause.load(Ordering::Relaxed))
@@ -378,10 +335,6 @@ impl SimHandle {
     /// Makes the physics thread pause itself right after step `step` (a batch run's end).
     pub fn pause_at_step(&self, step: u64) {
         self.shared.pause_at_step.store(step, Ordering::Relaxed);
-    }
-
-    pub fn set_speed(&self, speed: f64) -> OperationResult {
-        self.request(Operation::SetSpeed(speed))
     }
 }
 
