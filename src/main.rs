@@ -215,15 +215,7 @@ fn say_backend() {
 }
 
 fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
-    if let Some(d) = cli.duration
-        && !(d.is_finite() && d > 0.0)
-    {
-        return Err(InputError::new(
-            "<command line>",
-            format!("--duration must be a positive number of seconds, got {d}"),
-        )
-        .into());
-    }
+    check_duration(cli)?;
     say_backend();
     let mut config = load_config(cli, &ros_args)?;
     if let Some(out) = &cli.export_mjcf {
@@ -240,27 +232,10 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         print!("{}", summary(&world));
         return Ok(());
     }
-    let model = &world.model;
-    log::info!(
-        "loaded {} robot(s) from {}: nq {}, nu {}, timestep {} s, mode {:?}",
-        world.robots.len(),
-        config.origin,
-        model.ffi().nq,
-        model.ffi().nu,
-        model.opt().timestep,
-        config.sim.mode
-    );
+    log_loaded(&world, &config);
     // The physics thread starts paused: the start state, the recorder, the legacy servers
     // and a batch run's last step are all in place before the first step.
-    let timestep = model.opt().timestep;
-    // A screenshot without a batch length pictures the start.
-    let last_step = cli
-        .steps
-        .or_else(|| {
-            cli.duration
-                .map(|d| (d / timestep - 1e-9).ceil().max(1.0) as u64)
-        })
-        .or(cli.screenshot.as_ref().map(|_| 0));
+    let last_step = last_step(cli, world.model.opt().timestep);
     // Checked now; drawn at the end in the world as it is then (a camera may have gone).
     screenshot_spec(&world.robots, cli)?;
     let run_mode = config.sim.mode;
@@ -275,94 +250,17 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     // the first world change replaces it, not at the end of the run.
     drop(world);
     let handle = sim.handle();
-    // Every build follows the world with the ROS outputs' planner, so each refuses the
-    // worlds the node would; the streams follow it too (a recording may start at any time).
-    let outputs = handle
-        .follow(mujoco_bridge::topics::plan)
-        .map_err(RunError::Input)?;
-    let stream_outputs = handle
-        .follow(mujoco_bridge::stream::plan)
-        .map_err(RunError::Input)?;
-    prepare(&handle, cli)?;
     let sensors = start_sensors(&config);
-    let camera_streams = match (&sensors.renderer, config.zmq.enabled) {
-        (Some(renderer), true) => Some(
-            mujoco_bridge::zmq::CameraStreams::start(
-                handle.clone(),
-                renderer.clone(),
-                &config.zmq.state,
-                config.zmq.camera_port,
-            )
-            .map_err(|error| RunError::Cameras {
-                origin: config.origin.clone(),
-                error,
-            })?,
-        ),
-        _ => None,
-    };
-    let streams = camera_streams
-        .as_ref()
-        .map(|s| s.list.clone())
-        .unwrap_or_default();
-    let servers =
-        mujoco_bridge::zmq::start_servers(&config, &handle, &streams).map_err(|error| {
-            RunError::Zmq {
-                origin: config.origin.clone(),
-                error,
-            }
-        })?;
-    let remaps = mujoco_bridge::config::Remaps::from_ros_args(&ros_args).unwrap_or_default();
-    let streams = Arc::new(
-        mujoco_bridge::stream::Streams::start(
-            handle.clone(),
-            stream_outputs,
-            &stream_settings,
-            mujoco_bridge::topics::names::Names::new(&remaps),
-            sensors.clone(),
-        )
-        .map_err(|error| RunError::Streams {
-            origin: config.origin.clone(),
-            error,
-        })?,
-    );
-    // Without a node the plans are dropped unread; holding the following keeps the checks.
-    #[cfg(not(any(feature = "ros", feature = "dds")))]
-    let _outputs_checked = outputs;
-    #[cfg(any(feature = "ros", feature = "dds"))]
-    let ros = mujoco_bridge::ros::RosNode::start(
-        handle.clone(),
-        outputs,
-        &config,
-        run_mode,
-        &ros_args,
-        mujoco_bridge::ros::Attached {
-            sensors: sensors.clone(),
-            recorder: Some(streams.clone()),
-        },
-    )
-    .map_err(RunError::Ros)?;
-    if cli.console {
-        let counters = servers.iter().map(|s| s.counters.clone()).collect();
+    let start = AdapterStart {
+        config: &config,
+        handle: &handle,
+        sensors: &sensors,
+        ros_args: &ros_args,
         #[cfg(any(feature = "ros", feature = "dds"))]
-        let publishing = Some(ros.publishing());
-        #[cfg(not(any(feature = "ros", feature = "dds")))]
-        let publishing = None;
-        let reach = mujoco_bridge::console::Reach {
-            legacy: counters,
-            publishing,
-            recorder: streams.clone(),
-        };
-        mujoco_bridge::console::spawn(handle.clone(), reach, &STOP_REQUESTED);
-    }
-    let viewer = cli.viewer.then(|| {
-        let options = mujoco_bridge::viewer::ViewerOptions {
-            close_quits: cli.viewer_close_quits,
-            ..Default::default()
-        };
-        mujoco_bridge::viewer::start(handle.clone(), options, &STOP_REQUESTED)
-            .map_err(|e| log::error!("viewer: {e}"))
-            .ok()
-    });
+        run_mode,
+    };
+    let adapters = start_adapters(&start, cli, &stream_settings)?;
+    let viewer = start_viewer(cli, &handle);
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
         handle.pause_at_step(step);
@@ -377,6 +275,216 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     if let Ended::Failed(why) = ended {
         return Err(RunError::System(why.to_string()));
     }
+    stop_legacy(adapters.servers);
+    let wall = (now_ns() - started) as f64 * 1e-9;
+    report_streams(&adapters.streams);
+    finish(&handle, cli)?;
+    take_screenshot(&handle, cli)?;
+    if let Some(viewer) = viewer {
+        let frames = viewer.close(Duration::from_secs(2));
+        log::info!("viewer: {frames} frames drawn");
+    }
+    let stats = handle.stats();
+    sim.shutdown();
+    print_report(run_mode, &stats, wall);
+    ended_short(ended)
+}
+
+/// The viewer window, when `--viewer` asks for it (a viewer that cannot start is logged and
+/// the run goes on).
+fn start_viewer(cli: &Cli, handle: &SimHandle) -> Option<mujoco_bridge::viewer::Viewer> {
+    if !cli.viewer {
+        return None;
+    }
+    let options = mujoco_bridge::viewer::ViewerOptions {
+        close_quits: cli.viewer_close_quits,
+        ..Default::default()
+    };
+    mujoco_bridge::viewer::start(handle.clone(), options, &STOP_REQUESTED)
+        .map_err(|e| log::error!("viewer: {e}"))
+        .ok()
+}
+
+/// `--screenshot`: drawn at the end, in the world as it is then.
+fn take_screenshot(handle: &SimHandle, cli: &Cli) -> Result<(), RunError> {
+    let last_world = handle.world();
+    if let (Some(spec), Some(path)) = (screenshot_spec(&last_world.robots, cli)?, &cli.screenshot) {
+        mujoco_bridge::render::screenshot::take(&last_world, &spec, path)
+            .map_err(|e| RunError::System(format!("--screenshot: {e}")))?;
+        log::info!("picture written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// `--duration`, when given, is a positive number of seconds.
+fn check_duration(cli: &Cli) -> Result<(), RunError> {
+    match cli.duration {
+        Some(d) if !(d.is_finite() && d > 0.0) => Err(InputError::new(
+            "<command line>",
+            format!("--duration must be a positive number of seconds, got {d}"),
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+fn log_loaded(world: &mujoco_bridge::model::World, config: &Config) {
+    let model = &world.model;
+    log::info!(
+        "loaded {} robot(s) from {}: nq {}, nu {}, timestep {} s, mode {:?}",
+        world.robots.len(),
+        config.origin,
+        model.ffi().nq,
+        model.ffi().nu,
+        model.opt().timestep,
+        config.sim.mode
+    );
+}
+
+/// How many steps a batch run takes (`--steps`, or `--duration` in steps); a screenshot
+/// without a batch length pictures the start.
+fn last_step(cli: &Cli, timestep: f64) -> Option<u64> {
+    cli.steps
+        .or_else(|| {
+            cli.duration
+                .map(|d| (d / timestep - 1e-9).ceil().max(1.0) as u64)
+        })
+        .or(cli.screenshot.as_ref().map(|_| 0))
+}
+
+/// What the adapters start from.
+struct AdapterStart<'a> {
+    config: &'a Config,
+    handle: &'a SimHandle,
+    sensors: &'a mujoco_bridge::render::Sensors,
+    ros_args: &'a [String],
+    /// What "play" means to the node's simulation services.
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    run_mode: SimMode,
+}
+
+/// The adapters of a run, in the order they go at its end (fields drop in order).
+struct Adapters {
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    _ros: mujoco_bridge::ros::RosNode,
+    /// Without a node the plans are dropped unread; holding the following keeps the checks.
+    #[cfg(not(any(feature = "ros", feature = "dds")))]
+    _outputs_checked: mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>,
+    streams: Arc<mujoco_bridge::stream::Streams>,
+    servers: Vec<mujoco_bridge::zmq::LegacyServer>,
+    _camera_streams: Option<mujoco_bridge::zmq::CameraStreams>,
+}
+
+/// Starts the legacy ZMQ servers (and their camera streams), the streams, the ROS node and
+/// the console.
+fn start_adapters(
+    start: &AdapterStart,
+    cli: &Cli,
+    stream_settings: &mujoco_bridge::stream::StreamSettings,
+) -> Result<Adapters, RunError> {
+    let AdapterStart { config, handle, .. } = *start;
+    let origin = || config.origin.clone();
+    // Every build follows the world with the ROS outputs' planner, so each refuses the
+    // worlds the node would; the streams follow it too (a recording may start at any time).
+    let outputs = handle
+        .follow(mujoco_bridge::topics::plan)
+        .map_err(RunError::Input)?;
+    let stream_outputs = handle
+        .follow(mujoco_bridge::stream::plan)
+        .map_err(RunError::Input)?;
+    prepare(handle, cli)?;
+    let (camera_streams, servers) = start_legacy(start)?;
+    let remaps = mujoco_bridge::config::Remaps::from_ros_args(start.ros_args).unwrap_or_default();
+    let streams = Arc::new(
+        mujoco_bridge::stream::Streams::start(
+            handle.clone(),
+            stream_outputs,
+            stream_settings,
+            mujoco_bridge::topics::names::Names::new(&remaps),
+            start.sensors.clone(),
+        )
+        .map_err(|error| RunError::Streams {
+            origin: origin(),
+            error,
+        })?,
+    );
+    #[cfg(any(feature = "ros", feature = "dds"))]
+    let ros = mujoco_bridge::ros::RosNode::start(
+        handle.clone(),
+        outputs,
+        config,
+        start.run_mode,
+        start.ros_args,
+        mujoco_bridge::ros::Attached {
+            sensors: start.sensors.clone(),
+            recorder: Some(streams.clone()),
+        },
+    )
+    .map_err(RunError::Ros)?;
+    if cli.console {
+        #[cfg(any(feature = "ros", feature = "dds"))]
+        let publishing = Some(ros.publishing());
+        #[cfg(not(any(feature = "ros", feature = "dds")))]
+        let publishing = None;
+        let reach = mujoco_bridge::console::Reach {
+            legacy: servers.iter().map(|s| s.counters.clone()).collect(),
+            publishing,
+            recorder: streams.clone(),
+        };
+        mujoco_bridge::console::spawn(handle.clone(), reach, &STOP_REQUESTED);
+    }
+    Ok(Adapters {
+        #[cfg(any(feature = "ros", feature = "dds"))]
+        _ros: ros,
+        #[cfg(not(any(feature = "ros", feature = "dds")))]
+        _outputs_checked: outputs,
+        streams,
+        servers,
+        _camera_streams: camera_streams,
+    })
+}
+
+/// The legacy ZMQ servers, with their camera streams when cameras render.
+fn start_legacy(
+    start: &AdapterStart,
+) -> Result<
+    (
+        Option<mujoco_bridge::zmq::CameraStreams>,
+        Vec<mujoco_bridge::zmq::LegacyServer>,
+    ),
+    RunError,
+> {
+    let AdapterStart { config, handle, .. } = *start;
+    let camera_streams = match (&start.sensors.renderer, config.zmq.enabled) {
+        (Some(renderer), true) => Some(
+            mujoco_bridge::zmq::CameraStreams::start(
+                handle.clone(),
+                renderer.clone(),
+                &config.zmq.state,
+                config.zmq.camera_port,
+            )
+            .map_err(|error| RunError::Cameras {
+                origin: config.origin.clone(),
+                error,
+            })?,
+        ),
+        _ => None,
+    };
+    let cameras = camera_streams
+        .as_ref()
+        .map(|s| s.list.clone())
+        .unwrap_or_default();
+    let servers = mujoco_bridge::zmq::start_servers(config, handle, &cameras).map_err(|error| {
+        RunError::Zmq {
+            origin: config.origin.clone(),
+            error,
+        }
+    })?;
+    Ok((camera_streams, servers))
+}
+
+/// Stops the legacy servers, saying what each carried.
+fn stop_legacy(servers: Vec<mujoco_bridge::zmq::LegacyServer>) {
     for server in servers {
         let c = &server.counters;
         log::info!(
@@ -391,33 +499,25 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         );
         server.stop();
     }
-    let wall = (now_ns() - started) as f64 * 1e-9;
-    {
-        let r = streams.finish();
-        log::info!(
-            "streams: {} messages logged, {} failed; step records: {} written, {} dropped; \
-             Foxglove clients' messages: {} taken, {} refused",
-            r.logged,
-            r.failed,
-            r.steps_written,
-            r.steps_dropped,
-            r.received,
-            r.refused
-        );
-    }
-    finish(&handle, cli)?;
-    let last_world = handle.world();
-    if let (Some(spec), Some(path)) = (screenshot_spec(&last_world.robots, cli)?, &cli.screenshot) {
-        mujoco_bridge::render::screenshot::take(&last_world, &spec, path)
-            .map_err(|e| RunError::System(format!("--screenshot: {e}")))?;
-        log::info!("picture written to {}", path.display());
-    }
-    if let Some(viewer) = viewer.flatten() {
-        let frames = viewer.close(Duration::from_secs(2));
-        log::info!("viewer: {frames} frames drawn");
-    }
-    let stats = handle.stats();
-    sim.shutdown();
+}
+
+/// Ends the streams, saying what they carried.
+fn report_streams(streams: &mujoco_bridge::stream::Streams) {
+    let r = streams.finish();
+    log::info!(
+        "streams: {} messages logged, {} failed; step records: {} written, {} dropped; \
+         Foxglove clients' messages: {} taken, {} refused",
+        r.logged,
+        r.failed,
+        r.steps_written,
+        r.steps_dropped,
+        r.received,
+        r.refused
+    );
+}
+
+/// The run's last line: what it did, in sim and wall time.
+fn print_report(run_mode: SimMode, stats: &mujoco_bridge::sim::SimStats, wall: f64) {
     println!(
         "run: mode {:?}, steps {}, sim time {:.6} s, wall time {:.3} s, real-time factor {:.3}, \
          mean step {:.1} us, overruns {}, rejected commands {}, instabilities {}, \
@@ -438,19 +538,21 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         stats.time_let_go,
         stats.lag_resets
     );
-    if let Ended::Short(done, last, why) = ended {
-        return Err(RunError::System(format!(
+}
+
+/// A batch run that stopped short of its last step is an error.
+fn ended_short(ended: Ended) -> Result<(), RunError> {
+    match ended {
+        Ended::Short(done, last, why) => Err(RunError::System(format!(
             "the run stopped short of its last step: {why} at step {done} of {last}"
-        )));
-    }
-    if let Ended::Diverged = ended {
-        return Err(RunError::System(
+        ))),
+        Ended::Diverged => Err(RunError::System(
             "the run stopped short of its last step: a step diverged and the simulation \
              paused (sim.on_divergence: reset runs on instead)"
                 .into(),
-        ));
+        )),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// What `--screenshot` draws: the camera it names, at its size.

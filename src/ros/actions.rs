@@ -344,88 +344,130 @@ async fn execute(
             Ok(true) => {}
         }
         let elapsed = (state.time - started).max(0.0);
+        let sample = Sample::of(&plan, &start, &state, elapsed.min(end));
+        ticks.count(goal.publish_feedback(sample.feedback(&names, &state)));
+        let ended = if elapsed < end {
+            path_violation(&plan, &names, &sample.error)
+        } else {
+            goal_reached(&plan, &names, &sample, elapsed - end)
+        };
+        if let Some(ended) = ended {
+            if elapsed < end {
+                let _ = handle.cancel_trajectory(group_robot);
+            }
+            return ended;
+        }
+    }
+}
+
+/// The trajectory at one moment of a goal: where the joints should be and where they are.
+struct Sample {
+    desired: (Vec<f64>, Vec<f64>),
+    actual: (Vec<f64>, Vec<f64>),
+    /// Desired minus actual position, per joint.
+    error: Vec<f64>,
+}
+
+impl Sample {
+    /// The plan's joints at `elapsed` seconds into its trajectory (from `start`), in `state`.
+    fn of(plan: &Plan, start: &[f64], state: &StateSnapshot, elapsed: f64) -> Self {
         let n = plan.joints.len();
         let mut desired = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut actual = (Vec::with_capacity(n), Vec::with_capacity(n));
         for (k, joint) in plan.joints.iter().enumerate() {
-            let (p, v) = t.sample(k, elapsed.min(end), start[k]);
+            let (p, v) = plan.trajectory.sample(k, elapsed, start[k]);
             desired.0.push(p);
             desired.1.push(v);
             actual.0.push(state.qpos[joint.qpos]);
             actual.1.push(state.qvel[joint.dof]);
         }
-        let error: Vec<f64> = desired
+        let error = desired
             .0
             .iter()
             .zip(&actual.0)
             .map(|(d, a)| d - a)
             .collect();
-        ticks.count(goal.publish_feedback(FollowJointTrajectory::Feedback {
+        Self {
+            desired,
+            actual,
+            error,
+        }
+    }
+
+    fn feedback(&self, names: &[String], state: &StateSnapshot) -> FollowJointTrajectory::Feedback {
+        FollowJointTrajectory::Feedback {
             header: crate::messages::std_msgs::msg::Header {
                 stamp: crate::topics::convert::time(state.time),
                 frame_id: String::new(),
             },
-            joint_names: names.clone(),
-            desired: point(desired.0.clone(), desired.1),
-            actual: point(actual.0.clone(), actual.1.clone()),
-            error: point(error.clone(), vec![]),
+            joint_names: names.to_vec(),
+            desired: point(self.desired.0.clone(), self.desired.1.clone()),
+            actual: point(self.actual.0.clone(), self.actual.1.clone()),
+            error: point(self.error.clone(), vec![]),
             ..Default::default()
-        }));
-        if elapsed < end {
-            let violated = plan
-                .path
-                .iter()
-                .zip(&error)
-                .position(|(tol, e)| tol.is_some_and(|tol| e.abs() > tol));
-            if let Some(k) = violated {
-                let _ = handle.cancel_trajectory(group_robot);
-                return End::Failed(outcome(
-                    GoalResult::PATH_TOLERANCE_VIOLATED,
-                    format!(
-                        "joint '{}' is {:.4} from its path (tolerance {:.4})",
-                        names[k],
-                        error[k].abs(),
-                        plan.path[k].unwrap_or(0.0)
-                    ),
-                ));
-            }
-            continue;
-        }
-        // Against the final point, not the sampled one (they agree once time is over).
-        let last = t.times.len() - 1;
-        let misses: Vec<(usize, f64)> = plan
-            .joints
-            .iter()
-            .enumerate()
-            .map(|(k, _)| (k, (t.positions[last * n + k] - actual.0[k]).abs()))
-            .filter(|(k, e)| plan.goal[*k].is_some_and(|tol| *e > tol))
-            .collect();
-        let moving = plan
-            .stopped_velocity
-            .and_then(|tol| actual.1.iter().position(|v| v.abs() > tol));
-        if misses.is_empty() && moving.is_none() {
-            return End::Done(outcome(GoalResult::SUCCESSFUL, ""));
-        }
-        if let Some(goal_time) = plan.goal_time
-            && elapsed > end + goal_time
-        {
-            let text = match (misses.first(), moving) {
-                (Some(&(k, e)), _) => format!(
-                    "joint '{}' is {e:.4} from its goal {goal_time:.3} s after the trajectory's end (tolerance {:.4})",
-                    names[k],
-                    plan.goal[k].unwrap_or(0.0)
-                ),
-                (None, Some(k)) => format!(
-                    "joint '{}' still moves at {:.4} {goal_time:.3} s after the trajectory's end (stopped_velocity_tolerance {:.4})",
-                    names[k],
-                    actual.1[k].abs(),
-                    plan.stopped_velocity.unwrap_or(0.0)
-                ),
-                (None, None) => unreachable!("a goal within its tolerances has succeeded"),
-            };
-            return End::Failed(outcome(GoalResult::GOAL_TOLERANCE_VIOLATED, text));
         }
     }
+}
+
+/// While the trajectory runs: the first joint off its path by more than its tolerance ends
+/// the goal.
+fn path_violation(plan: &Plan, names: &[String], error: &[f64]) -> Option<End<GoalResult>> {
+    let k = plan
+        .path
+        .iter()
+        .zip(error)
+        .position(|(tol, e)| tol.is_some_and(|tol| e.abs() > tol))?;
+    Some(End::Failed(outcome(
+        GoalResult::PATH_TOLERANCE_VIOLATED,
+        format!(
+            "joint '{}' is {:.4} from its path (tolerance {:.4})",
+            names[k],
+            error[k].abs(),
+            plan.path[k].unwrap_or(0.0)
+        ),
+    )))
+}
+
+/// Once the trajectory's time is over (`after` seconds ago): done when every joint is within
+/// its goal tolerance and stopped; failed when that has not happened within `goal_time`.
+fn goal_reached(
+    plan: &Plan,
+    names: &[String],
+    sample: &Sample,
+    after: f64,
+) -> Option<End<GoalResult>> {
+    let (t, n) = (&plan.trajectory, plan.joints.len());
+    // Against the final point, not the sampled one (they agree once time is over).
+    let last = t.times.len() - 1;
+    let misses: Vec<(usize, f64)> = (0..n)
+        .map(|k| (k, (t.positions[last * n + k] - sample.actual.0[k]).abs()))
+        .filter(|(k, e)| plan.goal[*k].is_some_and(|tol| *e > tol))
+        .collect();
+    let moving = plan
+        .stopped_velocity
+        .and_then(|tol| sample.actual.1.iter().position(|v| v.abs() > tol));
+    if misses.is_empty() && moving.is_none() {
+        return Some(End::Done(outcome(GoalResult::SUCCESSFUL, "")));
+    }
+    let goal_time = plan.goal_time.filter(|goal_time| after > *goal_time)?;
+    let text = match (misses.first(), moving) {
+        (Some(&(k, e)), _) => format!(
+            "joint '{}' is {e:.4} from its goal {goal_time:.3} s after the trajectory's end (tolerance {:.4})",
+            names[k],
+            plan.goal[k].unwrap_or(0.0)
+        ),
+        (None, Some(k)) => format!(
+            "joint '{}' still moves at {:.4} {goal_time:.3} s after the trajectory's end (stopped_velocity_tolerance {:.4})",
+            names[k],
+            sample.actual.1[k].abs(),
+            plan.stopped_velocity.unwrap_or(0.0)
+        ),
+        (None, None) => unreachable!("a goal within its tolerances has succeeded"),
+    };
+    Some(End::Failed(outcome(
+        GoalResult::GOAL_TOLERANCE_VIOLATED,
+        text,
+    )))
 }
 
 /// A trajectory controller the controller manager runs: its slot (goals are taken only

@@ -16,7 +16,6 @@ use crate::messages::simulation_interfaces::srv::{
 };
 use crate::model::pose;
 use crate::sim::{SimHandle, StateSnapshot, WorldGeneration};
-use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use mujoco_rs::prelude::*;
 use nalgebra::{UnitQuaternion, Vector3};
@@ -240,132 +239,7 @@ pub fn start(
     spawner: &LocalSpawner,
     handle: &SimHandle,
 ) -> Result<(), super::ServeError> {
-    let middleware = super::ServeError::Middleware;
-    let infos: Infos = Default::default();
-
-    let mut requests = node
-        .service::<GetEntityInfo::Service>("~/get_entity_info")
-        .map_err(middleware)?;
-    let (h, set) = (handle.clone(), infos.clone());
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let world = h.world();
-            let response = match find(&world, &request.message.entity) {
-                Err(result) => GetEntityInfo::Response {
-                    result,
-                    info: EntityInfo::default(),
-                },
-                Ok(entity) => GetEntityInfo::Response {
-                    result: ok(),
-                    info: set
-                        .borrow()
-                        .get(&entity.name)
-                        .cloned()
-                        .unwrap_or_else(|| default_info(&world, &entity)),
-                },
-            };
-            let _ = request.respond(response);
-        }
-    })
-    .map_err(super::ServeError::Executor)?;
-
-    let mut requests = node
-        .service::<SetEntityInfo::Service>("~/set_entity_info")
-        .map_err(middleware)?;
-    let (h, set) = (handle.clone(), infos.clone());
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let world = h.world();
-            let result = match find(&world, &request.message.entity) {
-                Err(result) => result,
-                Ok(entity) => {
-                    let mut infos = set.borrow_mut();
-                    // Entities deleted since do not keep what was set for them.
-                    let names: Vec<String> = entities(&world).into_iter().map(|e| e.name).collect();
-                    infos.retain(|name, _| names.contains(name));
-                    infos.insert(entity.name, request.message.info.clone());
-                    ok()
-                }
-            };
-            let _ = request.respond(SetEntityInfo::Response { result });
-        }
-    })
-    .map_err(super::ServeError::Executor)?;
-
-    let mut requests = node
-        .service::<GetEntityBounds::Service>("~/get_entity_bounds")
-        .map_err(middleware)?;
-    let h = handle.clone();
-    let mut state = handle.latest_state_buffer();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let world = h.world();
-            let response = match find(&world, &request.message.entity) {
-                Err(result) => GetEntityBounds::Response {
-                    result,
-                    bounds: Bounds::default(),
-                },
-                Ok(_) if !world.latest_state(&mut state) => GetEntityBounds::Response {
-                    result: outcome(SimResult::RESULT_OPERATION_FAILED, "no state yet"),
-                    bounds: Bounds::default(),
-                },
-                Ok(entity) => GetEntityBounds::Response {
-                    result: ok(),
-                    bounds: entity_bounds(&world, &state, &entity),
-                },
-            };
-            let _ = request.respond(response);
-        }
-    })
-    .map_err(super::ServeError::Executor)?;
-
-    let mut requests = node
-        .service::<GetNamedPoses::Service>("~/get_named_poses")
-        .map_err(middleware)?;
-    let h = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let poses = named_poses(&h.world())
-                .into_iter()
-                .filter(|p| passes(&request.message.tags, &p.tags))
-                .collect();
-            let _ = request.respond(GetNamedPoses::Response {
-                result: ok(),
-                poses,
-            });
-        }
-    })
-    .map_err(super::ServeError::Executor)?;
-
-    let mut requests = node
-        .service::<GetNamedPoseBounds::Service>("~/get_named_pose_bounds")
-        .map_err(middleware)?;
-    let h = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let known = named_poses(&h.world())
-                .iter()
-                .any(|p| p.name == request.message.name);
-            // A keyframe is an exact pose, not an area: unbounded, as TYPE_EMPTY says.
-            let result = if known {
-                ok()
-            } else {
-                outcome(
-                    SimResult::RESULT_NOT_FOUND,
-                    format!(
-                        "no named pose '{}'; get_named_poses lists them",
-                        request.message.name
-                    ),
-                )
-            };
-            let _ = request.respond(GetNamedPoseBounds::Response {
-                result,
-                bounds: Bounds::default(),
-            });
-        }
-    })
-    .map_err(super::ServeError::Executor)?;
-
+    serve_entities(node, spawner, handle).map_err(super::ServeError::Middleware)?;
     super::goals::serve(
         node,
         spawner,
@@ -373,5 +247,118 @@ pub fn start(
         Rc::new(Stepper {
             handle: handle.clone(),
         }),
+    )
+}
+
+/// The entity services: infos (defaults, or what was set), bounds and named poses.
+fn serve_entities(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+) -> Result<(), super::Error> {
+    use super::serve;
+    let infos: Infos = Default::default();
+    let (h, set) = (handle.clone(), infos.clone());
+    serve::<GetEntityInfo::Service>(node, spawner, "~/get_entity_info", move |m| {
+        get_entity_info(&h, &set, &m)
+    })?;
+    let h = handle.clone();
+    serve::<SetEntityInfo::Service>(node, spawner, "~/set_entity_info", move |m| {
+        SetEntityInfo::Response {
+            result: set_entity_info(&h, &infos, m),
+        }
+    })?;
+    let h = handle.clone();
+    let mut state = handle.latest_state_buffer();
+    serve::<GetEntityBounds::Service>(node, spawner, "~/get_entity_bounds", move |m| {
+        get_entity_bounds(&h, &m, &mut state)
+    })?;
+    let h = handle.clone();
+    serve::<GetNamedPoses::Service>(node, spawner, "~/get_named_poses", move |m| {
+        let poses = named_poses(&h.world())
+            .into_iter()
+            .filter(|p| passes(&m.tags, &p.tags))
+            .collect();
+        GetNamedPoses::Response {
+            result: ok(),
+            poses,
+        }
+    })?;
+    let h = handle.clone();
+    serve::<GetNamedPoseBounds::Service>(node, spawner, "~/get_named_pose_bounds", move |m| {
+        GetNamedPoseBounds::Response {
+            result: named_pose_known(&h, &m.name),
+            bounds: Bounds::default(),
+        }
+    })
+}
+
+fn get_entity_info(
+    h: &SimHandle,
+    set: &Infos,
+    m: &GetEntityInfo::Request,
+) -> GetEntityInfo::Response {
+    let world = h.world();
+    match find(&world, &m.entity) {
+        Err(result) => GetEntityInfo::Response {
+            result,
+            info: EntityInfo::default(),
+        },
+        Ok(entity) => GetEntityInfo::Response {
+            result: ok(),
+            info: set
+                .borrow()
+                .get(&entity.name)
+                .cloned()
+                .unwrap_or_else(|| default_info(&world, &entity)),
+        },
+    }
+}
+
+fn set_entity_info(h: &SimHandle, set: &Infos, m: SetEntityInfo::Request) -> SimResult {
+    let world = h.world();
+    let entity = match find(&world, &m.entity) {
+        Err(result) => return result,
+        Ok(entity) => entity,
+    };
+    let mut infos = set.borrow_mut();
+    // Entities deleted since do not keep what was set for them.
+    let names: Vec<String> = entities(&world).into_iter().map(|e| e.name).collect();
+    infos.retain(|name, _| names.contains(name));
+    infos.insert(entity.name, m.info);
+    ok()
+}
+
+fn get_entity_bounds(
+    h: &SimHandle,
+    m: &GetEntityBounds::Request,
+    state: &mut StateSnapshot,
+) -> GetEntityBounds::Response {
+    let world = h.world();
+    match find(&world, &m.entity) {
+        Err(result) => GetEntityBounds::Response {
+            result,
+            bounds: Bounds::default(),
+        },
+        Ok(_) if !world.latest_state(state) => GetEntityBounds::Response {
+            result: outcome(SimResult::RESULT_OPERATION_FAILED, "no state yet"),
+            bounds: Bounds::default(),
+        },
+        Ok(entity) => GetEntityBounds::Response {
+            result: ok(),
+            bounds: entity_bounds(&world, state, &entity),
+        },
+    }
+}
+
+/// Whether a named pose is known. A keyframe is an exact pose, not an area: its bounds are
+/// unbounded, as TYPE_EMPTY says.
+fn named_pose_known(h: &SimHandle, name: &str) -> SimResult {
+    if named_poses(&h.world()).iter().any(|p| p.name == name) {
+        return ok();
+    }
+    outcome(
+        SimResult::RESULT_NOT_FOUND,
+        format!("no named pose '{name}'; get_named_poses lists them"),
     )
 }

@@ -132,6 +132,49 @@ fn queued<T: 'static>(
     Ok(queued)
 }
 
+/// Serves `name` with `answer`, a named handler that answers at once: each request's message
+/// goes in, its response goes back, in the order they came.
+#[cfg(any(feature = "ros", feature = "dds"))]
+fn serve<S: backend::ServiceType>(
+    node: &mut backend::Node,
+    spawner: &futures::executor::LocalSpawner,
+    name: &str,
+    mut answer: impl FnMut(S::Request) -> S::Response + 'static,
+) -> Result<(), Error> {
+    use futures::StreamExt;
+    let mut requests = node.service::<S>(name)?;
+    spawn(spawner, async move {
+        while let Some(mut request) = requests.next().await {
+            let message = std::mem::take(&mut request.message);
+            let _ = request.respond(answer(message));
+        }
+    })
+}
+
+/// `serve` for a handler that awaits work (a world change, steps): meanwhile the requests
+/// wait in a queue of their own (`queued`), and they are answered one at a time, in order.
+#[cfg(any(feature = "ros", feature = "dds"))]
+fn serve_async<S, Answer>(
+    node: &mut backend::Node,
+    spawner: &futures::executor::LocalSpawner,
+    name: &str,
+    mut answer: impl FnMut(S::Request) -> Answer + 'static,
+) -> Result<(), Error>
+where
+    S: backend::ServiceType,
+    Answer: std::future::Future<Output = S::Response>,
+{
+    use futures::StreamExt;
+    let mut requests = queued(spawner, node.service::<S>(name)?)?;
+    spawn(spawner, async move {
+        while let Some(mut request) = requests.next().await {
+            let message = std::mem::take(&mut request.message);
+            let response = answer(message).await;
+            let _ = request.respond(response);
+        }
+    })
+}
+
 /// An error of a backend: of its middleware (whose own error types differ between r2r and
 /// RustDDS, so they come as their text), of converting a message, or of the node's options.
 #[cfg(any(feature = "ros", feature = "dds"))]

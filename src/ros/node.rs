@@ -222,19 +222,12 @@ impl Node {
         clock: ClockThread,
     ) -> Result<Self, NodeError> {
         let Attached { sensors, recorder } = attached;
-        let err = |what: &str, error: Error| NodeError::Middleware {
-            what: what.to_string(),
-            error,
-        };
-        let mut node =
-            backend::Node::create(ros_args, &config.ros.dds).map_err(|e| err("node", e))?;
-        let rosout = node
-            .publisher::<messages::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
-            .map_err(|e| err("/rosout", e))?;
+        let (mut node, rosout) = Self::middleware(config, ros_args)?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
         let (world, planned) = following.changed().ok_or(NodeError::NotPlanned)?;
-        let outputs = advertise(&mut node, planned).map_err(|(topic, e)| err(&topic, e))?;
+        let outputs = advertise(&mut node, planned)
+            .map_err(|(what, error)| NodeError::Middleware { what, error })?;
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::new(publishing.clone());
@@ -243,10 +236,7 @@ impl Node {
         manager.borrow_mut().follow(&world);
         let recording = recorder.map(|recorder| super::services::Recording {
             recorder,
-            folder: match &config.record.folder {
-                Some(folder) => config.base_dir.join(folder),
-                None => std::path::PathBuf::from("."),
-            },
+            folder: recording_folder(config),
         });
         Self::serve(
             &mut node, &spawner, &handle, config, play_mode, &live, recording,
@@ -257,26 +247,22 @@ impl Node {
                 error,
             }
         })?;
-        let mut robot_tasks = Vec::new();
-        for index in 0..world.robots.len() {
-            robot_tasks.push(
-                start_robot(
-                    &mut node,
-                    &RobotStart {
-                        spawner: &spawner,
-                        handle: &handle,
-                        ticks: &ticks,
-                        world: &world,
-                        index,
-                        manager: &manager,
-                    },
-                )
-                .map_err(|error| NodeError::Serve {
+        let robot_tasks = (0..world.robots.len())
+            .map(|index| {
+                let start = RobotStart {
+                    spawner: &spawner,
+                    handle: &handle,
+                    ticks: &ticks,
+                    world: &world,
+                    index,
+                    manager: &manager,
+                };
+                start_robot(&mut node, &start).map_err(|error| NodeError::Serve {
                     origin: config.origin.clone(),
                     error,
-                })?,
-            );
-        }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let (cameras, lidars) = sensors.sources(&world);
         // Started here, on the node's thread: it takes the node's niceness.
         let offload = crate::topics::offload::Offload::start()
@@ -302,6 +288,29 @@ impl Node {
             cameras,
             lidars,
         })
+    }
+
+    /// The backend's node, with its /rosout publisher.
+    fn middleware(
+        config: &Config,
+        ros_args: &[String],
+    ) -> Result<
+        (
+            backend::Node,
+            backend::Publisher<messages::rcl_interfaces::msg::Log>,
+        ),
+        NodeError,
+    > {
+        let err = |what: &str, error: Error| NodeError::Middleware {
+            what: what.to_string(),
+            error,
+        };
+        let mut node =
+            backend::Node::create(ros_args, &config.ros.dds).map_err(|e| err("node", e))?;
+        let rosout = node
+            .publisher::<messages::rcl_interfaces::msg::Log>("/rosout", Qos::ROSOUT)
+            .map_err(|e| err("/rosout", e))?;
+        Ok((node, rosout))
     }
 
     /// Starts the node's services (the robots' own tasks start in `start_robot`).
@@ -541,6 +550,14 @@ impl Node {
                 output.run(&tick, &self.node);
             }
         }
+    }
+}
+
+/// Where `~/record` writes its files: `record.folder`, or the working folder.
+fn recording_folder(config: &Config) -> std::path::PathBuf {
+    match &config.record.folder {
+        Some(folder) => config.base_dir.join(folder),
+        None => std::path::PathBuf::from("."),
     }
 }
 

@@ -413,114 +413,155 @@ pub fn start(
     play_mode: SimMode,
     stopped_flag: Stopped,
 ) -> Result<(), super::Error> {
-    let mut requests = node.service::<GetSimulatorFeatures::Service>("~/get_simulator_features")?;
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let _ = request.respond(GetSimulatorFeatures::Response {
-                features: features(),
-            });
+    use super::{serve, serve_async};
+    serve::<GetSimulatorFeatures::Service>(node, spawner, "~/get_simulator_features", |_| {
+        GetSimulatorFeatures::Response {
+            features: features(),
         }
     })?;
-
-    let mut requests = super::queued(
-        spawner,
-        node.service::<ResetSimulation::Service>("~/reset_simulation")?,
-    )?;
     let h = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let scope = match request.message.scope {
-                ResetSimulation::Request::SCOPE_DEFAULT => ResetSimulation::Request::SCOPE_ALL,
-                scope => scope,
-            };
-            let both = ResetSimulation::Request::SCOPE_TIME | ResetSimulation::Request::SCOPE_STATE;
-            let result = if scope & both != 0 && scope & both != both {
-                outcome(
-                    SimResult::RESULT_FEATURE_UNSUPPORTED,
-                    "time and state reset together: use SCOPE_ALL",
-                )
-            } else {
-                let mut result = ok();
-                let spawned = scope & ResetSimulation::Request::SCOPE_SPAWNED != 0;
-                if spawned && let Some(why) = changes_refused(&h) {
-                    result = failed(why);
-                } else if spawned {
-                    // De-spawning builds a world: off the executor, like a spawn.
-                    let worker = h.clone();
-                    let removed = super::executor::off_the_node("ros-reset", move || {
-                        crate::world::remove_spawned(&worker).map(drop)
-                    });
-                    result = match removed.await {
-                        Ok(removed) => removed.map_or_else(failed, |_| ok()),
-                        Err(super::executor::OffNode::Lost) => failed("the reset was lost"),
-                        Err(super::executor::OffNode::Thread(e)) => failed(e),
-                    };
-                }
-                if result.result == SimResult::RESULT_OK && scope & both == both {
-                    result = from(h.reset());
-                }
-                result
-            };
-            let _ = request.respond(ResetSimulation::Response { result });
-        }
+    serve_async::<ResetSimulation::Service, _>(node, spawner, "~/reset_simulation", move |m| {
+        reset_simulation(h.clone(), m.scope)
     })?;
-
-    let mut requests = node.service::<GetSimulationState::Service>("~/get_simulation_state")?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
     let mut snapshot = handle.latest_state_buffer();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let state = if crate::world::is_unloaded(&h.world().config) {
-                SimulationState::STATE_NO_WORLD
-            } else if stopped(&h, &flag, &mut snapshot) {
-                SimulationState::STATE_STOPPED
-            } else if h.mode() == SimMode::Paused {
-                SimulationState::STATE_PAUSED
-            } else {
-                SimulationState::STATE_PLAYING
-            };
-            let _ = request.respond(GetSimulationState::Response {
-                state: SimulationState { state },
-                result: ok(),
-            });
+    serve::<GetSimulationState::Service>(node, spawner, "~/get_simulation_state", move |_| {
+        GetSimulationState::Response {
+            state: SimulationState {
+                state: simulation_state(&h, &flag, &mut snapshot),
+            },
+            result: ok(),
         }
     })?;
-
-    let mut requests = node.service::<SetSimulationState::Service>("~/set_simulation_state")?;
     let (h, flag) = (handle.clone(), stopped_flag.clone());
     let mut snapshot = handle.latest_state_buffer();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let target = request.message.state.state;
-            let result = set_simulation_state(&h, play_mode, &flag, &mut snapshot, target);
-            let _ = request.respond(SetSimulationState::Response { result });
-        }
+    serve::<SetSimulationState::Service>(node, spawner, "~/set_simulation_state", move |m| {
+        let target = m.state.state;
+        let result = set_simulation_state(&h, play_mode, &flag, &mut snapshot, target);
+        SetSimulationState::Response { result }
     })?;
+    serve_steps(node, spawner, handle, stopped_flag)?;
+    let h = handle.clone();
+    serve::<GetEntities::Service>(node, spawner, "~/get_entities", move |m| {
+        get_entities(&h, &m)
+    })?;
+    let h = handle.clone();
+    let mut snapshot = handle.latest_state_buffer();
+    serve::<GetEntitiesStates::Service>(node, spawner, "~/get_entities_states", move |m| {
+        get_entities_states(&h, &m, &mut snapshot)
+    })?;
+    let h = handle.clone();
+    let mut snapshot = handle.latest_state_buffer();
+    serve::<GetEntityState::Service>(node, spawner, "~/get_entity_state", move |m| {
+        get_entity_state(&h, &m, &mut snapshot)
+    })?;
+    let h = handle.clone();
+    serve::<SetEntityState::Service>(node, spawner, "~/set_entity_state", move |m| {
+        SetEntityState::Response {
+            result: set_entity_state(&h, &m),
+        }
+    })
+}
 
+async fn reset_simulation(h: SimHandle, scope: u8) -> ResetSimulation::Response {
+    let scope = match scope {
+        ResetSimulation::Request::SCOPE_DEFAULT => ResetSimulation::Request::SCOPE_ALL,
+        scope => scope,
+    };
+    let both = ResetSimulation::Request::SCOPE_TIME | ResetSimulation::Request::SCOPE_STATE;
+    if scope & both != 0 && scope & both != both {
+        let result = outcome(
+            SimResult::RESULT_FEATURE_UNSUPPORTED,
+            "time and state reset together: use SCOPE_ALL",
+        );
+        return ResetSimulation::Response { result };
+    }
+    let mut result = ok();
+    let spawned = scope & ResetSimulation::Request::SCOPE_SPAWNED != 0;
+    if spawned && let Some(why) = changes_refused(&h) {
+        result = failed(why);
+    } else if spawned {
+        // De-spawning builds a world: off the executor, like a spawn.
+        let worker = h.clone();
+        let removed = super::executor::off_the_node("ros-reset", move || {
+            crate::world::remove_spawned(&worker).map(drop)
+        });
+        result = match removed.await {
+            Ok(removed) => removed.map_or_else(failed, |_| ok()),
+            Err(super::executor::OffNode::Lost) => failed("the reset was lost"),
+            Err(super::executor::OffNode::Thread(e)) => failed(e),
+        };
+    }
+    if result.result == SimResult::RESULT_OK && scope & both == both {
+        result = from(h.reset());
+    }
+    ResetSimulation::Response { result }
+}
+
+/// The standard's state of the simulation: no world, stopped, paused or playing.
+fn simulation_state(h: &SimHandle, flag: &Cell<bool>, snapshot: &mut StateSnapshot) -> u8 {
+    if crate::world::is_unloaded(&h.world().config) {
+        SimulationState::STATE_NO_WORLD
+    } else if stopped(h, flag, snapshot) {
+        SimulationState::STATE_STOPPED
+    } else if h.mode() == SimMode::Paused {
+        SimulationState::STATE_PAUSED
+    } else {
+        SimulationState::STATE_PLAYING
+    }
+}
+
+fn get_entity_state(
+    h: &SimHandle,
+    m: &GetEntityState::Request,
+    snapshot: &mut StateSnapshot,
+) -> GetEntityState::Response {
+    let world = h.world();
+    match find(&world, &m.entity) {
+        Err(result) => GetEntityState::Response {
+            result,
+            state: EntityState::default(),
+        },
+        Ok(_) if !world.latest_state(snapshot) => GetEntityState::Response {
+            result: failed("no state yet"),
+            state: EntityState::default(),
+        },
+        Ok(entity) => GetEntityState::Response {
+            result: ok(),
+            state: entity_state(&world.model, snapshot, entity.body),
+        },
+    }
+}
+
+/// `~/step_simulation`: refused unless paused; many steps take a while, so each request waits
+/// for its steps off the executor, on its own (topics and other services go on meanwhile,
+/// and a request that comes while steps run is answered at once: one is already running).
+fn serve_steps(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    handle: &SimHandle,
+    flag: Stopped,
+) -> Result<(), super::Error> {
     let mut requests = super::queued(
         spawner,
         node.service::<StepSimulation::Service>("~/step_simulation")?,
     )?;
-    let (h, flag) = (handle.clone(), stopped_flag);
+    let h = handle.clone();
     let each = spawner.clone();
     super::spawn(spawner, async move {
         while let Some(request) = requests.next().await {
             let steps = request.message.steps;
-            if h.mode() != SimMode::Paused {
-                let result = failed("step_simulation works while paused");
+            let refused = if h.mode() != SimMode::Paused {
+                Some("step_simulation works while paused".to_string())
+            } else {
+                too_many_steps(&h, steps)
+            };
+            if let Some(why) = refused {
+                let result = failed(why);
                 let _ = request.respond(StepSimulation::Response { result });
                 continue;
             }
-            if let Some(why) = too_many_steps(&h, steps) {
-                let _ = request.respond(StepSimulation::Response {
-                    result: failed(why),
-                });
-                continue;
-            }
             flag.set(false);
-            // Many steps take a while: wait for them off the executor, so topics and other
-            // services go on meanwhile, and each on its own: a request that comes while
-            // steps run is answered at once (a step request is already running).
             let stepper = h.clone();
             let _ = super::spawn(&each, async move {
                 let stepped =
@@ -533,58 +574,5 @@ pub fn start(
                 let _ = request.respond(StepSimulation::Response { result });
             });
         }
-    })?;
-
-    let mut requests = node.service::<GetEntities::Service>("~/get_entities")?;
-    let h = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let response = get_entities(&h, &request.message);
-            let _ = request.respond(response);
-        }
-    })?;
-
-    let mut requests = node.service::<GetEntitiesStates::Service>("~/get_entities_states")?;
-    let h = handle.clone();
-    let mut snapshot = handle.latest_state_buffer();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let response = get_entities_states(&h, &request.message, &mut snapshot);
-            let _ = request.respond(response);
-        }
-    })?;
-
-    let mut requests = node.service::<GetEntityState::Service>("~/get_entity_state")?;
-    let h = handle.clone();
-    let mut snapshot = handle.latest_state_buffer();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let world = h.world();
-            let response = match find(&world, &request.message.entity) {
-                Err(result) => GetEntityState::Response {
-                    result,
-                    state: EntityState::default(),
-                },
-                Ok(_) if !world.latest_state(&mut snapshot) => GetEntityState::Response {
-                    result: failed("no state yet"),
-                    state: EntityState::default(),
-                },
-                Ok(entity) => GetEntityState::Response {
-                    result: ok(),
-                    state: entity_state(&world.model, &snapshot, entity.body),
-                },
-            };
-            let _ = request.respond(response);
-        }
-    })?;
-
-    let mut requests = node.service::<SetEntityState::Service>("~/set_entity_state")?;
-    let h = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let result = set_entity_state(&h, &request.message);
-            let _ = request.respond(SetEntityState::Response { result });
-        }
-    })?;
-    Ok(())
+    })
 }

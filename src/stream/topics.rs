@@ -125,6 +125,33 @@ pub fn schema<M: Message>() -> foxglove::Schema {
     )
 }
 
+/// /clock on the streams: its schedule, following `ros.rates.clock`, and its message.
+struct ClockStream {
+    every: Every,
+    hz: f64,
+    message: Clock,
+}
+
+impl Default for ClockStream {
+    fn default() -> Self {
+        Self {
+            every: Every::hz(0.0, Instant::now()),
+            hz: -1.0,
+            message: Clock::default(),
+        }
+    }
+}
+
+impl ClockStream {
+    /// Takes a new rate from now (a world change or a live parameter may set one).
+    fn follow_rate(&mut self, hz: f64) {
+        if hz != self.hz {
+            self.every = Every::hz(hz, Instant::now());
+            self.hz = hz;
+        }
+    }
+}
+
 struct Run {
     handle: SimHandle,
     context: Arc<Context>,
@@ -148,22 +175,12 @@ impl Run {
     fn run(&mut self, stop: &AtomicBool) {
         let mut state = self.handle.latest_state_buffer();
         let publishing = Arc::new(PublishCounters::default());
-        let mut clock_every = Every::hz(0.0, Instant::now());
-        let mut clock_hz = -1.0;
+        let mut clock = ClockStream::default();
         let mut bytes = Vec::new();
-        let mut clock_message = Clock::default();
         let mut flushed = Instant::now();
         while !stop.load(Ordering::Acquire) {
             if flushed.elapsed() >= super::MCAP_FLUSH_PERIOD {
-                let writer = match self.sinks.mcap.lock() {
-                    Ok(writer) => writer,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
-                if let Some(writer) = writer.as_ref()
-                    && let Err(e) = writer.flush()
-                {
-                    log::error!("MCAP: {e}");
-                }
+                self.flush_mcap();
                 flushed = Instant::now();
             }
             if let Some((world, planned)) = self.following.changed() {
@@ -180,23 +197,8 @@ impl Run {
                 std::thread::sleep(LONGEST_WAIT);
                 continue;
             }
-            let hz = world.config.ros.rates.get("clock").unwrap_or(0.0);
-            if hz != clock_hz {
-                clock_every = Every::hz(hz, Instant::now());
-                clock_hz = hz;
-            }
-            let next = self
-                .outputs
-                .iter()
-                .filter_map(|o| o.every.deadline())
-                .chain(self.cameras.iter().filter_map(|c| c.deadline()))
-                .chain(self.lidars.iter().filter_map(|l| l.deadline()))
-                .chain(clock_every.deadline())
-                .min();
-            let now = Instant::now();
-            let wait = next
-                .map_or(LONGEST_WAIT, |d| d.saturating_duration_since(now))
-                .min(LONGEST_WAIT);
+            clock.follow_rate(world.config.ros.rates.get("clock").unwrap_or(0.0));
+            let wait = self.wait(&clock);
             if !wait.is_zero() {
                 std::thread::sleep(wait);
             }
@@ -205,20 +207,8 @@ impl Run {
             if !world.latest_state(&mut state) {
                 continue;
             }
-            if clock_every.due(now) {
-                if let Some(server) = &self.sinks.server {
-                    server.broadcast_time(log_time(state.time).log_time.unwrap_or(0));
-                }
-                if self.clock.has_sinks() {
-                    clock_message.clock = crate::topics::convert::time(state.time);
-                    super::send(
-                        &self.clock,
-                        &clock_message,
-                        log_time(state.time),
-                        &self.counters,
-                        &mut bytes,
-                    );
-                }
+            if clock.every.due(now) {
+                self.send_clock(&mut clock.message, &state, &mut bytes);
             }
             let stamp = crate::topics::convert::time(state.time);
             let stats = self.handle.stats();
@@ -232,41 +222,97 @@ impl Run {
                 lidars: None,
                 offload: None,
             };
-            for streaming in &mut self.outputs {
-                streaming.output.observe(&tick);
-                let due = match streaming.output.topic().schedule {
-                    Schedule::Once => streaming.latched.is_none(),
-                    Schedule::Rate { .. } => streaming.every.due(now),
-                };
-                if !due || !streaming.channel.has_sinks() {
-                    continue;
+            self.send_outputs(&tick, &mut bytes);
+            self.send_sensors(now, &mut bytes);
+        }
+    }
+
+    /// Writes what the MCAP recording holds so far to its file.
+    fn flush_mcap(&self) {
+        let writer = match self.sinks.mcap.lock() {
+            Ok(writer) => writer,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(writer) = writer.as_ref()
+            && let Err(e) = writer.flush()
+        {
+            log::error!("MCAP: {e}");
+        }
+    }
+
+    /// How long until the next output (the clock's among them) is due, at most LONGEST_WAIT.
+    fn wait(&self, clock: &ClockStream) -> Duration {
+        let next = self
+            .outputs
+            .iter()
+            .filter_map(|o| o.every.deadline())
+            .chain(self.cameras.iter().filter_map(|c| c.deadline()))
+            .chain(self.lidars.iter().filter_map(|l| l.deadline()))
+            .chain(clock.every.deadline())
+            .min();
+        next.map_or(LONGEST_WAIT, |d| {
+            d.saturating_duration_since(Instant::now())
+        })
+        .min(LONGEST_WAIT)
+    }
+
+    /// The sim time to the Foxglove server, and /clock to its channel's sinks.
+    fn send_clock(&self, message: &mut Clock, state: &StateSnapshot, bytes: &mut Vec<u8>) {
+        if let Some(server) = &self.sinks.server {
+            server.broadcast_time(log_time(state.time).log_time.unwrap_or(0));
+        }
+        if self.clock.has_sinks() {
+            message.clock = crate::topics::convert::time(state.time);
+            super::send(
+                &self.clock,
+                message,
+                log_time(state.time),
+                &self.counters,
+                bytes,
+            );
+        }
+    }
+
+    /// Each output filled from the state that is due and taken, logged on its channel.
+    fn send_outputs(&mut self, tick: &Tick, bytes: &mut Vec<u8>) {
+        for streaming in &mut self.outputs {
+            streaming.output.observe(tick);
+            let due = match streaming.output.topic().schedule {
+                Schedule::Once => streaming.latched.is_none(),
+                Schedule::Rate { .. } => streaming.every.due(tick.now),
+            };
+            if !due || !streaming.channel.has_sinks() {
+                continue;
+            }
+            match streaming.output.fill(tick, bytes) {
+                Ok(true) => {
+                    streaming
+                        .channel
+                        .log_with_meta(bytes, log_time(tick.state.time));
+                    self.counters.count(true);
+                    if streaming.output.topic().schedule == Schedule::Once {
+                        streaming.latched = Some(bytes.clone());
+                    }
                 }
-                match streaming.output.fill(&tick, &mut bytes) {
-                    Ok(true) => {
-                        streaming
-                            .channel
-                            .log_with_meta(&bytes, log_time(state.time));
-                        self.counters.count(true);
-                        if streaming.output.topic().schedule == Schedule::Once {
-                            streaming.latched = Some(bytes.clone());
-                        }
-                    }
-                    Ok(false) => {}
-                    Err(e) => {
-                        self.counters.count(false);
-                        log::warn!("stream {}: {e}", streaming.channel.topic());
-                    }
+                Ok(false) => {}
+                Err(e) => {
+                    self.counters.count(false);
+                    log::warn!("stream {}: {e}", streaming.channel.topic());
                 }
             }
-            if let Some(frames) = &self.frames {
-                for camera in &mut self.cameras {
-                    camera.run(frames, now, &self.counters, &mut bytes);
-                }
+        }
+    }
+
+    /// The cameras' and lidars' messages that are due and ready.
+    fn send_sensors(&mut self, now: Instant, bytes: &mut Vec<u8>) {
+        if let Some(frames) = &self.frames {
+            for camera in &mut self.cameras {
+                camera.run(frames, now, &self.counters, bytes);
             }
-            if let Some(scans) = &self.scans {
-                for lidar in &mut self.lidars {
-                    lidar.run(scans, now, &self.counters, &mut bytes);
-                }
+        }
+        if let Some(scans) = &self.scans {
+            for lidar in &mut self.lidars {
+                lidar.run(scans, now, &self.counters, bytes);
             }
         }
     }

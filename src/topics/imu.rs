@@ -63,20 +63,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                     frame_name("world", map, map.root_body.unwrap_or(0), plan.prefixed(robot))
                 }
             };
-            let mut message = ImuMsg::default();
-            message.header.frame_id = frame_id;
-            message.orientation.w = 1.0;
-            // sensor_msgs/Imu: -1 in a covariance's first element marks a quantity not given.
-            for (sensor, covariance) in given.iter().zip([
-                &mut message.orientation_covariance,
-                &mut message.angular_velocity_covariance,
-                &mut message.linear_acceleration_covariance,
-            ]) {
-                *covariance = [0.0; 9];
-                if sensor.is_none() {
-                    covariance[0] = -1.0;
-                }
-            }
+            let message = template(frame_id, given.map(|g| g.is_some()));
             let topic = Topic {
                 name: plan.robot_topic(robot, &imu.topic),
                 schedule: plan.rate("imu", imu.rate),
@@ -95,6 +82,26 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         }
     }
     Ok(())
+}
+
+/// The message an IMU fills, in `frame_id`; `given` says which of orientation, angular
+/// velocity and linear acceleration it measures.
+fn template(frame_id: String, given: [bool; 3]) -> ImuMsg {
+    let mut message = ImuMsg::default();
+    message.header.frame_id = frame_id;
+    message.orientation.w = 1.0;
+    // sensor_msgs/Imu: -1 in a covariance's first element marks a quantity not given.
+    for (given, covariance) in given.iter().zip([
+        &mut message.orientation_covariance,
+        &mut message.angular_velocity_covariance,
+        &mut message.linear_acceleration_covariance,
+    ]) {
+        *covariance = [0.0; 9];
+        if !given {
+            covariance[0] = -1.0;
+        }
+    }
+    message
 }
 
 impl Output for Imu {

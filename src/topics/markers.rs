@@ -87,7 +87,6 @@ fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker> {
             continue;
         }
         let local = isometry(&model.geom_pos()[geom], &model.geom_quat()[geom]);
-        let s = model.geom_size()[geom];
         let base = Marker {
             header: Header {
                 stamp: Default::default(),
@@ -104,70 +103,81 @@ fn of_robot(model: &MjModel, robot: &RobotMap, prefixed: bool) -> Vec<Marker> {
             },
             ..Default::default()
         };
-        let shape = |kind: i32, at: &Isometry3<f64>, scale: [f64; 3], part: usize| Marker {
-            id: (3 * geom + part) as i32,
-            type_: kind,
-            pose: at.into(),
-            scale: RosVector3 {
-                x: scale[0],
-                y: scale[1],
-                z: scale[2],
-            },
-            ..base.clone()
-        };
-        match model.geom_type()[geom] {
-            MjtGeomBase::mjGEOM_PLANE => {
-                // An infinite plane (size 0) is drawn 20 m wide.
-                let w = |v: f64| if v > 0.0 { 2.0 * v } else { 20.0 };
-                markers.push(shape(Marker::CUBE, &local, [w(s[0]), w(s[1]), 0.001], 0));
-            }
-            MjtGeomBase::mjGEOM_SPHERE => {
-                markers.push(shape(Marker::SPHERE, &local, [2.0 * s[0]; 3], 0));
-            }
-            MjtGeomBase::mjGEOM_ELLIPSOID => {
-                let scale = [2.0 * s[0], 2.0 * s[1], 2.0 * s[2]];
-                markers.push(shape(Marker::SPHERE, &local, scale, 0));
-            }
-            MjtGeomBase::mjGEOM_BOX => {
-                let scale = [2.0 * s[0], 2.0 * s[1], 2.0 * s[2]];
-                markers.push(shape(Marker::CUBE, &local, scale, 0));
-            }
-            MjtGeomBase::mjGEOM_CYLINDER => {
-                let scale = [2.0 * s[0], 2.0 * s[0], 2.0 * s[1]];
-                markers.push(shape(Marker::CYLINDER, &local, scale, 0));
-            }
-            MjtGeomBase::mjGEOM_CAPSULE => {
-                // RViz has no capsule: a cylinder and two end spheres.
-                let scale = [2.0 * s[0], 2.0 * s[0], 2.0 * s[1]];
-                markers.push(shape(Marker::CYLINDER, &local, scale, 0));
-                for (part, sign) in [(1, 1.0), (2, -1.0)] {
-                    let end = local * Translation3::from(Vector3::new(0.0, 0.0, sign * s[1]));
-                    markers.push(shape(Marker::SPHERE, &end, [2.0 * s[0]; 3], part));
-                }
-            }
-            MjtGeomBase::mjGEOM_MESH => {
-                let mesh = model.geom_dataid()[geom];
-                let Some(path) = (mesh >= 0)
-                    .then(|| mesh_path(model, mesh as usize))
-                    .flatten()
-                else {
-                    continue;
-                };
-                let m = mesh as usize;
-                // Compiled mesh = file mesh moved by (mesh_pos, mesh_quat): undo it.
-                let file_frame =
-                    local * isometry(&model.mesh_pos()[m], &model.mesh_quat()[m]).inverse();
-                let mut marker =
-                    shape(Marker::MESH_RESOURCE, &file_frame, model.mesh_scale()[m], 0);
-                marker.mesh_resource = format!("file://{path}");
-                marker.mesh_use_embedded_materials = false;
-                markers.push(marker);
-            }
-            _ => {} // height fields and SDFs are not drawn
-        }
+        markers.extend(shapes(model, geom, &local, &base));
     }
     markers
 }
+
+/// The markers that draw geom `geom` at `local` (in its body's frame), from `base`: one per
+/// shape, three for a capsule; none for height fields and SDFs.
+fn shapes(model: &MjModel, geom: usize, local: &Isometry3<f64>, base: &Marker) -> Vec<Marker> {
+    let local = *local;
+    let s = model.geom_size()[geom];
+    let mut shapes = Vec::new();
+    let shape = |kind: i32, at: &Isometry3<f64>, scale: [f64; 3], part: usize| Marker {
+        id: (3 * geom + part) as i32,
+        type_: kind,
+        pose: at.into(),
+        scale: RosVector3 {
+            x: scale[0],
+            y: scale[1],
+            z: scale[2],
+        },
+        ..base.clone()
+    };
+    match model.geom_type()[geom] {
+        MjtGeomBase::mjGEOM_PLANE => {
+            // An infinite plane (size 0) is drawn 20 m wide.
+            let w = |v: f64| if v > 0.0 { 2.0 * v } else { 20.0 };
+            shapes.push(shape(Marker::CUBE, &local, [w(s[0]), w(s[1]), 0.001], 0));
+        }
+        MjtGeomBase::mjGEOM_SPHERE => {
+            shapes.push(shape(Marker::SPHERE, &local, [2.0 * s[0]; 3], 0));
+        }
+        MjtGeomBase::mjGEOM_ELLIPSOID => {
+            let scale = [2.0 * s[0], 2.0 * s[1], 2.0 * s[2]];
+            shapes.push(shape(Marker::SPHERE, &local, scale, 0));
+        }
+        MjtGeomBase::mjGEOM_BOX => {
+            let scale = [2.0 * s[0], 2.0 * s[1], 2.0 * s[2]];
+            shapes.push(shape(Marker::CUBE, &local, scale, 0));
+        }
+        MjtGeomBase::mjGEOM_CYLINDER => {
+            let scale = [2.0 * s[0], 2.0 * s[0], 2.0 * s[1]];
+            shapes.push(shape(Marker::CYLINDER, &local, scale, 0));
+        }
+        MjtGeomBase::mjGEOM_CAPSULE => {
+            // RViz has no capsule: a cylinder and two end spheres.
+            let scale = [2.0 * s[0], 2.0 * s[0], 2.0 * s[1]];
+            shapes.push(shape(Marker::CYLINDER, &local, scale, 0));
+            for (part, sign) in [(1, 1.0), (2, -1.0)] {
+                let end = local * Translation3::from(Vector3::new(0.0, 0.0, sign * s[1]));
+                shapes.push(shape(Marker::SPHERE, &end, [2.0 * s[0]; 3], part));
+            }
+        }
+        MjtGeomBase::mjGEOM_MESH => {
+            let mesh = model.geom_dataid()[geom];
+            let Some(path) = (mesh >= 0)
+                .then(|| mesh_path(model, mesh as usize))
+                .flatten()
+            else {
+                return shapes;
+            };
+            let m = mesh as usize;
+            // Compiled mesh = file mesh moved by (mesh_pos, mesh_quat): undo it.
+            let file_frame =
+                local * isometry(&model.mesh_pos()[m], &model.mesh_quat()[m]).inverse();
+            let mut marker =
+                shape(Marker::MESH_RESOURCE, &file_frame, model.mesh_scale()[m], 0);
+            marker.mesh_resource = format!("file://{path}");
+            marker.mesh_use_embedded_materials = false;
+            shapes.push(marker);
+        }
+        _ => {} // height fields and SDFs are not drawn
+    }
+    shapes
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -482,93 +482,105 @@ impl Worker {
             .iter()
             .find(|p| p.name == robot)
             .ok_or_else(|| DecodeError::UnknownTopic(robot.to_string()))?;
-        let index = plan.robot;
+        let (index, name) = (plan.robot, plan.name.clone());
         match kind {
-            CommandKind::Control => {
-                if let Some(source) = self.handle.control_source(index)
-                    && source != ControlSource::Zmq
-                {
-                    // The physics thread ignores (and counts) them: say why, once in a while.
-                    self.limiter.warn(
-                        "source",
-                        &format!(
-                            "legacy ZMQ: robot '{}' takes its commands from {}, so its \
-                             control messages are ignored (set control.source: zmq)",
-                            plan.name,
-                            format!("{source:?}").to_lowercase()
-                        ),
-                    );
-                }
-                let nu = self.handle.model().ffi().nu as usize;
-                let skipped = codec::decode_control(&frames[1], nu, &mut self.pairs)?;
-                if let Some(first) = skipped.first() {
-                    self.counters
-                        .pairs_skipped
-                        .fetch_add(skipped.len() as u64, Ordering::Relaxed);
-                    self.limiter.warn(
-                        "pair",
-                        &format!(
-                            "legacy ZMQ: skipped {} control pair(s): {first}",
-                            skipped.len()
-                        ),
-                    );
-                }
-                if let Ok(mut arrivals) = self.counters.control_arrivals.lock() {
-                    if arrivals.len() == ARRIVALS_KEPT {
-                        arrivals.pop_front();
-                    }
-                    arrivals.push_back(self.handle.stats().steps);
-                }
-                for (actuator, value) in &self.pairs {
-                    self.handle.send(Command::Actuator {
-                        source: ControlSource::Zmq,
-                        actuator: *actuator,
-                        value: *value as f64,
-                    });
-                }
-                self.counters
-                    .commands_sent
-                    .fetch_add(self.pairs.len() as u64, Ordering::Relaxed);
+            CommandKind::Control => self.on_control(index, &name, &frames[1]),
+            CommandKind::SetGains => self.on_set_gains(index, &name, &frames[1]),
+        }
+    }
+
+    /// A control message: (actuator, value) pairs for robot `index`, sent as commands.
+    fn on_control(&mut self, index: usize, name: &str, frame: &[u8]) -> Result<(), DecodeError> {
+        if let Some(source) = self.handle.control_source(index)
+            && source != ControlSource::Zmq
+        {
+            // The physics thread ignores (and counts) them: say why, once in a while.
+            self.limiter.warn(
+                "source",
+                &format!(
+                    "legacy ZMQ: robot '{}' takes its commands from {}, so its \
+                     control messages are ignored (set control.source: zmq)",
+                    name,
+                    format!("{source:?}").to_lowercase()
+                ),
+            );
+        }
+        let nu = self.handle.model().ffi().nu as usize;
+        let skipped = codec::decode_control(frame, nu, &mut self.pairs)?;
+        if let Some(first) = skipped.first() {
+            self.counters
+                .pairs_skipped
+                .fetch_add(skipped.len() as u64, Ordering::Relaxed);
+            self.limiter.warn(
+                "pair",
+                &format!(
+                    "legacy ZMQ: skipped {} control pair(s): {first}",
+                    skipped.len()
+                ),
+            );
+        }
+        if let Ok(mut arrivals) = self.counters.control_arrivals.lock() {
+            if arrivals.len() == ARRIVALS_KEPT {
+                arrivals.pop_front();
             }
-            CommandKind::SetGains => {
-                let entries = codec::decode_set_gains(&frames[1])?;
-                let robots = self.handle.robots();
-                // A world change the server has not followed yet: the robot may be gone.
-                let Some(map) = robots.get(index).filter(|m| m.name == plan.name) else {
-                    return Err(DecodeError::UnknownTopic(plan.name.clone()));
-                };
-                let mut updates = Vec::with_capacity(entries.len());
-                for (name, gains) in entries {
-                    if map
-                        .actuators
-                        .iter()
-                        .any(|a| a.name == name || a.full_name == name)
-                    {
-                        updates.push((
-                            name,
-                            GainsUpdate {
-                                kp: gains.kp,
-                                kv: gains.kv,
-                                torque_limit: gains.torque_limit,
-                            },
-                        ));
-                    } else {
-                        self.counters.gains_skipped.fetch_add(1, Ordering::Relaxed);
-                        self.limiter.warn(
-                            "gains-name",
-                            &format!(
-                                "legacy ZMQ: set_gains names no actuator '{name}' of '{}'",
-                                map.name
-                            ),
-                        );
-                    }
-                }
-                if let Err(e) = self.handle.set_gains(index, &updates) {
-                    self.counters.gains_skipped.fetch_add(1, Ordering::Relaxed);
-                    self.limiter
-                        .warn("gains", &format!("legacy ZMQ: set_gains refused: {e}"));
-                }
+            arrivals.push_back(self.handle.stats().steps);
+        }
+        for (actuator, value) in &self.pairs {
+            self.handle.send(Command::Actuator {
+                source: ControlSource::Zmq,
+                actuator: *actuator,
+                value: *value as f64,
+            });
+        }
+        self.counters
+            .commands_sent
+            .fetch_add(self.pairs.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// A set_gains message: gains of robot `index`'s actuators by name.
+    fn on_set_gains(
+        &mut self,
+        index: usize,
+        robot_name: &str,
+        frame: &[u8],
+    ) -> Result<(), DecodeError> {
+        let entries = codec::decode_set_gains(frame)?;
+        let robots = self.handle.robots();
+        // A world change the server has not followed yet: the robot may be gone.
+        let Some(map) = robots.get(index).filter(|m| m.name == robot_name) else {
+            return Err(DecodeError::UnknownTopic(robot_name.to_string()));
+        };
+        let mut updates = Vec::with_capacity(entries.len());
+        for (name, gains) in entries {
+            if map
+                .actuators
+                .iter()
+                .any(|a| a.name == name || a.full_name == name)
+            {
+                updates.push((
+                    name,
+                    GainsUpdate {
+                        kp: gains.kp,
+                        kv: gains.kv,
+                        torque_limit: gains.torque_limit,
+                    },
+                ));
+            } else {
+                self.counters.gains_skipped.fetch_add(1, Ordering::Relaxed);
+                self.limiter.warn(
+                    "gains-name",
+                    &format!(
+                        "legacy ZMQ: set_gains names no actuator '{name}' of '{}'",
+                        map.name
+                    ),
+                );
             }
+        }
+        if let Err(e) = self.handle.set_gains(index, &updates) {
+            self.counters.gains_skipped.fetch_add(1, Ordering::Relaxed);
+            self.limiter
+                .warn("gains", &format!("legacy ZMQ: set_gains refused: {e}"));
         }
         Ok(())
     }

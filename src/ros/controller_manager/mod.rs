@@ -468,7 +468,17 @@ pub fn start(
     spawner: &LocalSpawner,
     manager: &Manager,
 ) -> Result<(), super::Error> {
-    // Its parameter services, which the spawner's -p and `ros2 param` use.
+    serve_parameters(node, spawner, manager)?;
+    serve_hardware(node, spawner, manager)?;
+    serve_controllers(node, spawner, manager)
+}
+
+/// Its parameter services, which the spawner's -p and `ros2 param` use.
+fn serve_parameters(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    manager: &Manager,
+) -> Result<(), super::Error> {
     serve::<SetParameters::Service>(node, spawner, manager, "set_parameters", |m, r| {
         SetParameters::Response {
             results: r.parameters.iter().map(|p| m.set_parameter(p)).collect(),
@@ -479,31 +489,8 @@ pub fn start(
         spawner,
         manager,
         "set_parameters_atomically",
-        |m, r| {
-            let refused = r
-                .parameters
-                .iter()
-                .find(|p| !matches!(p.name.rsplit_once('.'), Some((_, "type" | "params_file"))));
-            let result = match refused {
-                Some(p) => SetParametersResult {
-                    successful: false,
-                    reason: format!(
-                        "{}: the controller manager takes <controller>.type and <controller>.params_file",
-                        p.name
-                    ),
-                },
-                None => {
-                    let results: Vec<_> = r.parameters.iter().map(|p| m.set_parameter(p)).collect();
-                    results
-                        .into_iter()
-                        .find(|r| !r.successful)
-                        .unwrap_or(SetParametersResult {
-                            successful: true,
-                            reason: String::new(),
-                        })
-                }
-            };
-            SetParametersAtomically::Response { result }
+        |m, r| SetParametersAtomically::Response {
+            result: m.set_parameters_atomically(&r.parameters),
         },
     )?;
     serve::<GetParameters::Service>(node, spawner, manager, "get_parameters", |m, r| {
@@ -517,56 +504,26 @@ pub fn start(
         }
     })?;
     serve::<ListParameters::Service>(node, spawner, manager, "list_parameters", |m, r| {
-        let names = m
-            .parameter_values()
-            .into_iter()
-            .map(|(n, _)| n)
-            .filter(|n| {
-                r.prefixes.is_empty() || r.prefixes.iter().any(|p| n.starts_with(p.as_str()))
-            })
-            .collect();
         ListParameters::Response {
             result: ListParametersResult {
-                names,
+                names: m.parameter_names(&r.prefixes),
                 prefixes: Vec::new(),
             },
         }
     })?;
     serve::<DescribeParameters::Service>(node, spawner, manager, "describe_parameters", |m, r| {
         DescribeParameters::Response {
-            descriptors: r
-                .names
-                .iter()
-                .map(|n| ParameterDescriptor {
-                    name: n.clone(),
-                    type_: m.parameter(n).type_,
-                    dynamic_typing: false,
-                    ..Default::default()
-                })
-                .collect(),
+            descriptors: r.names.iter().map(|n| m.describe(n)).collect(),
         }
-    })?;
-    serve::<ListControllers::Service>(node, spawner, manager, "list_controllers", |m, _| {
-        ListControllers::Response {
-            controller: m.controller_states(),
-        }
-    })?;
-    serve::<ListControllerTypes::Service>(
-        node,
-        spawner,
-        manager,
-        "list_controller_types",
-        |_, _| ListControllerTypes::Response {
-            types: kinds::TYPES
-                .iter()
-                .map(|(name, _)| name.to_string())
-                .collect(),
-            base_classes: kinds::TYPES
-                .iter()
-                .map(|_| "controller_interface::ControllerInterface".to_string())
-                .collect(),
-        },
-    )?;
+    })
+}
+
+/// Its hardware services: one component per robot, always active.
+fn serve_hardware(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    manager: &Manager,
+) -> Result<(), super::Error> {
     serve::<ListHardwareComponents::Service>(
         node,
         spawner,
@@ -581,53 +538,34 @@ pub fn start(
         spawner,
         manager,
         "list_hardware_interfaces",
-        |m, _| {
-            let (mut command_interfaces, mut state_interfaces) = (Vec::new(), Vec::new());
-            for component in m.components() {
-                command_interfaces.extend(component.command_interfaces);
-                state_interfaces.extend(component.state_interfaces);
-            }
-            ListHardwareInterfaces::Response {
-                command_interfaces,
-                state_interfaces,
-            }
-        },
+        |m, _| m.all_interfaces(),
     )?;
     serve::<SetHardwareComponentState::Service>(
         node,
         spawner,
         manager,
         "set_hardware_component_state",
-        |m, r| {
-            let component = m.components().into_iter().find(|c| c.name == r.name);
-            let active = |s: &LifecycleState| {
-                s.id == LifecycleState::PRIMARY_STATE_ACTIVE || s.label == "active"
-            };
-            let ok = match &component {
-                None => {
-                    log::error!(
-                        "controller_manager: set_hardware_component_state: no hardware component '{}'",
-                        r.name
-                    );
-                    false
-                }
-                Some(_) if active(&r.target_state) => true,
-                // A simulated robot's joints are always read and commanded.
-                Some(_) => {
-                    log::error!(
-                        "controller_manager: set_hardware_component_state: '{}' stays active: a simulated robot's component takes no other state (asked: {} '{}')",
-                        r.name,
-                        r.target_state.id,
-                        r.target_state.label
-                    );
-                    false
-                }
-            };
-            SetHardwareComponentState::Response {
-                ok,
-                state: component.map(|c| c.state).unwrap_or_default(),
-            }
-        },
+        |m, r| m.set_component_state(r),
+    )
+}
+
+/// Its controller services: types, listing, the lifecycle and switching.
+fn serve_controllers(
+    node: &mut super::backend::Node,
+    spawner: &LocalSpawner,
+    manager: &Manager,
+) -> Result<(), super::Error> {
+    serve::<ListControllers::Service>(node, spawner, manager, "list_controllers", |m, _| {
+        ListControllers::Response {
+            controller: m.controller_states(),
+        }
+    })?;
+    serve::<ListControllerTypes::Service>(
+        node,
+        spawner,
+        manager,
+        "list_controller_types",
+        |_, _| controller_types(),
     )?;
     serve::<LoadController::Service>(node, spawner, manager, "load_controller", |m, r| {
         LoadController::Response {
@@ -653,12 +591,126 @@ pub fn start(
             ok: ok_or_log("unload_controller", m.lifecycle.unload(&r.name).map(drop)),
         }
     })?;
-    serve::<SwitchController::Service>(
+    serve::<SwitchController::Service>(node, spawner, manager, "switch_controller", |m, r| {
+        m.switch_answer(r)
+    })?;
+    serve::<ReloadControllerLibraries::Service>(
         node,
         spawner,
         manager,
-        "switch_controller",
-        |m, r| match m.switch(r) {
+        "reload_controller_libraries",
+        |m, r| ReloadControllerLibraries::Response {
+            ok: m.reload_libraries(r.force_kill),
+        },
+    )
+}
+
+/// The types the manager has, each a ControllerInterface.
+fn controller_types() -> ListControllerTypes::Response {
+    ListControllerTypes::Response {
+        types: kinds::TYPES
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .collect(),
+        base_classes: kinds::TYPES
+            .iter()
+            .map(|_| "controller_interface::ControllerInterface".to_string())
+            .collect(),
+    }
+}
+
+impl ManagerState {
+    /// All or nothing: only `<controller>.type` and `<controller>.params_file` are taken.
+    fn set_parameters_atomically(&mut self, parameters: &[Parameter]) -> SetParametersResult {
+        let refused = parameters
+            .iter()
+            .find(|p| !matches!(p.name.rsplit_once('.'), Some((_, "type" | "params_file"))));
+        if let Some(p) = refused {
+            return SetParametersResult {
+                successful: false,
+                reason: format!(
+                    "{}: the controller manager takes <controller>.type and <controller>.params_file",
+                    p.name
+                ),
+            };
+        }
+        let results: Vec<_> = parameters.iter().map(|p| self.set_parameter(p)).collect();
+        results
+            .into_iter()
+            .find(|r| !r.successful)
+            .unwrap_or(SetParametersResult {
+                successful: true,
+                reason: String::new(),
+            })
+    }
+
+    /// The names of its parameters under any of `prefixes` (all when none).
+    fn parameter_names(&self, prefixes: &[String]) -> Vec<String> {
+        self.parameter_values()
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| prefixes.is_empty() || prefixes.iter().any(|p| n.starts_with(p.as_str())))
+            .collect()
+    }
+
+    fn describe(&self, name: &str) -> ParameterDescriptor {
+        ParameterDescriptor {
+            name: name.to_string(),
+            type_: self.parameter(name).type_,
+            dynamic_typing: false,
+            ..Default::default()
+        }
+    }
+
+    /// Every component's interfaces.
+    fn all_interfaces(&self) -> ListHardwareInterfaces::Response {
+        let (mut command_interfaces, mut state_interfaces) = (Vec::new(), Vec::new());
+        for component in self.components() {
+            command_interfaces.extend(component.command_interfaces);
+            state_interfaces.extend(component.state_interfaces);
+        }
+        ListHardwareInterfaces::Response {
+            command_interfaces,
+            state_interfaces,
+        }
+    }
+
+    /// A simulated robot's joints are always read and commanded: its component stays active.
+    fn set_component_state(
+        &self,
+        r: &SetHardwareComponentState::Request,
+    ) -> SetHardwareComponentState::Response {
+        let component = self.components().into_iter().find(|c| c.name == r.name);
+        let active = |s: &LifecycleState| {
+            s.id == LifecycleState::PRIMARY_STATE_ACTIVE || s.label == "active"
+        };
+        let ok = match &component {
+            None => {
+                log::error!(
+                    "controller_manager: set_hardware_component_state: no hardware component '{}'",
+                    r.name
+                );
+                false
+            }
+            Some(_) if active(&r.target_state) => true,
+            Some(_) => {
+                log::error!(
+                    "controller_manager: set_hardware_component_state: '{}' stays active: a simulated robot's component takes no other state (asked: {} '{}')",
+                    r.name,
+                    r.target_state.id,
+                    r.target_state.label
+                );
+                false
+            }
+        };
+        SetHardwareComponentState::Response {
+            ok,
+            state: component.map(|c| c.state).unwrap_or_default(),
+        }
+    }
+
+    fn switch_answer(&mut self, r: &SwitchController::Request) -> SwitchController::Response {
+        match self.switch(r) {
             Ok(()) => SwitchController::Response {
                 ok: true,
                 message: String::new(),
@@ -670,42 +722,36 @@ pub fn start(
                     message: refusal.to_string(),
                 }
             }
-        },
-    )?;
-    serve::<ReloadControllerLibraries::Service>(
-        node,
-        spawner,
-        manager,
-        "reload_controller_libraries",
-        |m, r| {
-            // Types are built in: there is nothing to reload. Upstream refuses while controllers
-            // are loaded, unless force_kill, which stops and unloads them.
-            let names: Vec<String> = m.lifecycle.iter().map(|(n, _)| n.clone()).collect();
-            if !names.is_empty() && !r.force_kill {
-                log::error!(
-                    "controller_manager: reload_controller_libraries: controllers are loaded ({names:?}); force_kill stops and unloads them"
-                );
-                return ReloadControllerLibraries::Response { ok: false };
+        }
+    }
+
+    /// Types are built in: there is nothing to reload. Upstream refuses while controllers are
+    /// loaded, unless `force_kill`, which stops and unloads them.
+    fn reload_libraries(&mut self, force_kill: bool) -> bool {
+        let names: Vec<String> = self.lifecycle.iter().map(|(n, _)| n.clone()).collect();
+        if !names.is_empty() && !force_kill {
+            log::error!(
+                "controller_manager: reload_controller_libraries: controllers are loaded ({names:?}); force_kill stops and unloads them"
+            );
+            return false;
+        }
+        let request = SwitchController::Request {
+            deactivate_controllers: self
+                .lifecycle
+                .iter()
+                .filter(|(_, l)| l.state == State::Active)
+                .map(|(n, _)| n.clone())
+                .collect(),
+            ..Default::default()
+        };
+        let _ = self.switch(&request);
+        for name in names {
+            if let Ok(running) = self.lifecycle.unload(&name) {
+                running.slot.active.set(false);
             }
-            let request = SwitchController::Request {
-                deactivate_controllers: m
-                    .lifecycle
-                    .iter()
-                    .filter(|(_, l)| l.state == State::Active)
-                    .map(|(n, _)| n.clone())
-                    .collect(),
-                ..Default::default()
-            };
-            let _ = m.switch(&request);
-            for name in names {
-                if let Ok(running) = m.lifecycle.unload(&name) {
-                    running.slot.active.set(false);
-                }
-            }
-            ReloadControllerLibraries::Response { ok: true }
-        },
-    )?;
-    Ok(())
+        }
+        true
+    }
 }
 
 /// A controller robot `robot` of `world` declares, with its kind, parameters and slot.

@@ -148,21 +148,7 @@ pub fn start(
                 .await
                 .is_some()
             {
-                message.header = header(&state);
-                message.interface_values = slots
-                    .iter()
-                    .map(|s| InterfaceValue {
-                        interface_names: interfaces.clone(),
-                        values: interfaces
-                            .iter()
-                            .map(|i| match i.as_str() {
-                                "position" => state.qpos[s.qpos],
-                                "velocity" => state.qvel[s.dof],
-                                _ => state.qfrc_actuator[s.dof],
-                            })
-                            .collect(),
-                    })
-                    .collect();
+                fill_dynamic(&mut message, &slots, &interfaces, &state);
                 ticks.count(publisher.publish(&message));
             }
         })?;
@@ -187,26 +173,60 @@ pub fn start(
                 .await
                 .is_some()
             {
-                let feedback: Vec<f64> = slots.iter().map(|s| state.qpos[s.qpos]).collect();
-                let reference: Vec<f64> = slots
-                    .iter()
-                    .zip(&feedback)
-                    .map(|(s, q)| s.ctrl.map_or(*q, |c| state.ctrl[c]))
-                    .collect();
-                message.header = header(&state);
-                message.error = point(reference.iter().zip(&feedback).map(|(r, q)| r - q));
-                message.feedback = JointTrajectoryPoint {
-                    positions: feedback,
-                    velocities: slots.iter().map(|s| state.qvel[s.dof]).collect(),
-                    ..Default::default()
-                };
-                message.output = point(reference.iter().copied());
-                message.reference = point(reference.into_iter());
+                fill_controller_state(&mut message, &slots, &state);
                 ticks.count(publisher.publish(&message));
             }
         })?;
     }
     Ok(())
+}
+
+/// A joint_state_broadcaster's `dynamic_joint_states`: each joint's interfaces, in order.
+fn fill_dynamic(
+    message: &mut DynamicJointState,
+    slots: &[JointSlots],
+    interfaces: &[String],
+    state: &StateSnapshot,
+) {
+    message.header = header(state);
+    message.interface_values = slots
+        .iter()
+        .map(|s| InterfaceValue {
+            interface_names: interfaces.to_vec(),
+            values: interfaces
+                .iter()
+                .map(|i| match i.as_str() {
+                    "position" => state.qpos[s.qpos],
+                    "velocity" => state.qvel[s.dof],
+                    _ => state.qfrc_actuator[s.dof],
+                })
+                .collect(),
+        })
+        .collect();
+}
+
+/// A trajectory controller's state: its reference is the position command held (the joint's
+/// own position where none is).
+fn fill_controller_state(
+    message: &mut JointTrajectoryControllerState,
+    slots: &[JointSlots],
+    state: &StateSnapshot,
+) {
+    let feedback: Vec<f64> = slots.iter().map(|s| state.qpos[s.qpos]).collect();
+    let reference: Vec<f64> = slots
+        .iter()
+        .zip(&feedback)
+        .map(|(s, q)| s.ctrl.map_or(*q, |c| state.ctrl[c]))
+        .collect();
+    message.header = header(state);
+    message.error = point(reference.iter().zip(&feedback).map(|(r, q)| r - q));
+    message.feedback = JointTrajectoryPoint {
+        positions: feedback,
+        velocities: slots.iter().map(|s| state.qvel[s.dof]).collect(),
+        ..Default::default()
+    };
+    message.output = point(reference.iter().copied());
+    message.reference = point(reference.into_iter());
 }
 
 fn header(state: &StateSnapshot) -> Header {

@@ -165,16 +165,42 @@ impl Config {
             .map_err(|message| InputError::new(&self.origin, message).at(field.to_string()))
     }
 
+    /// Checks the config's own rules, one group at a time; the first problem is the error,
+    /// naming its field.
     pub(crate) fn validate(&self) -> InputResult<()> {
-        let err =
-            |field: String, message: String| Err(InputError::new(&self.origin, message).at(field));
-        if self.robots.is_empty() {
-            return err("robots".into(), "at least one robot is required".into());
+        let checks: [Check; 10] = [
+            Self::check_robots_given,
+            Self::check_world,
+            Self::check_dds,
+            Self::check_capacity,
+            Self::check_pacing,
+            Self::check_ros,
+            Self::check_robot_topics,
+            Self::check_robot_sensors,
+            Self::check_endpoints,
+            Self::check_robot_definitions,
+        ];
+        for check in checks {
+            check(self)
+                .map_err(|(field, message)| InputError::new(&self.origin, message).at(field))?;
         }
+        Ok(())
+    }
+
+    /// At least one robot.
+    fn check_robots_given(&self) -> Result<(), Problem> {
+        if self.robots.is_empty() {
+            return problem("robots".into(), "at least one robot is required".into());
+        }
+        Ok(())
+    }
+
+    /// The world's timestep and gravity, the speed, the contacts each state carries.
+    fn check_world(&self) -> Result<(), Problem> {
         if let Some(ts) = self.world.timestep
             && !(ts.is_finite() && ts > 0.0 && ts <= 0.1)
         {
-            return err(
+            return problem(
                 "world.timestep".into(),
                 format!("must be in (0, 0.1] seconds, got {ts}"),
             );
@@ -182,10 +208,10 @@ impl Config {
         if let Some(g) = self.world.gravity
             && g.iter().any(|v| !v.is_finite())
         {
-            return err("world.gravity".into(), "values must be finite".into());
+            return problem("world.gravity".into(), "values must be finite".into());
         }
         if !SPEED_RANGE.contains(&self.sim.speed) {
-            return err(
+            return problem(
                 "sim.speed".into(),
                 format!(
                     "must be a real-time factor from {} to {}, got {}",
@@ -196,13 +222,18 @@ impl Config {
             );
         }
         if self.sim.export_contacts > 1000 {
-            return err(
+            return problem(
                 "sim.export_contacts".into(),
                 format!("must be at most 1000, got {}", self.sim.export_contacts),
             );
         }
+        Ok(())
+    }
+
+    /// The contact markers' scale and the DDS domain and interfaces.
+    fn check_dds(&self) -> Result<(), Problem> {
         if !(self.ros.contact_force_scale.is_finite() && self.ros.contact_force_scale > 0.0) {
-            return err(
+            return problem(
                 "ros.contact_force_scale".into(),
                 "must be a positive number of meters per newton".into(),
             );
@@ -210,43 +241,48 @@ impl Config {
         if let Some(domain) = self.ros.dds.domain_id
             && domain > MAX_DOMAIN_ID
         {
-            return err(
+            return problem(
                 "ros.dds.domain_id".into(),
                 format!("must be 0..={MAX_DOMAIN_ID} (ROS 2 on Linux), got {domain}"),
             );
         }
         if self.ros.dds.interfaces.as_ref().is_some_and(Vec::is_empty) {
-            return err(
+            return problem(
                 "ros.dds.interfaces".into(),
                 "must name at least one interface (leave it out for the default)".into(),
             );
         }
         for (i, address) in self.ros.dds.interfaces.iter().flatten().enumerate() {
             if address.parse::<std::net::Ipv4Addr>().is_err() {
-                return err(
+                return problem(
                     format!("ros.dds.interfaces[{i}]"),
                     format!("must be an IPv4 address such as 127.0.0.1, got {address:?}"),
                 );
             }
         }
+        Ok(())
+    }
+
+    /// The limits, the render threads, and the robots against `limits.robots`.
+    fn check_capacity(&self) -> Result<(), Problem> {
         if let Some((field, message)) = self.limits.problem() {
-            return err(format!("limits.{field}"), message);
+            return problem(format!("limits.{field}"), message);
         }
         let idle = self.render.idle_release;
         if !(idle.is_finite() && idle >= 0.0) {
-            return err(
+            return problem(
                 "render.idle_release".into(),
                 format!("must be 0 (never) or a positive number of seconds, got {idle}"),
             );
         }
         if self.render.nice > 19 {
-            return err(
+            return problem(
                 "render.nice".into(),
                 format!("must be 0 to 19, got {}", self.render.nice),
             );
         }
         if self.robots.len() > self.limits.robots {
-            return err(
+            return problem(
                 "robots".into(),
                 format!(
                     "{} robots, more than limits.robots ({})",
@@ -255,31 +291,41 @@ impl Config {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// Substeps, catch-up and the physics thread's priority.
+    fn check_pacing(&self) -> Result<(), Problem> {
         if self.sim.substeps == 0 {
-            return err("sim.substeps".into(), "must be at least 1".into());
+            return problem("sim.substeps".into(), "must be at least 1".into());
         }
         if !(self.sim.catch_up.is_finite() && (0.0..=60.0).contains(&self.sim.catch_up)) {
-            return err(
+            return problem(
                 "sim.catch_up".into(),
                 format!("must be 0 to 60 seconds, got {}", self.sim.catch_up),
             );
         }
         if self.sim.realtime_priority > 99 {
-            return err(
+            return problem(
                 "sim.realtime_priority".into(),
                 format!("must be 0 to 99, got {}", self.sim.realtime_priority),
             );
         }
+        Ok(())
+    }
+
+    /// The ROS rates, the wrench duration and the node's niceness.
+    fn check_ros(&self) -> Result<(), Problem> {
         for (key, rate) in self.ros.rates.fields() {
             if !RosRates::valid(rate) {
-                return err(
+                return problem(
                     format!("ros.rates.{key}"),
                     format!("must be 0 (off) or a rate from 0.001 to 100000 Hz, got {rate}"),
                 );
             }
         }
         if !(self.ros.wrench_duration.is_finite() && self.ros.wrench_duration > 0.0) {
-            return err(
+            return problem(
                 "ros.wrench_duration".into(),
                 format!(
                     "must be a positive number of seconds, got {}",
@@ -288,11 +334,16 @@ impl Config {
             );
         }
         if self.ros.nice > 19 {
-            return err(
+            return problem(
                 "ros.nice".into(),
                 format!("must be 0 to 19, got {}", self.ros.nice),
             );
         }
+        Ok(())
+    }
+
+    /// Each robot's sensor topics and their rates.
+    fn check_robot_topics(&self) -> Result<(), Problem> {
         for (i, robot) in self.robots.iter().enumerate() {
             let rates = robot
                 .ros
@@ -317,27 +368,32 @@ impl Config {
             for (kind, topic, rate) in rates {
                 let field = format!("robots[{i}].ros.{kind} (topic '{topic}')");
                 if topic.is_empty() {
-                    return err(field, "needs a topic".into());
+                    return problem(field, "needs a topic".into());
                 }
                 if let Some(rate) = rate
                     && !RosRates::valid(rate)
                 {
-                    return err(
+                    return problem(
                         format!("{field}.rate"),
                         format!("must be 0 (off) or a rate from 0.001 to 100000 Hz, got {rate}"),
                     );
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Each robot's odometry topic, URDF gains, cameras and lidars.
+    fn check_robot_sensors(&self) -> Result<(), Problem> {
         for (i, robot) in self.robots.iter().enumerate() {
             if robot.ros.odometry.topic.is_empty() {
-                return err(
+                return problem(
                     format!("robots[{i}].ros.odometry.topic"),
                     "needs a topic".into(),
                 );
             }
             if let Some((name, gain)) = robot.urdf_gains.invalid() {
-                return err(
+                return problem(
                     format!("robots[{i}].urdf_gains.{name}"),
                     format!("must be a positive number, got {gain}"),
                 );
@@ -345,10 +401,10 @@ impl Config {
             let mut names = std::collections::HashSet::new();
             for (k, camera) in robot.listed_cameras().iter().enumerate() {
                 if let Some((field, message)) = camera.problem() {
-                    return err(format!("robots[{i}].cameras[{k}].{field}"), message);
+                    return problem(format!("robots[{i}].cameras[{k}].{field}"), message);
                 }
                 if !names.insert(camera.name()) {
-                    return err(
+                    return problem(
                         format!("robots[{i}].cameras[{k}].name"),
                         format!("'{}' is already the name of another camera", camera.name()),
                     );
@@ -356,10 +412,10 @@ impl Config {
             }
             for (k, lidar) in robot.lidars.iter().enumerate() {
                 if let Some((field, message)) = lidar.problem() {
-                    return err(format!("robots[{i}].lidars[{k}].{field}"), message);
+                    return problem(format!("robots[{i}].lidars[{k}].{field}"), message);
                 }
                 if !names.insert(&lidar.name) {
-                    return err(
+                    return problem(
                         format!("robots[{i}].lidars[{k}].name"),
                         format!(
                             "'{}' is already the name of another camera or lidar",
@@ -369,11 +425,16 @@ impl Config {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The ZMQ divider and endpoints, and the Foxglove address.
+    fn check_endpoints(&self) -> Result<(), Problem> {
         if self.zmq.divider == 0 {
-            return err("zmq.divider".into(), "must be at least 1".into());
+            return problem("zmq.divider".into(), "must be at least 1".into());
         }
         if let Err(message) = self.foxglove.socket() {
-            return err("foxglove.address".into(), message);
+            return problem("foxglove.address".into(), message);
         }
         let mut endpoints = vec![
             ("zmq.state".to_string(), &self.zmq.state),
@@ -396,14 +457,14 @@ impl Config {
                 .iter()
                 .any(|s| endpoint.starts_with(s))
             {
-                return err(
+                return problem(
                     field,
                     format!("'{endpoint}' must start with tcp://, ipc:// or inproc://"),
                 );
             }
             let all = endpoint.starts_with("tcp://*") || endpoint.starts_with("tcp://0.0.0.0");
             if all && !self.zmq.allow_all_interfaces {
-                return err(
+                return problem(
                     field,
                     format!(
                         "'{endpoint}' binds every interface; use tcp://127.0.0.1:PORT, or set zmq.allow_all_interfaces: true"
@@ -411,6 +472,11 @@ impl Config {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Each robot's name, model source, pose, actuator groups and keyframes.
+    fn check_robot_definitions(&self) -> Result<(), Problem> {
         let mut names = std::collections::BTreeSet::new();
         for (i, robot) in self.robots.iter().enumerate() {
             let at = |f: &str| format!("robots[{i}].{f}");
@@ -420,7 +486,7 @@ impl Config {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
-                return err(
+                return problem(
                     at("name"),
                     format!(
                         "'{}' must be non-empty and use only letters, digits and '_' \
@@ -430,14 +496,14 @@ impl Config {
                 );
             }
             if !names.insert(robot.name.clone()) {
-                return err(at("name"), format!("duplicate robot name '{}'", robot.name));
+                return problem(at("name"), format!("duplicate robot name '{}'", robot.name));
             }
             // Elements belong to a robot by their `<name>_` prefix: `a` would claim `a_b`'s.
             if let Some(other) = self.robots[..i].iter().find(|o| {
                 robot.name.starts_with(&format!("{}_", o.name))
                     || o.name.starts_with(&format!("{}_", robot.name))
             }) {
-                return err(
+                return problem(
                     at("name"),
                     format!(
                         "'{}' and '{}': one robot name followed by '_' begins the other, so \
@@ -453,37 +519,47 @@ impl Config {
                 robot.urdf_string.is_some(),
             ];
             if sources.iter().filter(|s| **s).count() != 1 {
-                return err(
+                return problem(
                     format!("robots[{i}]"),
                     "give exactly one of mjcf, urdf, mjcf_string, urdf_string".into(),
                 );
             }
             for (f, v) in [("pose.xyz", &robot.pose.xyz), ("pose.rpy", &robot.pose.rpy)] {
                 if v.iter().any(|x| !x.is_finite()) {
-                    return err(at(f), "values must be finite".into());
+                    return problem(at(f), "values must be finite".into());
                 }
             }
             for (k, group) in robot.actuators.iter().enumerate() {
                 group
                     .validate()
-                    .or_else(|(f, m)| err(at(&format!("actuators[{k}].{f}")), m))?;
+                    .or_else(|(f, m)| problem(at(&format!("actuators[{k}].{f}")), m))?;
             }
             for (key, frame) in &robot.keyframes {
                 for (pattern, value) in &frame.joints {
                     if !value.is_finite() {
-                        return err(
+                        return problem(
                             at(&format!("keyframes.{key}.joints.{pattern}")),
                             "value must be finite".into(),
                         );
                     }
                     if let Err(e) = full_match_regex(pattern) {
-                        return err(at(&format!("keyframes.{key}.joints")), e.to_string());
+                        return problem(at(&format!("keyframes.{key}.joints")), e.to_string());
                     }
                 }
             }
         }
         Ok(())
     }
+}
+
+/// A config field and what is wrong with it.
+type Problem = (String, String);
+
+/// One group of the config's rules.
+type Check = fn(&Config) -> Result<(), Problem>;
+
+fn problem(field: String, message: String) -> Result<(), Problem> {
+    Err((field, message))
 }
 
 /// A name pattern that is not a regular expression.

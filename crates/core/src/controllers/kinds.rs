@@ -219,158 +219,201 @@ pub fn configure(
     map: &RobotMap,
 ) -> Result<Configured, ControllerError> {
     let params = &controller.params;
-    let joint_names: Vec<String> = map.joints.iter().map(|j| j.name.clone()).collect();
     match kind {
-        Kind::JointStateBroadcaster => {
-            let joints = names(params, "joints")?
-                .filter(|j| !j.is_empty())
-                .unwrap_or(joint_names.clone());
-            let interfaces = names(params, "interfaces")?
-                .filter(|i| !i.is_empty())
-                .unwrap_or_else(|| {
-                    ["position", "velocity", "effort"]
-                        .map(String::from)
-                        .to_vec()
-                });
-            if let Some(missing) = joints.iter().find(|j| !joint_names.contains(j)) {
-                return Err(ControllerError::NoListedJoint {
-                    robot: map.name.clone(),
-                    joint: missing.clone(),
-                });
-            }
-            let state = joints
-                .iter()
-                .flat_map(|j| interfaces.iter().map(move |i| format!("{j}/{i}")))
-                .collect();
-            Ok(Configured {
-                joints,
-                interfaces: Interfaces {
-                    command: Vec::new(),
-                    state,
-                },
-            })
+        Kind::JointStateBroadcaster => joint_state_broadcaster(params, map),
+        Kind::Broadcaster(sensor) => broadcaster(sensor, params, map),
+        Kind::DiffDrive => diff_drive(controller, model, map),
+        Kind::Gripper { .. } => gripper(params, model, map),
+        Kind::Trajectory => trajectory(controller, model, map),
+        Kind::Forward(fixed) => forward(fixed, params, model, map),
+    }
+}
+
+/// joint_state_broadcaster: the joints it lists (all when none) and their state interfaces.
+fn joint_state_broadcaster(
+    params: &Map<String, Value>,
+    map: &RobotMap,
+) -> Result<Configured, ControllerError> {
+    let joint_names: Vec<String> = map.joints.iter().map(|j| j.name.clone()).collect();
+    let joints = names(params, "joints")?
+        .filter(|j| !j.is_empty())
+        .unwrap_or(joint_names.clone());
+    let interfaces = names(params, "interfaces")?
+        .filter(|i| !i.is_empty())
+        .unwrap_or_else(|| {
+            ["position", "velocity", "effort"]
+                .map(String::from)
+                .to_vec()
+        });
+    if let Some(missing) = joints.iter().find(|j| !joint_names.contains(j)) {
+        return Err(ControllerError::NoListedJoint {
+            robot: map.name.clone(),
+            joint: missing.clone(),
+        });
+    }
+    let state = joints
+        .iter()
+        .flat_map(|j| interfaces.iter().map(move |i| format!("{j}/{i}")))
+        .collect();
+    Ok(Configured {
+        joints,
+        interfaces: Interfaces {
+            command: Vec::new(),
+            state,
+        },
+    })
+}
+
+/// A sensor broadcaster: its sensor's state interfaces.
+fn broadcaster(
+    sensor: SensorKind,
+    params: &Map<String, Value>,
+    map: &RobotMap,
+) -> Result<Configured, ControllerError> {
+    let broadcaster = broadcasters::Broadcaster::parse(sensor, params)?;
+    let wanted = broadcaster.wanted(&map.hardware_sensors);
+    broadcaster.sensors(wanted, |_, name| map.sensors.iter().any(|s| s.name == name))?;
+    let state = sensor
+        .interfaces()
+        .iter()
+        .map(|i| format!("{}/{i}", broadcaster.sensor_name))
+        .collect();
+    Ok(Configured {
+        joints: Vec::new(),
+        interfaces: Interfaces {
+            command: Vec::new(),
+            state,
+        },
+    })
+}
+
+/// diff_drive_controller: its two wheels, each commanded in velocity (or effort).
+fn diff_drive(
+    controller: &DeclaredController,
+    model: &MjModel,
+    map: &RobotMap,
+) -> Result<Configured, ControllerError> {
+    let Some(drive) = &controller.diff_drive else {
+        return Err(ControllerError::NotDiffDrive(controller.type_name.clone()));
+    };
+    let drive = drive.clone()?;
+    let (mut command, mut state) = (Vec::new(), Vec::new());
+    for wheel in [&drive.left_wheel, &drive.right_wheel] {
+        let interface =
+            actuator_interface(model, map, wheel).ok_or_else(|| not_actuated(map, wheel))?;
+        if interface == Interface::Position {
+            return Err(ControllerError::PositionWheel(wheel.clone()));
         }
-        Kind::Broadcaster(sensor) => {
-            let broadcaster = broadcasters::Broadcaster::parse(sensor, params)?;
-            let wanted = broadcaster.wanted(&map.hardware_sensors);
-            broadcaster.sensors(wanted, |_, name| map.sensors.iter().any(|s| s.name == name))?;
-            let state = sensor
-                .interfaces()
-                .iter()
-                .map(|i| format!("{}/{i}", broadcaster.sensor_name))
-                .collect();
-            Ok(Configured {
-                joints: Vec::new(),
-                interfaces: Interfaces {
-                    command: Vec::new(),
-                    state,
-                },
-            })
+        command.push(format!("{wheel}/{}", interface.name()));
+        state.extend(["position", "velocity"].map(|i| format!("{wheel}/{i}")));
+    }
+    Ok(Configured {
+        joints: vec![drive.left_wheel, drive.right_wheel],
+        interfaces: Interfaces { command, state },
+    })
+}
+
+/// A gripper action controller: one joint commanded in position.
+fn gripper(
+    params: &Map<String, Value>,
+    model: &MjModel,
+    map: &RobotMap,
+) -> Result<Configured, ControllerError> {
+    let joint = match params.get("joint") {
+        Some(Value::String(joint)) if !joint.is_empty() => joint.clone(),
+        _ => return Err(ControllerError::NoGripperJoint),
+    };
+    gripper_settings(params)?;
+    let joints = Value::Array(vec![Value::String(joint.clone())]);
+    let forward = DeclaredController {
+        params: Map::from_iter([("joints".to_string(), joints)]),
+        ..Default::default()
+    };
+    let mut configured = configure(
+        Kind::Forward(Some(Interface::Position)),
+        &forward,
+        model,
+        map,
+    )?;
+    configured.interfaces.state = ["position", "velocity"]
+        .map(|i| format!("{joint}/{i}"))
+        .to_vec();
+    Ok(configured)
+}
+
+/// joint_trajectory_controller: its joints commanded in position.
+fn trajectory(
+    controller: &DeclaredController,
+    model: &MjModel,
+    map: &RobotMap,
+) -> Result<Configured, ControllerError> {
+    let params = &controller.params;
+    let commanded = names(params, "command_interfaces")?.unwrap_or_default();
+    if commanded.iter().any(|i| i != "position") {
+        return Err(ControllerError::OnlyPosition(commanded));
+    }
+    let mut configured = configure(
+        Kind::Forward(Some(Interface::Position)),
+        controller,
+        model,
+        map,
+    )?;
+    goal_defaults(params, &configured.joints)?;
+    let read = names(params, "state_interfaces")?
+        .filter(|i| !i.is_empty())
+        .unwrap_or_else(|| ["position", "velocity"].map(String::from).to_vec());
+    configured.interfaces.state = configured
+        .joints
+        .iter()
+        .flat_map(|j| read.iter().map(move |i| format!("{j}/{i}")))
+        .collect();
+    Ok(configured)
+}
+
+/// A forward command controller: its joints, each on the interface its actuator takes.
+fn forward(
+    fixed: Option<Interface>,
+    params: &Map<String, Value>,
+    model: &MjModel,
+    map: &RobotMap,
+) -> Result<Configured, ControllerError> {
+    let joints = names(params, "joints")?.unwrap_or_default();
+    if joints.is_empty() {
+        return Err(ControllerError::NoJoints);
+    }
+    let interface = match fixed {
+        Some(interface) => interface,
+        None => {
+            let name = params
+                .get("interface_name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Interface::parse(name)
+                .ok_or_else(|| ControllerError::InterfaceName(name.to_string()))?
         }
-        Kind::DiffDrive => {
-            let Some(drive) = &controller.diff_drive else {
-                return Err(ControllerError::NotDiffDrive(controller.type_name.clone()));
-            };
-            let drive = drive.clone()?;
-            let (mut command, mut state) = (Vec::new(), Vec::new());
-            for wheel in [&drive.left_wheel, &drive.right_wheel] {
-                let interface = actuator_interface(model, map, wheel)
-                    .ok_or_else(|| not_actuated(map, wheel))?;
-                if interface == Interface::Position {
-                    return Err(ControllerError::PositionWheel(wheel.clone()));
-                }
-                command.push(format!("{wheel}/{}", interface.name()));
-                state.extend(["position", "velocity"].map(|i| format!("{wheel}/{i}")));
-            }
-            Ok(Configured {
-                joints: vec![drive.left_wheel, drive.right_wheel],
-                interfaces: Interfaces { command, state },
-            })
-        }
-        Kind::Gripper { .. } => {
-            let joint = match params.get("joint") {
-                Some(Value::String(joint)) if !joint.is_empty() => joint.clone(),
-                _ => return Err(ControllerError::NoGripperJoint),
-            };
-            gripper_settings(params)?;
-            let joints = Value::Array(vec![Value::String(joint.clone())]);
-            let forward = DeclaredController {
-                params: Map::from_iter([("joints".to_string(), joints)]),
-                ..Default::default()
-            };
-            let mut configured = configure(
-                Kind::Forward(Some(Interface::Position)),
-                &forward,
-                model,
-                map,
-            )?;
-            configured.interfaces.state = ["position", "velocity"]
-                .map(|i| format!("{joint}/{i}"))
-                .to_vec();
-            Ok(configured)
-        }
-        Kind::Trajectory => {
-            let commanded = names(params, "command_interfaces")?.unwrap_or_default();
-            if commanded.iter().any(|i| i != "position") {
-                return Err(ControllerError::OnlyPosition(commanded));
-            }
-            let mut configured = configure(
-                Kind::Forward(Some(Interface::Position)),
-                controller,
-                model,
-                map,
-            )?;
-            goal_defaults(params, &configured.joints)?;
-            let read = names(params, "state_interfaces")?
-                .filter(|i| !i.is_empty())
-                .unwrap_or_else(|| ["position", "velocity"].map(String::from).to_vec());
-            configured.interfaces.state = configured
-                .joints
-                .iter()
-                .flat_map(|j| read.iter().map(move |i| format!("{j}/{i}")))
-                .collect();
-            Ok(configured)
-        }
-        Kind::Forward(fixed) => {
-            let joints = names(params, "joints")?.unwrap_or_default();
-            if joints.is_empty() {
-                return Err(ControllerError::NoJoints);
-            }
-            let interface = match fixed {
-                Some(interface) => interface,
-                None => {
-                    let name = params
-                        .get("interface_name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    Interface::parse(name)
-                        .ok_or_else(|| ControllerError::InterfaceName(name.to_string()))?
-                }
-            };
-            for joint in &joints {
-                let taken = actuator_interface(model, map, joint)
-                    .ok_or_else(|| not_actuated(map, joint))?;
-                if taken != interface {
-                    return Err(ControllerError::Interface {
-                        joint: joint.clone(),
-                        wanted: interface.name(),
-                        taken: taken.name(),
-                    });
-                }
-            }
-            let command = joints
-                .iter()
-                .map(|j| format!("{j}/{}", interface.name()))
-                .collect();
-            Ok(Configured {
-                joints,
-                interfaces: Interfaces {
-                    command,
-                    state: Vec::new(),
-                },
-            })
+    };
+    for joint in &joints {
+        let taken =
+            actuator_interface(model, map, joint).ok_or_else(|| not_actuated(map, joint))?;
+        if taken != interface {
+            return Err(ControllerError::Interface {
+                joint: joint.clone(),
+                wanted: interface.name(),
+                taken: taken.name(),
+            });
         }
     }
+    let command = joints
+        .iter()
+        .map(|j| format!("{j}/{}", interface.name()))
+        .collect();
+    Ok(Configured {
+        joints,
+        interfaces: Interfaces {
+            command,
+            state: Vec::new(),
+        },
+    })
 }
 
 fn not_actuated(map: &RobotMap, joint: &str) -> ControllerError {

@@ -133,24 +133,26 @@ fn build_for_export(config: &Config, assets: &export::AssetCopy) -> InputResult<
     Ok((world, spec))
 }
 
-/// The world of `config`; with `export`, also its spec (and the robots' asset files copied).
-fn build(
+/// The robots of a world as loaded and attached, what their loading warned of, and the
+/// largest arena a robot's model asks for.
+struct Attached {
+    /// Each robot as loaded (its spec attached to the world): origin, URDF text and load
+    /// notes go to its name map after compiling.
+    robots_loaded: Vec<LoadedRobot>,
+    warnings: Vec<String>,
+    /// `<size memory>` in bytes, -1 when none asks: a floor, never a ceiling (see
+    /// `compile_sized`).
+    asked_memory: i64,
+}
+
+/// Loads each robot of `config` and attaches it to `world` at its placement frame.
+fn attach_robots(
     config: &Config,
+    world: &mut MjSpec,
     export: Option<&export::AssetCopy>,
-) -> InputResult<(World, Option<MjSpec>)> {
-    init_mujoco();
-    let mut world = MjSpec::from_xml_string(&world_xml(config))
-        .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
-    if let Some(assets) = export {
-        // The robots' copied files are named relative to the export's folder.
-        world.set_modelfiledir(&format!("{}/", assets.dir().display()));
-    }
+) -> InputResult<Attached> {
     let mut warnings = Vec::new();
-    // Each robot as loaded (its spec attached to the world): origin, URDF text and load notes
-    // go to its name map after compiling.
     let mut robots_loaded = Vec::new();
-    // The largest arena (`<size memory>`, bytes) a robot's model asks for: a floor, never a
-    // ceiling (see below).
     let mut asked_memory = -1;
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
@@ -199,6 +201,102 @@ fn build(
         );
         robots_loaded.push(loaded);
     }
+    Ok(Attached {
+        robots_loaded,
+        warnings,
+        asked_memory,
+    })
+}
+
+/// Compiles `world`; the compiler sizes the arena for the whole world, and a robot's
+/// `<size memory>` may only raise it. Taken as the world's size, one small request
+/// (`memory="8K"`) would starve every other robot, and MuJoCo ends the process when its
+/// stack runs out.
+fn compile_sized(
+    config: &Config,
+    world: &mut MjSpec,
+    robots_loaded: &[LoadedRobot],
+    asked_memory: i64,
+) -> InputResult<MjModel> {
+    let model = compile(world).map_err(|m| attribute_compile_error(config, robots_loaded, m))?;
+    if asked_memory <= model.ffi().narena {
+        return Ok(model);
+    }
+    world.set_memory(asked_memory);
+    compile(world).map_err(|m| attribute_compile_error(config, robots_loaded, m))
+}
+
+/// Sets the servo gains each robot's rule gives, noting them; what each robot got, in words.
+fn apply_servo_gains(
+    config: &Config,
+    model: &mut MjModel,
+    robots_loaded: &[LoadedRobot],
+) -> Vec<Option<String>> {
+    config
+        .robots
+        .iter()
+        .zip(robots_loaded)
+        .map(|(robot, loaded)| {
+            let ruled = gains::apply(model, &prefix_of(&robot.name), &loaded.ruled_servos);
+            for beyond in &ruled.beyond_bound {
+                notes::warn(&format!("{}: {beyond}", loaded.origin));
+            }
+            let set = ruled.set;
+            if let Some(set) = &set {
+                notes::note(&format!(
+                    "{}: servo gains (by rule where urdf_gains leaves them out: {} Hz, critically damped, stable together): {set}",
+                    loaded.origin,
+                    gains::BANDWIDTH_HZ
+                ));
+            }
+            set
+        })
+        .collect()
+}
+
+/// Each robot's name map in the compiled model, with what its loading found.
+fn robot_maps(
+    config: &Config,
+    model: &MjModel,
+    robots_loaded: Vec<LoadedRobot>,
+    servo_gains: Vec<Option<String>>,
+) -> Vec<RobotMap> {
+    config
+        .robots
+        .iter()
+        .zip(robots_loaded)
+        .zip(servo_gains)
+        .map(|((robot, loaded), servo_gains)| {
+            let prefix = prefix_of(&robot.name);
+            let mut map = RobotMap::build(model, &robot.name, &prefix, loaded.origin, loaded.urdf);
+            map.actions = robot.zmq.actions;
+            map.base_rule = loaded.base_rule;
+            map.actuator_rule = loaded.actuator_rule;
+            map.servo_gains = servo_gains;
+            map.repairs = loaded.repairs;
+            map.hardware_sensors = loaded.ros2_control.sensors;
+            map
+        })
+        .collect()
+}
+
+/// The world of `config`; with `export`, also its spec (and the robots' asset files copied).
+fn build(
+    config: &Config,
+    export: Option<&export::AssetCopy>,
+) -> InputResult<(World, Option<MjSpec>)> {
+    init_mujoco();
+    let mut world = MjSpec::from_xml_string(&world_xml(config))
+        .map_err(|e| InputError::new(&config.origin, format!("internal world model: {e}")))?;
+    if let Some(assets) = export {
+        // The robots' copied files are named relative to the export's folder.
+        world.set_modelfiledir(&format!("{}/", assets.dir().display()));
+    }
+    let Attached {
+        robots_loaded,
+        warnings,
+        asked_memory,
+    } = attach_robots(config, &mut world, export)?;
     if let Some(ts) = config.world.timestep {
         world.option_mut().timestep = ts;
     }
@@ -218,44 +316,12 @@ fn build(
     // Named now, filled in once the compiled model says where each joint lies: one compile
     // less (meshes are processed again at each; Go1 builds in half the time).
     declare_config_keyframes(&world_config, &mut world)?;
-    let mut model = match compile(&mut world) {
-        Ok(model) => model,
-        Err(message) => return Err(attribute_compile_error(config, &robots_loaded, message)),
-    };
-    // The compiler sized the arena for the whole world; a robot's `<size memory>` may only
-    // raise it. Taken as the world's size, one small request (`memory="8K"`) would starve
-    // every other robot, and MuJoCo ends the process when its stack runs out.
-    if asked_memory > model.ffi().narena {
-        world.set_memory(asked_memory);
-        model = match compile(&mut world) {
-            Ok(model) => model,
-            Err(message) => return Err(attribute_compile_error(config, &robots_loaded, message)),
-        };
-    }
+    let mut model = compile_sized(config, &mut world, &robots_loaded, asked_memory)?;
     log_geometry_masses(config, &model, &robots_loaded);
     check_ranges(config, &model)?;
     fill_config_keyframes(&world_config, &mut world, &mut model)?;
     // Gains the rule gives are set last: a compile would put back the placeholders.
-    let servo_gains: Vec<Option<String>> = config
-        .robots
-        .iter()
-        .zip(&robots_loaded)
-        .map(|(robot, loaded)| {
-            let ruled = gains::apply(&mut model, &prefix_of(&robot.name), &loaded.ruled_servos);
-            for beyond in &ruled.beyond_bound {
-                notes::warn(&format!("{}: {beyond}", loaded.origin));
-            }
-            let set = ruled.set;
-            if let Some(set) = &set {
-                notes::note(&format!(
-                    "{}: servo gains (by rule where urdf_gains leaves them out: {} Hz, critically damped, stable together): {set}",
-                    loaded.origin,
-                    gains::BANDWIDTH_HZ
-                ));
-            }
-            set
-        })
-        .collect();
+    let servo_gains = apply_servo_gains(config, &mut model, &robots_loaded);
     let declared_controllers: Vec<_> = robots_loaded
         .iter()
         .enumerate()
@@ -267,23 +333,7 @@ fn build(
             )
         })
         .collect::<InputResult<_>>()?;
-    let robots: Vec<RobotMap> = config
-        .robots
-        .iter()
-        .zip(robots_loaded)
-        .zip(servo_gains)
-        .map(|((robot, loaded), servo_gains)| {
-            let prefix = prefix_of(&robot.name);
-            let mut map = RobotMap::build(&model, &robot.name, &prefix, loaded.origin, loaded.urdf);
-            map.actions = robot.zmq.actions;
-            map.base_rule = loaded.base_rule;
-            map.actuator_rule = loaded.actuator_rule;
-            map.servo_gains = servo_gains;
-            map.repairs = loaded.repairs;
-            map.hardware_sensors = loaded.ros2_control.sensors;
-            map
-        })
-        .collect();
+    let robots = robot_maps(config, &model, robots_loaded, servo_gains);
     for (robot, file) in world_config.robots.iter_mut().zip(&declared_controllers) {
         robot.control.update_rate = file.as_ref().and_then(|f| f.update_rate);
     }

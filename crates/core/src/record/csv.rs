@@ -215,6 +215,32 @@ fn parse_all(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
     if names.first() != Some(&"time") {
         return Err(CsvError::NoTime);
     }
+    let (mut playback, column_of) = header_columns(&names, model, robots)?;
+    for (number, line) in lines {
+        let values = row_values(number + 1, line, &names)?;
+        if playback.times.last().is_some_and(|t| *t >= values[0]) {
+            return Err(CsvError::TimeNotIncreasing {
+                line: number + 1,
+                time: values[0],
+            });
+        }
+        add_row(&mut playback, &values, &column_of);
+    }
+    if playback.times.is_empty() {
+        return Err(CsvError::NoRows);
+    }
+    Ok(playback)
+}
+
+/// Where each data column goes: (is a velocity, its slot among the row's qpos or qvel).
+type ColumnOf = Vec<(bool, usize)>;
+
+/// An empty playback of the header's columns, and where each column goes.
+fn header_columns(
+    names: &[&str],
+    model: &MjModel,
+    robots: &[RobotMap],
+) -> Result<(Playback, ColumnOf), CsvError> {
     let known = columns(model);
     // Column name -> (is velocity, index). Short names are the full names without a prefix.
     let lookup = |column: &str| -> Result<(bool, usize), CsvError> {
@@ -251,7 +277,7 @@ fn parse_all(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
         list.push(index);
         column_of.push((is_vel, list.len() - 1));
     }
-    let mut playback = Playback {
+    let playback = Playback {
         times: Vec::new(),
         qpos_index,
         qpos: Vec::new(),
@@ -259,56 +285,53 @@ fn parse_all(text: &str, model: &MjModel, robots: &[RobotMap]) -> Result<Playbac
         qvel: Vec::new(),
         per_step: false,
     };
-    let (nq, nv) = (playback.qpos_index.len(), playback.qvel_index.len());
-    for (number, line) in lines {
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        if fields.len() != names.len() {
-            return Err(CsvError::FieldCount {
-                line: number + 1,
-                fields: fields.len(),
-                header: names.len(),
-            });
-        }
-        let mut values = Vec::with_capacity(fields.len());
-        for (field, column) in fields.iter().zip(&names) {
-            let v: f64 = field.parse().map_err(|_| CsvError::NotANumber {
-                line: number + 1,
+    Ok((playback, column_of))
+}
+
+/// Row `line`'s numbers, time first; NaN is a gap (a recording across a delete writes it):
+/// that joint keeps its position at that time.
+fn row_values(line: usize, text: &str, names: &[&str]) -> Result<Vec<f64>, CsvError> {
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    if fields.len() != names.len() {
+        return Err(CsvError::FieldCount {
+            line,
+            fields: fields.len(),
+            header: names.len(),
+        });
+    }
+    let mut values = Vec::with_capacity(fields.len());
+    for (field, column) in fields.iter().zip(names) {
+        let v: f64 = field.parse().map_err(|_| CsvError::NotANumber {
+            line,
+            column: column.to_string(),
+            field: field.to_string(),
+        })?;
+        if v.is_infinite() || (v.is_nan() && values.is_empty()) {
+            return Err(CsvError::NotFinite {
+                line,
                 column: column.to_string(),
-                field: field.to_string(),
-            })?;
-            // NaN is a gap (a recording across a delete writes it): that joint keeps
-            // its position at that time.
-            if v.is_infinite() || (v.is_nan() && values.is_empty()) {
-                return Err(CsvError::NotFinite {
-                    line: number + 1,
-                    column: column.to_string(),
-                });
-            }
-            values.push(v);
-        }
-        if playback.times.last().is_some_and(|t| *t >= values[0]) {
-            return Err(CsvError::TimeNotIncreasing {
-                line: number + 1,
-                time: values[0],
             });
         }
-        playback.times.push(values[0]);
-        let base_q = playback.qpos.len();
-        let base_v = playback.qvel.len();
-        playback.qpos.resize(base_q + nq, 0.0);
-        playback.qvel.resize(base_v + nv, 0.0);
-        for (value, (is_vel, slot)) in values[1..].iter().zip(&column_of) {
-            if *is_vel {
-                playback.qvel[base_v + slot] = *value;
-            } else {
-                playback.qpos[base_q + slot] = *value;
-            }
+        values.push(v);
+    }
+    Ok(values)
+}
+
+/// Appends a row of `values` (time first) to the playback.
+fn add_row(playback: &mut Playback, values: &[f64], column_of: &ColumnOf) {
+    let (nq, nv) = (playback.qpos_index.len(), playback.qvel_index.len());
+    playback.times.push(values[0]);
+    let base_q = playback.qpos.len();
+    let base_v = playback.qvel.len();
+    playback.qpos.resize(base_q + nq, 0.0);
+    playback.qvel.resize(base_v + nv, 0.0);
+    for (value, (is_vel, slot)) in values[1..].iter().zip(column_of) {
+        if *is_vel {
+            playback.qvel[base_v + slot] = *value;
+        } else {
+            playback.qpos[base_q + slot] = *value;
         }
     }
-    if playback.times.is_empty() {
-        return Err(CsvError::NoRows);
-    }
-    Ok(playback)
 }
 
 #[cfg(test)]

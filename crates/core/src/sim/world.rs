@@ -382,41 +382,9 @@ impl WorldEdit<'_> {
             &controllers,
             handle.shared.contacts,
         );
-        let kept: Vec<Option<usize>> = world
-            .robots
-            .iter()
-            .map(|r| current.robot_index(&r.name).filter(|_| !fresh))
-            .collect();
-        for (r, old) in kept.iter().enumerate() {
-            if let Some(old) = *old {
-                let mask = current.actions[old].load(std::sync::atomic::Ordering::Relaxed);
-                generation.actions[r].store(mask, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        // New robots whose config asks for it start playing their preset, as at start.
-        let autoplay: Vec<usize> = (0..kept.len())
-            .filter(|r| {
-                let robot = &controllers.robots[*r];
-                (kept[*r].is_none() || fresh)
-                    && robot.configured().autoplay
-                    && robot.sequencer.preset_name().is_some()
-            })
-            .collect();
-        let mut data = super::memory::fresh_data(world.model.clone()).ok_or_else(|| {
-            crate::error::InputError::new(
-                &generation.config.origin,
-                "MuJoCo could not allocate the simulation data (mjData)",
-            )
-        })?;
-        // New robots start where their files say (kept ones bring their state along).
-        super::initial::apply(
-            &world.model,
-            &world.robots,
-            &mut data,
-            &mut controllers,
-            |r| kept[r].is_none(),
-            drop,
-        );
+        let kept = kept_robots(&current, &world, &generation, fresh);
+        let autoplay = autoplay_of(&controllers, &kept, fresh);
+        let data = fresh_state(&world, &generation, &mut controllers, &kept)?;
         let generation = Arc::new(generation);
         let next = Box::new(NextWorld {
             guard: super::divergence::Guard::new(&world.model, config.sim.on_divergence),
@@ -459,16 +427,84 @@ impl WorldEdit<'_> {
             build_time,
             hold_time: handle.stats().last_change_time,
         };
-        log::info!(
-            "world {}: {}; {} robot(s), built in {:.1} ms, swapped in {:.2} ms",
-            changed.generation,
-            what_changed(&current, &generation, fresh),
-            generation.robots.len(),
-            changed.build_time * 1e3,
-            changed.hold_time * 1e3
-        );
+        log_change(&current, &generation, fresh, &changed);
         Ok(changed)
     }
+}
+
+/// Where each robot of the new `world` was in `current` (None: new, or every robot when
+/// `fresh`); a kept robot brings its legacy action keys along.
+fn kept_robots(
+    current: &WorldGeneration,
+    world: &World,
+    generation: &WorldGeneration,
+    fresh: bool,
+) -> Vec<Option<usize>> {
+    let kept: Vec<Option<usize>> = world
+        .robots
+        .iter()
+        .map(|r| current.robot_index(&r.name).filter(|_| !fresh))
+        .collect();
+    for (r, old) in kept.iter().enumerate() {
+        if let Some(old) = *old {
+            let mask = current.actions[old].load(std::sync::atomic::Ordering::Relaxed);
+            generation.actions[r].store(mask, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    kept
+}
+
+/// The new robots whose config asks for it, which start playing their preset, as at start.
+fn autoplay_of(controllers: &Controllers, kept: &[Option<usize>], fresh: bool) -> Vec<usize> {
+    (0..kept.len())
+        .filter(|r| {
+            let robot = &controllers.robots[*r];
+            (kept[*r].is_none() || fresh)
+                && robot.configured().autoplay
+                && robot.sequencer.preset_name().is_some()
+        })
+        .collect()
+}
+
+/// The new world's `MjData`, its new robots where their files say (kept ones bring their
+/// state along when the physics thread swaps it in).
+fn fresh_state(
+    world: &World,
+    generation: &WorldGeneration,
+    controllers: &mut Controllers,
+    kept: &[Option<usize>],
+) -> Result<MjData<Arc<MjModel>>, ChangeError> {
+    let mut data = super::memory::fresh_data(world.model.clone()).ok_or_else(|| {
+        crate::error::InputError::new(
+            &generation.config.origin,
+            "MuJoCo could not allocate the simulation data (mjData)",
+        )
+    })?;
+    super::initial::apply(
+        &world.model,
+        &world.robots,
+        &mut data,
+        controllers,
+        |r| kept[r].is_none(),
+        drop,
+    );
+    Ok(data)
+}
+
+fn log_change(
+    current: &WorldGeneration,
+    generation: &WorldGeneration,
+    fresh: bool,
+    changed: &Changed,
+) {
+    log::info!(
+        "world {}: {}; {} robot(s), built in {:.1} ms, swapped in {:.2} ms",
+        changed.generation,
+        what_changed(current, generation, fresh),
+        generation.robots.len(),
+        changed.build_time * 1e3,
+        changed.hold_time * 1e3
+    );
 }
 
 /// A world change in words: the robots it added and removed (by name), or what was loaded.

@@ -247,74 +247,119 @@ fn load_failure(error: InputError, source: &SpawnSource) -> SpawnError {
 /// Checks and turns a request into the robot config it adds, named uniquely in `world`.
 fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, SpawnError> {
     let (format, mut robot, model_text) = match &request.source {
-        SpawnSource::Uri(uri) if !uri.is_empty() => {
-            let path = resolve_uri(uri)?;
-            let format = ModelFormat::of_path(&path).ok_or_else(|| {
-                SpawnError::UnsupportedFormat(format!(
-                    "uri '{uri}': unknown file type; spawnable: .xml/.mjcf (MJCF), .urdf, \
-                     .xacro, .yaml (a config's first robot)"
-                ))
-            })?;
-            if !path.is_file() {
-                return Err(SpawnError::NoResource(format!(
-                    "uri '{uri}': no such file ({})",
-                    path.display()
-                )));
-            }
-            let access = crate::config::FileAccess::of(world);
-            let absolute = access
-                .file(&path)
-                .map_err(|e| SpawnError::NoResource(format!("uri '{uri}': {e}")))?;
-            let shown = absolute.display().to_string();
-            let text = match format {
-                ModelFormat::Mjcf | ModelFormat::Urdf => access
-                    .read_text(&absolute)
-                    .map_err(|e| SpawnError::NoResource(e.to_string()))?,
-                _ => String::new(),
-            };
-            if matches!(format, ModelFormat::Mjcf | ModelFormat::Urdf) {
-                checked_text(&text, world, &shown)?;
-            }
-            let robot = match format {
-                ModelFormat::Mjcf => bare_robot("", "mjcf", &shown)?,
-                ModelFormat::Urdf | ModelFormat::Xacro => bare_robot("", "urdf", &shown)?,
-                ModelFormat::Config => robot_of_config(&absolute)?,
-            };
-            let stem = super::file_stem(&absolute);
-            (format, robot, Some((text, stem)))
-        }
-        SpawnSource::Text(text) if !text.trim().is_empty() => {
-            checked_text(text, world, "resource_string")?;
-            let format = ModelFormat::of_text(text).ok_or_else(|| {
-                SpawnError::UnsupportedFormat(
-                    "resource_string: not MJCF (<mujoco>) nor URDF (<robot>)".into(),
-                )
-            })?;
-            let key = match format {
-                ModelFormat::Mjcf => "mjcf_string",
-                ModelFormat::Urdf => "urdf_string",
-                _ => {
-                    return Err(SpawnError::UnsupportedFormat(
-                        "resource_string: xacro text is not supported; spawn the .xacro file by \
-                         its uri"
-                            .into(),
-                    ));
-                }
-            };
-            let mut robot = bare_robot("", key, text)?;
-            // Its paths are taken as written and its files checked before they are read.
-            robot.from_request = true;
-            (format, robot, Some((text.clone(), String::new())))
-        }
+        SpawnSource::Uri(uri) if !uri.is_empty() => robot_from_uri(uri, world)?,
+        SpawnSource::Text(text) if !text.trim().is_empty() => robot_from_text(text, world)?,
         _ => {
             return Err(SpawnError::NoResource(
                 "both uri and resource_string are empty".into(),
             ));
         }
     };
-    // The name: asked for, else the model's own (a config's robot name, URDF `robot name`,
-    // MJCF `model`), else one made from the file's name when renaming is allowed.
-    let (own, stem) = match (&model_text, format) {
+    let wanted = wanted_name(request, format, &robot, model_text.as_ref())?;
+    if world.robots.len() >= world.limits.robots {
+        return Err(SpawnError::Failed(format!(
+            "the world holds {} robots and objects, limits.robots",
+            world.robots.len()
+        )));
+    }
+    let taken = |name: &str| world.robots.iter().any(|r| r.name == name);
+    let name = if !taken(&wanted) {
+        wanted
+    } else if request.allow_renaming {
+        (2..)
+            .map(|k| format!("{wanted}_{k}"))
+            .find(|n| !taken(n))
+            .unwrap_or_default()
+    } else {
+        return Err(SpawnError::NameNotUnique(wanted));
+    };
+    if !request.namespace.is_empty() {
+        if !valid_namespace(&request.namespace) {
+            return Err(SpawnError::NamespaceInvalid(request.namespace.clone()));
+        }
+        robot.ros.namespace = Some(request.namespace.trim_matches('/').to_string());
+    }
+    robot.name = name;
+    robot.pose = pose(request, world.limits.world_bound)?;
+    Ok(robot)
+}
+
+/// A spawn's model as read: its format, the robot it makes, and its text with the file's
+/// stem (None for a config, whose robot names itself).
+type SpawnModel = (ModelFormat, RobotConfig, Option<(String, String)>);
+
+/// A model by its `uri`, read as `world`'s file access allows.
+fn robot_from_uri(uri: &str, world: &Config) -> Result<SpawnModel, SpawnError> {
+    let path = resolve_uri(uri)?;
+    let format = ModelFormat::of_path(&path).ok_or_else(|| {
+        SpawnError::UnsupportedFormat(format!(
+            "uri '{uri}': unknown file type; spawnable: .xml/.mjcf (MJCF), .urdf, \
+             .xacro, .yaml (a config's first robot)"
+        ))
+    })?;
+    if !path.is_file() {
+        return Err(SpawnError::NoResource(format!(
+            "uri '{uri}': no such file ({})",
+            path.display()
+        )));
+    }
+    let access = crate::config::FileAccess::of(world);
+    let absolute = access
+        .file(&path)
+        .map_err(|e| SpawnError::NoResource(format!("uri '{uri}': {e}")))?;
+    let shown = absolute.display().to_string();
+    let text = match format {
+        ModelFormat::Mjcf | ModelFormat::Urdf => access
+            .read_text(&absolute)
+            .map_err(|e| SpawnError::NoResource(e.to_string()))?,
+        _ => String::new(),
+    };
+    if matches!(format, ModelFormat::Mjcf | ModelFormat::Urdf) {
+        checked_text(&text, world, &shown)?;
+    }
+    let robot = match format {
+        ModelFormat::Mjcf => bare_robot("", "mjcf", &shown)?,
+        ModelFormat::Urdf | ModelFormat::Xacro => bare_robot("", "urdf", &shown)?,
+        ModelFormat::Config => robot_of_config(&absolute)?,
+    };
+    let stem = super::file_stem(&absolute);
+    Ok((format, robot, Some((text, stem))))
+}
+
+/// A model given as text (MJCF or URDF), whose paths are checked before its files are read.
+fn robot_from_text(text: &str, world: &Config) -> Result<SpawnModel, SpawnError> {
+    checked_text(text, world, "resource_string")?;
+    let format = ModelFormat::of_text(text).ok_or_else(|| {
+        SpawnError::UnsupportedFormat(
+            "resource_string: not MJCF (<mujoco>) nor URDF (<robot>)".into(),
+        )
+    })?;
+    let key = match format {
+        ModelFormat::Mjcf => "mjcf_string",
+        ModelFormat::Urdf => "urdf_string",
+        _ => {
+            return Err(SpawnError::UnsupportedFormat(
+                "resource_string: xacro text is not supported; spawn the .xacro file by \
+                 its uri"
+                    .into(),
+            ));
+        }
+    };
+    let mut robot = bare_robot("", key, text)?;
+    // Its paths are taken as written and its files checked before they are read.
+    robot.from_request = true;
+    Ok((format, robot, Some((text.to_string(), String::new()))))
+}
+
+/// The name: asked for, else the model's own (a config's robot name, URDF `robot name`, MJCF
+/// `model`), else one made from the file's name when renaming is allowed; checked.
+fn wanted_name(
+    request: &SpawnRequest,
+    format: ModelFormat,
+    robot: &RobotConfig,
+    model_text: Option<&(String, String)>,
+) -> Result<String, SpawnError> {
+    let (own, stem) = match (model_text, format) {
         (_, ModelFormat::Config) => (Some(robot.name.clone()).filter(|n| valid_name(n)), None),
         (Some((text, stem)), _) => {
             let stem: String = stem
@@ -342,32 +387,7 @@ fn robot_config(request: &SpawnRequest, world: &Config) -> Result<RobotConfig, S
             "name '{wanted}' must start with a letter and hold only letters, digits and '_'"
         )));
     }
-    if world.robots.len() >= world.limits.robots {
-        return Err(SpawnError::Failed(format!(
-            "the world holds {} robots and objects, limits.robots",
-            world.robots.len()
-        )));
-    }
-    let taken = |name: &str| world.robots.iter().any(|r| r.name == name);
-    let name = if !taken(&wanted) {
-        wanted
-    } else if request.allow_renaming {
-        (2..)
-            .map(|k| format!("{wanted}_{k}"))
-            .find(|n| !taken(n))
-            .unwrap_or_default()
-    } else {
-        return Err(SpawnError::NameNotUnique(wanted));
-    };
-    if !request.namespace.is_empty() {
-        if !valid_namespace(&request.namespace) {
-            return Err(SpawnError::NamespaceInvalid(request.namespace.clone()));
-        }
-        robot.ros.namespace = Some(request.namespace.trim_matches('/').to_string());
-    }
-    robot.name = name;
-    robot.pose = pose(request, world.limits.world_bound)?;
-    Ok(robot)
+    Ok(wanted)
 }
 
 /// The request's pose as a placement, checked.
