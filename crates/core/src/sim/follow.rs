@@ -88,21 +88,30 @@ impl<P: Send> Delivery for Planned<P> {
     }
 }
 
-/// A follower for `planner` and the adapter's end of it.
-pub(super) fn pair<P, F>(planner: F) -> (Arc<dyn Follower>, Following<P>)
+/// Starts following with `planner`: it plans `now`, the world in effect (an error is
+/// returned and nothing follows), whose plan is delivered at once; then `followers` plans
+/// every later world with it.
+pub(super) fn start<P, F>(
+    followers: &Mutex<Vec<Arc<dyn Follower>>>,
+    planner: F,
+    now: &Arc<WorldGeneration>,
+    context: &PlanContext,
+) -> InputResult<Following<P>>
 where
     P: Send + 'static,
     F: Fn(&World, &PlanContext) -> InputResult<P> + Send + Sync + 'static,
 {
+    let plan = planner(&now.as_world(), context)?;
     let slot = Arc::new(Slot {
-        fresh: AtomicBool::new(false),
-        newest: Mutex::new(None),
+        fresh: AtomicBool::new(true),
+        newest: Mutex::new(Some((now.clone(), plan))),
     });
     let follower = Arc::new(Typed {
         planner,
         slot: Arc::downgrade(&slot),
     });
-    (follower, Following { slot })
+    lock(followers).push(follower);
+    Ok(Following { slot })
 }
 
 /// Each live follower's plan of `world`, in the order they asked; the followers whose

@@ -147,10 +147,7 @@ impl SimHandle {
         &self,
         world: &World,
     ) -> InputResult<Vec<Box<dyn follow::Delivery>>> {
-        let context = PlanContext {
-            exported_contacts: self.shared.contacts,
-        };
-        follow::plan_all(&self.shared.followers, world, &context)
+        follow::plan_all(&self.shared.followers, world, &self.plan_context())
     }
 
     /// Follows the world with `planner`: it plans the world now in effect (an error is
@@ -164,20 +161,18 @@ impl SimHandle {
     {
         // No world changes meanwhile: the follower sees every world from this one on.
         let edit = self.edit_world();
-        let (follower, following) = follow::pair(planner);
-        let context = PlanContext {
+        follow::start(
+            &self.shared.followers,
+            planner,
+            &edit.world,
+            &self.plan_context(),
+        )
+    }
+
+    fn plan_context(&self) -> PlanContext {
+        PlanContext {
             exported_contacts: self.shared.contacts,
-        };
-        let now = edit.world.as_world();
-        let Some(planned) = follower.plan(&now, &context) else {
-            unreachable!("the Following is held here")
-        };
-        planned?.deliver(&edit.world);
-        match self.shared.followers.lock() {
-            Ok(mut followers) => followers.push(follower),
-            Err(poisoned) => poisoned.into_inner().push(follower),
         }
-        Ok(following)
     }
 
     /// The sim time of the latest state (one atomic read: what /clock sends).
