@@ -39,13 +39,10 @@ fn trigger(
     name: &str,
     action: impl Fn(&SimHandle) -> (bool, String) + 'static,
 ) -> Result<(), super::Error> {
-    let mut requests = node.service::<Trigger::Service>(name)?;
     let handle = handle.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let (success, message) = action(&handle);
-            let _ = request.respond(Trigger::Response { success, message });
-        }
+    super::serve::<Trigger::Service>(node, spawner, name, move |_| {
+        let (success, message) = action(&handle);
+        Trigger::Response { success, message }
     })
 }
 
@@ -143,12 +140,9 @@ pub fn start(
     recording: Option<Recording>,
 ) -> Result<(), super::Error> {
     if let Some(recording) = recording {
-        let mut requests = node.service::<SetBool::Service>("~/record")?;
-        super::spawn(spawner, async move {
-            while let Some(request) = requests.next().await {
-                let (success, message) = recording.switch(request.message.data);
-                let _ = request.respond(SetBool::Response { success, message });
-            }
+        super::serve::<SetBool::Service>(node, spawner, "~/record", move |request| {
+            let (success, message) = recording.switch(request.data);
+            SetBool::Response { success, message }
         })?;
     }
     wrenches(node, spawner, handle, wrench_duration)?;

@@ -452,13 +452,9 @@ fn serve<S: super::backend::ServiceType>(
     name: &str,
     answer: impl Fn(&mut ManagerState, &S::Request) -> S::Response + 'static,
 ) -> Result<(), super::Error> {
-    let mut requests = node.service::<S>(&format!("{PREFIX}/{name}"))?;
     let manager = manager.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            let response = answer(&mut manager.borrow_mut(), &request.message);
-            let _ = request.respond(response);
-        }
+    super::serve::<S>(node, spawner, &format!("{PREFIX}/{name}"), move |request| {
+        answer(&mut manager.borrow_mut(), &request)
     })
 }
 

@@ -17,7 +17,6 @@ use crate::messages::rcl_interfaces::srv::{
 };
 use crate::sim::SimHandle;
 use crate::topics::Qos;
-use futures::StreamExt;
 use futures::executor::LocalSpawner;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -175,14 +174,10 @@ fn serve<S: backend::ServiceType>(
     name: &str,
     answer: impl Fn(&Parameters, &S::Request) -> S::Response + 'static,
 ) -> Result<(), Error> {
-    let mut requests = node.service::<S>(&format!("~/{name}"))?;
     let parameters = parameters.clone();
-    super::spawn(spawner, async move {
-        while let Some(request) = requests.next().await {
-            parameters.follow_world();
-            let response = answer(&parameters, &request.message);
-            let _ = request.respond(response);
-        }
+    super::serve::<S>(node, spawner, &format!("~/{name}"), move |request| {
+        parameters.follow_world();
+        answer(&parameters, &request)
     })
 }
 
