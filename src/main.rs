@@ -250,6 +250,8 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     // the first world change replaces it, not at the end of the run.
     drop(world);
     let handle = sim.handle();
+    let (outputs, stream_outputs) = follow_world(&handle)?;
+    prepare(&handle, cli)?;
     let sensors = start_sensors(&config);
     let start = AdapterStart {
         config: &config,
@@ -259,7 +261,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         #[cfg(any(feature = "ros", feature = "dds"))]
         run_mode,
     };
-    let adapters = start_adapters(&start, cli, &stream_settings)?;
+    let adapters = start_adapters(&start, cli, &stream_settings, outputs, stream_outputs)?;
     let viewer = start_viewer(cli, &handle);
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
@@ -352,6 +354,26 @@ fn last_step(cli: &Cli, timestep: f64) -> Option<u64> {
         .or(cli.screenshot.as_ref().map(|_| 0))
 }
 
+/// Every build follows the world with the ROS outputs' planner, so each refuses the worlds
+/// the node would; the streams follow it too (a recording may start at any time).
+fn follow_world(
+    handle: &SimHandle,
+) -> Result<
+    (
+        mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>,
+        mujoco_bridge::sim::Following<mujoco_bridge::stream::StreamOutputs>,
+    ),
+    RunError,
+> {
+    let outputs = handle
+        .follow(mujoco_bridge::topics::plan)
+        .map_err(RunError::Input)?;
+    let stream_outputs = handle
+        .follow(mujoco_bridge::stream::plan)
+        .map_err(RunError::Input)?;
+    Ok((outputs, stream_outputs))
+}
+
 /// What the adapters start from.
 struct AdapterStart<'a> {
     config: &'a Config,
@@ -381,18 +403,11 @@ fn start_adapters(
     start: &AdapterStart,
     cli: &Cli,
     stream_settings: &mujoco_bridge::stream::StreamSettings,
+    outputs: mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>,
+    stream_outputs: mujoco_bridge::sim::Following<mujoco_bridge::stream::StreamOutputs>,
 ) -> Result<Adapters, RunError> {
     let AdapterStart { config, handle, .. } = *start;
     let origin = || config.origin.clone();
-    // Every build follows the world with the ROS outputs' planner, so each refuses the
-    // worlds the node would; the streams follow it too (a recording may start at any time).
-    let outputs = handle
-        .follow(mujoco_bridge::topics::plan)
-        .map_err(RunError::Input)?;
-    let stream_outputs = handle
-        .follow(mujoco_bridge::stream::plan)
-        .map_err(RunError::Input)?;
-    prepare(handle, cli)?;
     let (camera_streams, servers) = start_legacy(start)?;
     let remaps = mujoco_bridge::config::Remaps::from_ros_args(start.ros_args).unwrap_or_default();
     let streams = Arc::new(
