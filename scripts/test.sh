@@ -27,12 +27,12 @@ status=0
 cargo test --locked --no-default-features 2>&1 | tee "$log" || status=$?
 # The DDS backend: its own unit tests, and its binary, set aside (the r2r build below writes
 # the same path) for the second run of the ROS 2 end-to-end tests.
-cargo test --locked --no-default-features --features dds --lib ros:: 2>&1 | tee -a "$log" || status=$?
+cargo test --locked -p mujoco_bridge_ros --no-default-features --features dds --lib 2>&1 | tee -a "$log" || status=$?
 mkdir -p target/dds
 { cargo build --locked --no-default-features --features dds --bin mujoco_bridge &&
   cp target/debug/mujoco_bridge target/dds/mujoco_bridge; } || status=$?
 # The r2r backend: the shared interface structs against rosidl's, then the node.
-(. scripts/ros-env.sh && cargo test --locked --lib ros:: 2>&1) | tee -a "$log" || status=$?
+(. scripts/ros-env.sh && cargo test --locked -p mujoco_bridge_ros --lib 2>&1) | tee -a "$log" || status=$?
 (. scripts/ros-env.sh && cargo build --locked --bin mujoco_bridge) || status=$?
 lap "Rust tests and builds"
 # End-to-end tests in a network namespace that has only loopback: no packet leaves the

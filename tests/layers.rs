@@ -1,29 +1,34 @@
-//! The layers inside each crate of the workspace. The crates themselves are layers the
-//! compiler keeps (`mujoco_bridge_core` cannot name the adapters); inside the
-//! `mujoco_bridge` crate, the top-level modules are layers too: each imports only the
-//! layers below its own, never a sibling, and no two modules of any crate import each other,
-//! directly or around a circle. This reads the sources: every `crate::`, `super::` and
-//! `self::` path outside unit tests is an edge from the file's module to the deepest module
-//! the path names. A module reaching its own ancestors (`super::Error`) is how a folder
-//! shares its definitions, not a circle.
+//! The layers of the workspace. Its crates are the layers: each depends only on crates of
+//! the layers below its own, never on a sibling (the ROS node, the streams, the legacy ZMQ
+//! server and the viewer are sibling sinks of the same topics, and none knows another), and
+//! the compiler keeps every crate from naming what it does not depend on. Inside each crate,
+//! no two modules import each other, directly or around a circle. This reads the sources:
+//! every `crate::`, `super::` and `self::` path outside unit tests is an edge from the file's
+//! module to the deepest module the path names. A module reaching its own ancestors
+//! (`super::Error`) is how a folder shares its definitions, not a circle.
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 type Module = Vec<String>;
 
-/// The `mujoco_bridge` crate's top-level modules, lowest layer first. A module may import
-/// the layers before its own: the ROS node and the streams are sibling sinks of the same
-/// topics, and neither knows the other.
-const LAYERS: [&[&str]; 4] = [
+/// The workspace's crates by layer, lowest first (names without `mujoco_bridge_`; the root
+/// package is `mujoco_bridge`). A crate may depend on the layers before its own.
+const LAYERS: [&[&str]; 5] = [
+    &["core", "messages"],
     &["render"],
     &["topics"],
-    &["ros", "stream", "zmq", "viewer"],
-    &["console", "cli"],
+    &["ros", "streams", "zmq", "viewer"],
+    &["mujoco_bridge"],
 ];
 
-/// The folders of the workspace's crates' sources.
-const CRATES: [&str; 3] = ["src", "crates/core/src", "crates/messages/src"];
+/// Each crate of the layers: its manifest's folder, relative to the workspace.
+fn folder(name: &str) -> String {
+    match name {
+        "mujoco_bridge" => ".".into(),
+        _ => format!("crates/{name}"),
+    }
+}
 
 fn sources(folder: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(folder).unwrap() {
@@ -36,7 +41,7 @@ fn sources(folder: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a file defines (`src/ros/outputs/mod.rs`: ros::outputs; lib.rs: the root).
+/// The module a file defines (`crates/ros/src/publish/mod.rs`: publish; lib.rs: the root).
 fn module_of(src: &Path, file: &Path) -> Module {
     let relative = file.strip_prefix(src).unwrap().with_extension("");
     let mut parts: Module = relative
@@ -199,10 +204,12 @@ fn circles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<String>> {
 
 #[test]
 fn no_modules_import_each_other_around_a_circle() {
-    for src in CRATES {
+    for name in LAYERS.iter().flat_map(|layer| layer.iter()) {
+        let src = format!("{}/src", folder(name));
+        let src = src.as_str();
         let edges = graph(src);
         assert!(
-            edges.len() > 10,
+            edges.len() >= 3,
             "the sources of {src} were read ({} modules)",
             edges.len()
         );
@@ -240,24 +247,42 @@ fn top_level(edges: &BTreeMap<Module, BTreeSet<Module>>) -> BTreeMap<String, BTr
     tops
 }
 
-/// The imports of `tops` that reach a layer not below the importer's; every top-level
-/// module must have a layer.
-fn against_the_layers(tops: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+/// The workspace crates `manifest` (a Cargo.toml's text) depends on, outside its dev- and
+/// build-dependencies, by layer name.
+fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut section = "";
+    let mut found = BTreeSet::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[dependencies]"
+            && let Some(rest) = line.strip_prefix("mujoco_bridge_")
+        {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            found.insert(name);
+        }
+    }
+    found
+}
+
+/// The dependencies of `crates` (crate -> what it depends on) that reach a layer not below
+/// the dependent's; every crate must have a layer.
+fn against_the_layers(crates: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
     let layer = |name: &str| LAYERS.iter().position(|layer| layer.contains(&name));
     let mut wrong = Vec::new();
-    for (top, others) in tops {
-        if top == "crate" {
-            continue;
-        }
-        let Some(own) = layer(top) else {
-            wrong.push(format!("{top} has no layer"));
+    for (name, dependencies) in crates {
+        let Some(own) = layer(name) else {
+            wrong.push(format!("{name} has no layer"));
             continue;
         };
-        for other in others {
-            match layer(other) {
+        for dependency in dependencies {
+            match layer(dependency) {
                 Some(theirs) if theirs < own => {}
-                Some(_) => wrong.push(format!("{top} -> {other}")),
-                None => wrong.push(format!("{other} has no layer")),
+                Some(_) => wrong.push(format!("{name} -> {dependency}")),
+                None => wrong.push(format!("{dependency} has no layer")),
             }
         }
     }
@@ -265,14 +290,32 @@ fn against_the_layers(tops: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> 
 }
 
 #[test]
-fn each_top_level_module_imports_only_the_layers_below_its_own() {
-    let tops = top_level(&graph("src"));
+fn each_crate_depends_only_on_the_layers_below_its_own() {
+    let crates: BTreeMap<String, BTreeSet<String>> = LAYERS
+        .iter()
+        .flat_map(|layer| layer.iter())
+        .map(|name| {
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(folder(name))
+                .join("Cargo.toml");
+            let text = std::fs::read_to_string(&manifest).unwrap();
+            (name.to_string(), workspace_dependencies(&text))
+        })
+        .collect();
     assert!(
-        tops.contains_key("ros") && tops.contains_key("stream"),
-        "{tops:?}"
+        crates["mujoco_bridge"].contains("ros") && crates["ros"].contains("topics"),
+        "{crates:?}"
     );
-    let wrong = against_the_layers(&tops);
-    assert!(wrong.is_empty(), "imports against the layers: {wrong:?}");
+    // The graph (`cargo test --test layers -- --nocapture`).
+    for (name, dependencies) in &crates {
+        let dependencies: Vec<&str> = dependencies.iter().map(String::as_str).collect();
+        println!("{name} -> {}", dependencies.join(", "));
+    }
+    let wrong = against_the_layers(&crates);
+    assert!(
+        wrong.is_empty(),
+        "dependencies against the layers: {wrong:?}"
+    );
 }
 
 #[test]
@@ -285,21 +328,21 @@ fn a_circle_and_an_import_against_the_layers_are_found() {
     edges.insert(module("c"), BTreeSet::from([module("a")]));
     edges.insert(module("d"), BTreeSet::from([module("a")]));
     assert_eq!(circles(&edges), vec![vec!["a", "b", "c"]]);
-    // Siblings, an upward import and a module with no layer.
-    let tops = BTreeMap::from([
-        (
-            "ros".to_string(),
-            BTreeSet::from(["stream".to_string(), "topics".to_string()]),
-        ),
-        (
-            "topics".to_string(),
-            BTreeSet::from(["console".to_string()]),
-        ),
+    // Siblings, an upward dependency and a crate with no layer, read from manifests.
+    let ros = "[dependencies]\nmujoco_bridge_streams.workspace = true\nmujoco_bridge_topics = { path = \"x\" }\n\n[dev-dependencies]\nmujoco_bridge_viewer.workspace = true\n";
+    let topics = "[dependencies]\nmujoco_bridge_ros.workspace = true\n";
+    let crates = BTreeMap::from([
+        ("ros".to_string(), workspace_dependencies(ros)),
+        ("topics".to_string(), workspace_dependencies(topics)),
         ("extra".to_string(), BTreeSet::new()),
     ]);
     assert_eq!(
-        against_the_layers(&tops),
-        ["extra has no layer", "ros -> stream", "topics -> console"]
+        crates["ros"],
+        BTreeSet::from(["streams".to_string(), "topics".to_string()])
+    );
+    assert_eq!(
+        against_the_layers(&crates),
+        ["extra has no layer", "ros -> streams", "topics -> ros"]
     );
     // And a path resolves to the deepest module it names.
     let modules: BTreeSet<Module> = [vec![], module("sim"), vec!["sim".into(), "tap".into()]]

@@ -1,5 +1,5 @@
 //! Each robot's `cameras:`: which MuJoCo cameras are rendered (or mounted first), at what
-//! size, rate and quality. Rendering runs on its own thread (`src/render/`), and only while
+//! size, rate and quality. Rendering runs on its own thread (`crates/render/`), and only while
 //! someone watches.
 use super::yes;
 use serde::Deserialize;
