@@ -6,6 +6,7 @@ use mujoco_bridge::config::{Config, ModelKind, OnDivergence, SimMode};
 use mujoco_bridge::error::InputError;
 use mujoco_bridge::model::{build_world, summary};
 use mujoco_bridge::sim::{PauseCause, SimHandle, Simulation, StartError, now_ns};
+use mujoco_bridge::topics::sampler::{Sampler, Sink};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -250,7 +251,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     // the first world change replaces it, not at the end of the run.
     drop(world);
     let handle = sim.handle();
-    let (outputs, stream_outputs) = follow_world(&handle)?;
+    let outputs = follow_world(&handle)?;
     prepare(&handle, cli)?;
     let sensors = start_sensors(&config);
     let start = AdapterStart {
@@ -261,7 +262,7 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         #[cfg(any(feature = "ros", feature = "dds"))]
         run_mode,
     };
-    let adapters = start_adapters(&start, cli, &stream_settings, outputs, stream_outputs)?;
+    let mut adapters = start_adapters(&start, cli, &stream_settings, outputs)?;
     let viewer = start_viewer(cli, &handle);
     let last_step = last_step.map(|n| handle.stats().steps + n);
     if let Some(step) = last_step {
@@ -279,6 +280,9 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
     }
     stop_legacy(adapters.servers);
     let wall = (now_ns() - started) as f64 * 1e-9;
+    // The sampler goes first: the streams close their files and server with nothing
+    // sending through them.
+    drop(adapters.sampler.take());
     report_streams(&adapters.streams);
     finish(&handle, cli)?;
     take_screenshot(&handle, cli)?;
@@ -354,24 +358,14 @@ fn last_step(cli: &Cli, timestep: f64) -> Option<u64> {
         .or(cli.screenshot.as_ref().map(|_| 0))
 }
 
-/// Every build follows the world with the ROS outputs' planner, so each refuses the worlds
-/// the node would; the streams follow it too (a recording may start at any time).
+/// Every build follows the world with the topics' planner, so each refuses the worlds the
+/// node would; the sampler publishes them to every sink.
 fn follow_world(
     handle: &SimHandle,
-) -> Result<
-    (
-        mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>,
-        mujoco_bridge::sim::Following<mujoco_bridge::stream::StreamOutputs>,
-    ),
-    RunError,
-> {
-    let outputs = handle
+) -> Result<mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>, RunError> {
+    handle
         .follow(mujoco_bridge::topics::plan)
-        .map_err(RunError::Input)?;
-    let stream_outputs = handle
-        .follow(mujoco_bridge::stream::plan)
-        .map_err(RunError::Input)?;
-    Ok((outputs, stream_outputs))
+        .map_err(RunError::Input)
 }
 
 /// What the adapters start from.
@@ -385,77 +379,109 @@ struct AdapterStart<'a> {
     run_mode: SimMode,
 }
 
-/// The adapters of a run, in the order they go at its end (fields drop in order).
+/// The adapters of a run, in the order they go at its end (fields drop in order): the
+/// sampler first, which sends through the node's publishers and the streams' channels.
 struct Adapters {
+    sampler: Option<Sampler>,
     #[cfg(any(feature = "ros", feature = "dds"))]
     _ros: mujoco_bridge::ros::RosNode,
-    /// Without a node the plans are dropped unread; holding the following keeps the checks.
-    #[cfg(not(any(feature = "ros", feature = "dds")))]
-    _outputs_checked: mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>,
     streams: Arc<mujoco_bridge::stream::Streams>,
     servers: Vec<mujoco_bridge::zmq::LegacyServer>,
     _camera_streams: Option<mujoco_bridge::zmq::CameraStreams>,
 }
 
-/// Starts the legacy ZMQ servers (and their camera streams), the streams, the ROS node and
-/// the console.
+/// Starts the legacy ZMQ servers (and their camera streams), the streams, the ROS node, the
+/// sampler that publishes the topics to both, and the console.
 fn start_adapters(
     start: &AdapterStart,
     cli: &Cli,
     stream_settings: &mujoco_bridge::stream::StreamSettings,
     outputs: mujoco_bridge::sim::Following<mujoco_bridge::topics::WorldOutputs>,
-    stream_outputs: mujoco_bridge::sim::Following<mujoco_bridge::stream::StreamOutputs>,
 ) -> Result<Adapters, RunError> {
     let AdapterStart { config, handle, .. } = *start;
     let origin = || config.origin.clone();
     let (camera_streams, servers) = start_legacy(start)?;
     let remaps = mujoco_bridge::config::Remaps::from_ros_args(start.ros_args).unwrap_or_default();
-    let streams = Arc::new(
-        mujoco_bridge::stream::Streams::start(
-            handle.clone(),
-            stream_outputs,
-            stream_settings,
-            mujoco_bridge::topics::names::Names::new(&remaps),
-            start.sensors.clone(),
-        )
-        .map_err(|error| RunError::Streams {
-            origin: origin(),
-            error,
-        })?,
-    );
+    let names = mujoco_bridge::topics::names::Names::new(&remaps);
+    let (streams, stream_sink) =
+        mujoco_bridge::stream::Streams::start(handle.clone(), stream_settings, names).map_err(
+            |error| RunError::Streams {
+                origin: origin(),
+                error,
+            },
+        )?;
+    let streams = Arc::new(streams);
+    let retimes = mujoco_bridge::topics::sampler::Retimes::default();
     #[cfg(any(feature = "ros", feature = "dds"))]
-    let ros = mujoco_bridge::ros::RosNode::start(
-        handle.clone(),
-        outputs,
-        config,
-        start.run_mode,
-        start.ros_args,
-        mujoco_bridge::ros::Attached {
-            sensors: start.sensors.clone(),
-            recorder: Some(streams.clone()),
-        },
-    )
-    .map_err(RunError::Ros)?;
+    let Ros {
+        node: ros,
+        sink: ros_sink,
+        publishing,
+    } = start_ros(start, &streams, &retimes)?;
+    #[cfg(not(any(feature = "ros", feature = "dds")))]
+    let (ros_sink, publishing) = (None, Arc::default());
+    let stream_sink: Box<dyn Sink> = Box::new(stream_sink);
+    let sinks = [Some(stream_sink), ros_sink]
+        .into_iter()
+        .flatten()
+        .collect();
+    let settings = mujoco_bridge::topics::sampler::SamplerSettings {
+        sinks,
+        sensors: start.sensors.clone(),
+        publishing: Arc::clone(&publishing),
+        retimes,
+        nice: config.ros.nice,
+    };
+    let sampler = Sampler::start(handle.observer(), outputs, settings)
+        .map_err(|e| RunError::System(format!("the topics thread: {e}")))?;
     if cli.console {
-        #[cfg(any(feature = "ros", feature = "dds"))]
-        let publishing = Some(ros.publishing());
-        #[cfg(not(any(feature = "ros", feature = "dds")))]
-        let publishing = None;
         let reach = mujoco_bridge::console::Reach {
             legacy: servers.iter().map(|s| s.counters.clone()).collect(),
-            publishing,
+            publishing: mujoco_bridge::ros::BACKEND.map(|_| publishing),
             recorder: streams.clone(),
         };
         mujoco_bridge::console::spawn(handle.clone(), reach, &STOP_REQUESTED);
     }
     Ok(Adapters {
+        sampler: Some(sampler),
         #[cfg(any(feature = "ros", feature = "dds"))]
         _ros: ros,
-        #[cfg(not(any(feature = "ros", feature = "dds")))]
-        _outputs_checked: outputs,
         streams,
         servers,
         _camera_streams: camera_streams,
+    })
+}
+
+/// The ROS 2 node, the sink of its publishers and its publish counts.
+#[cfg(any(feature = "ros", feature = "dds"))]
+struct Ros {
+    node: mujoco_bridge::ros::RosNode,
+    sink: Option<Box<dyn Sink>>,
+    publishing: Arc<mujoco_bridge::topics::PublishCounters>,
+}
+
+#[cfg(any(feature = "ros", feature = "dds"))]
+fn start_ros(
+    start: &AdapterStart,
+    streams: &Arc<mujoco_bridge::stream::Streams>,
+    retimes: &mujoco_bridge::topics::sampler::Retimes,
+) -> Result<Ros, RunError> {
+    let attached = mujoco_bridge::ros::Attached {
+        recorder: Some(streams.clone()),
+        retimes: retimes.clone(),
+    };
+    let mut node = mujoco_bridge::ros::RosNode::start(
+        start.handle.clone(),
+        start.config,
+        start.run_mode,
+        start.ros_args,
+        attached,
+    )
+    .map_err(RunError::Ros)?;
+    Ok(Ros {
+        sink: node.sink().map(|sink| Box::new(sink) as Box<dyn Sink>),
+        publishing: node.publishing(),
+        node,
     })
 }
 

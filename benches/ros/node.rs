@@ -2,8 +2,8 @@
 use mujoco_bridge::config::{Config, SimConfig, SimMode};
 use mujoco_bridge::model::{World, build_world};
 use mujoco_bridge::ros::RosNode;
-use mujoco_bridge::sim::{Following, SimHandle, Simulation};
-use mujoco_bridge::topics::WorldOutputs;
+use mujoco_bridge::sim::{SimHandle, Simulation};
+use mujoco_bridge::topics::sampler::{Sampler, SamplerSettings};
 use mujoco_rs::prelude::*;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -193,9 +193,34 @@ fn start(world: &World, options: &SimConfig) -> Simulation {
     Simulation::start_with(world, controllers, options).unwrap()
 }
 
-/// The node's outputs of each world, as the binary follows the world with them.
-fn outputs(handle: &SimHandle) -> Following<WorldOutputs> {
-    handle.follow(mujoco_bridge::topics::plan).expect("outputs")
+/// The ROS 2 node and the sampler that publishes the topics through it, as the binary
+/// starts them (without the streams); the sampler goes first.
+struct Node {
+    _sampler: Sampler,
+    node: RosNode,
+}
+
+fn node(handle: &SimHandle, config: &Config, play_mode: SimMode) -> Node {
+    let retimes = Default::default();
+    let attached = mujoco_bridge::ros::Attached {
+        recorder: None,
+        retimes: Clone::clone(&retimes),
+    };
+    let mut node =
+        RosNode::start(handle.clone(), config, play_mode, &[], attached).expect("ROS 2 node");
+    let settings = SamplerSettings {
+        sinks: vec![Box::new(node.sink().expect("the node's sink"))],
+        sensors: Default::default(),
+        publishing: node.publishing(),
+        retimes,
+        nice: config.ros.nice,
+    };
+    let outputs = handle.follow(mujoco_bridge::topics::plan).expect("outputs");
+    let sampler = Sampler::start(handle.observer(), outputs, settings).expect("sampler");
+    Node {
+        _sampler: sampler,
+        node,
+    }
 }
 
 /// Physics steps per second in fast mode with the node publishing, the messages per second
@@ -216,15 +241,7 @@ fn bridge_rate(
         },
     );
     let handle = sim.handle();
-    let node = RosNode::start(
-        handle.clone(),
-        outputs(&handle),
-        config,
-        SimMode::Fast,
-        &[],
-        Default::default(),
-    )
-    .expect("ROS 2 node");
+    let node = node(&handle, config, SimMode::Fast);
     // Wait until the probe gets this node's joint_states (discovery done).
     let first = probe.counts()[1];
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -237,7 +254,7 @@ fn bridge_rate(
     }
     let counts0 = probe.counts();
     let steps0 = handle.stats().steps;
-    let published = node.publishing();
+    let published = node.node.publishing();
     let messages0 = published
         .published
         .load(std::sync::atomic::Ordering::Relaxed);
@@ -433,15 +450,7 @@ fn latency_and_share(share_seconds: &str) {
     ]);
     let world = build_world(&config).expect("world");
     let sim = start(&world, &config.sim);
-    let _node = RosNode::start(
-        sim.handle(),
-        outputs(&sim.handle()),
-        &config,
-        SimMode::Realtime,
-        &[],
-        Default::default(),
-    )
-    .expect("ROS 2 node");
+    let _node = node(&sim.handle(), &config, SimMode::Realtime);
     let mut echo = python(&["echo"]);
     let mut client = python(&["latency", "/", "300", share_seconds]);
     let output = BufReader::new(client.stdout.take().unwrap());

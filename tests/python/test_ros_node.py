@@ -412,7 +412,10 @@ def test_the_record_service_writes_an_mcap_file_of_the_run(ros, tmp_path):
         bridge.close()
     with open(path, "rb") as f:
         topics = {c.topic for _, c, _ in make_reader(f).iter_messages()}
-    assert {"/mujoco_bridge/steps", "/joint_states", "/tf", "/clock"} <= topics, topics
+    # The latched messages went out when the node started; a recording begun later holds them
+    # too, as a bag needs them to show the robot.
+    assert {"/mujoco_bridge/steps", "/joint_states", "/tf", "/clock", "/tf_static",
+            "/robot_description"} <= topics, topics
 
 
 # A stand-in for rcl's node teardown that never returns, preloaded into the bridge: the

@@ -94,7 +94,35 @@ pub(super) async fn off_the_node<T: Send + 'static>(
             let _ = done.send(work());
         })
         .map_err(OffNode::Thread)?;
+    let _awaited = Awaited::new();
     finished.await.map_err(|_| OffNode::Lost)
+}
+
+thread_local! {
+    /// How many answers of work off the node's thread its tasks await.
+    static AWAITED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a task awaits work off the node's thread: the thread then looks again soon, since
+/// r2r's wait does not end when that work does.
+pub(super) fn awaiting() -> bool {
+    AWAITED.with(|a| a.get() > 0)
+}
+
+/// One awaited answer, counted while its task waits (however the wait ends).
+struct Awaited;
+
+impl Awaited {
+    fn new() -> Self {
+        AWAITED.with(|a| a.set(a.get() + 1));
+        Self
+    }
+}
+
+impl Drop for Awaited {
+    fn drop(&mut self) {
+        AWAITED.with(|a| a.set(a.get().saturating_sub(1)));
+    }
 }
 
 /// Wakes the executor's tasks that wait for the next cycle of the node's loop (goals that
@@ -124,6 +152,11 @@ impl Ticks {
             ticks: self.clone(),
             waiting: false,
         }
+    }
+
+    /// Whether a task waits for the next cycle.
+    pub(super) fn waiting(&self) -> bool {
+        !self.waiting.borrow().is_empty()
     }
 
     pub(super) fn wake_all(&self) {

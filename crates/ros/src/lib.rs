@@ -15,9 +15,9 @@ use mujoco_bridge_core::{
     config, control, controllers, logging, model, rate_limit, record, sim, supervise, world,
 };
 #[cfg(any(feature = "ros", feature = "dds"))]
-use mujoco_bridge_topics as topics;
+use mujoco_bridge_messages as messages;
 #[cfg(any(feature = "ros", feature = "dds"))]
-use {mujoco_bridge_messages as messages, mujoco_bridge_render as render};
+use mujoco_bridge_topics as topics;
 #[cfg(all(feature = "ros", feature = "dds"))]
 compile_error!(
     "the features `ros` (r2r) and `dds` (ros2-client) pick the ROS 2 backend: enable one (`--no-default-features --features dds` for DDS)"
@@ -120,6 +120,8 @@ impl Anchor {
 use executor::{Ticks, spawn};
 #[cfg(any(feature = "ros", feature = "dds"))]
 pub use node::{Attached, RosNode, teardown_hung};
+#[cfg(any(feature = "ros", feature = "dds"))]
+pub use publish::RosSink;
 
 #[cfg(any(feature = "ros", feature = "dds"))]
 /// Takes a service's requests as they come into a queue of its own, so that a handler that

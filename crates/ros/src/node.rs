@@ -1,5 +1,7 @@
-//! The node: one list of outputs published from the latest state on one loop, the command
-//! subscriptions, services and actions on an executor, and /rosout.
+//! The node: the command subscriptions, services and actions on an executor, /rosout, and
+//! the publishers of the sampled topics (`publish`), which the sampler publishes through
+//! from its own thread. The node's thread waits for what arrives; it wakes every few
+//! milliseconds only while a goal follows the state or work off its thread is under way.
 use super::clock::{ClockSettings, ClockThread};
 use super::controller_manager::{Manager, ManagerState};
 use super::executor::{Ticks, collect_tasks};
@@ -7,20 +9,25 @@ use super::parameters::LiveSettings;
 use super::{Error, NodeError, ServeError, backend};
 use crate::config::{Config, SimMode};
 use crate::messages;
-use crate::publish::Running;
+use crate::publish::{Publishers, RosSink};
 use crate::record::RecordingSwitch;
-use crate::render::Sensors;
 use crate::sim::{Following, SimHandle};
-use crate::topics::Qos;
-use crate::topics::{PublishCounters, Tick, WorldOutputs};
+use crate::topics::sampler::Retimes;
+use crate::topics::{PublishCounters, Qos};
 use futures::executor::{LocalPool, LocalSpawner};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The longest the node waits for ROS events before it looks at its publishers again.
-const LONGEST_WAIT: Duration = Duration::from_millis(5);
+/// The longest the node waits for ROS events: it then forwards the log to /rosout and
+/// follows a world change (the DDS backend is woken for those at once).
+const LONGEST_WAIT: Duration = Duration::from_millis(20);
+/// How often it looks again while a goal follows the state (its feedback goes at this rate).
+const TICK: Duration = Duration::from_millis(5);
+/// How often it looks again while work off its thread (a world change, steps) is under way,
+/// whose answer a client waits for.
+const AWAITING: Duration = Duration::from_millis(1);
 
 /// How long the middleware gets to let go of a stopping node. Fast DDS has hung in its
 /// teardown on a busy host (the `ros2` CLI and rclpy did too): a run ends anyway.
@@ -39,6 +46,8 @@ pub struct RosNode {
     thread: Option<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
     publishing: Arc<PublishCounters>,
+    /// The sampler's end of the node's publishers, until the sampler takes it.
+    sink: Option<RosSink>,
 }
 
 /// Lowers this thread's scheduling weight to niceness `nice` (threads it starts inherit it,
@@ -67,12 +76,13 @@ fn physics_grant(handle: &SimHandle) -> Option<crate::sim::Granted> {
     }
 }
 
-/// What the node reaches besides the simulation: the render threads, and the recorder
-/// (the streams) whose MCAP recording `~/record` starts and stops.
+/// What the node reaches besides the simulation: the recorder (the streams) whose MCAP
+/// recording `~/record` starts and stops, and the sampler's rates, which parameter sets
+/// change.
 #[derive(Clone, Default)]
 pub struct Attached {
-    pub sensors: Sensors,
     pub recorder: Option<Arc<dyn RecordingSwitch>>,
+    pub retimes: Retimes,
 }
 
 impl RosNode {
@@ -81,7 +91,6 @@ impl RosNode {
     /// `ros_args` are the process's `--ros-args` (namespace, remaps).
     pub fn start(
         handle: SimHandle,
-        outputs: Following<WorldOutputs>,
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
@@ -93,6 +102,7 @@ impl RosNode {
         let ros_args = ros_args.to_vec();
         let publishing = Arc::new(PublishCounters::default());
         let counters = publishing.clone();
+        let (publishers, sink) = Publishers::new(publishing.clone());
         let (ready, started) = std::sync::mpsc::channel();
         // Started first and apart from the node's thread (see ClockThread): a client that
         // waits for the node's topics finds /clock among the first.
@@ -124,8 +134,9 @@ impl RosNode {
             .name("ros".into())
             .spawn(move || {
                 give_way(&handle, config.ros.nice);
+                publishers.wake_here();
                 let made = Node::create(
-                    handle, outputs, &config, play_mode, &ros_args, counters, attached, clock,
+                    handle, publishers, &config, play_mode, &ros_args, counters, attached, clock,
                 );
                 let node = match made {
                     Ok(node) => {
@@ -145,12 +156,18 @@ impl RosNode {
             thread: Some(thread),
             stop,
             publishing,
+            sink: Some(sink),
         })
     }
 
     /// The node's publications so far, and those that failed.
     pub fn publishing(&self) -> Arc<PublishCounters> {
         self.publishing.clone()
+    }
+
+    /// The node's publishers as the sampler's sink (once).
+    pub fn sink(&mut self) -> Option<RosSink> {
+        self.sink.take()
     }
 }
 
@@ -179,11 +196,13 @@ impl Drop for RobotTasks {
 struct Node {
     pool: LocalPool,
     handle: SimHandle,
-    /// The world the outputs and robot tasks were planned in.
+    /// The world the robot tasks were planned in.
     world: Arc<crate::sim::WorldGeneration>,
-    /// The worlds as they take effect, with the outputs planned for each.
-    following: Following<WorldOutputs>,
-    outputs: Vec<Box<dyn Running>>,
+    /// The worlds as they take effect.
+    following: Following<()>,
+    /// The publishers of the sampled topics.
+    publishers: Publishers,
+    retimes: Retimes,
     robot_tasks: Vec<RobotTasks>,
     publishing: Arc<PublishCounters>,
     /// The bridge's log records, as rcl_interfaces/Log under the node's logger name.
@@ -194,15 +213,7 @@ struct Node {
     manager: Manager,
     /// What parameter sets change on this thread.
     live: LiveSettings,
-    /// The render thread and the lidar caster of the run.
-    sensors: Sensors,
-    /// Their cameras and lidars of the world the outputs were planned in.
-    cameras: Option<Arc<crate::render::Cameras>>,
-    lidars: Option<Arc<crate::render::LidarSources>>,
-    /// The thread that fills and publishes camera and lidar messages; it ends (its queued
-    /// work done) before the node whose publishers that work uses.
-    offload: Option<crate::topics::offload::Offload>,
-    /// The thread that publishes /clock; it ends before the node too.
+    /// The thread that publishes /clock; it ends before the node.
     clock: ClockThread,
     /// Last: fields drop in order, and the publishers, subscriptions and services above
     /// belong to this node.
@@ -213,7 +224,7 @@ impl Node {
     #[allow(clippy::too_many_arguments)]
     fn create(
         handle: SimHandle,
-        following: Following<WorldOutputs>,
+        publishers: Publishers,
         config: &Config,
         play_mode: SimMode,
         ros_args: &[String],
@@ -221,13 +232,18 @@ impl Node {
         attached: Attached,
         clock: ClockThread,
     ) -> Result<Self, NodeError> {
-        let Attached { sensors, recorder } = attached;
+        let Attached { recorder, retimes } = attached;
         let (mut node, rosout) = Self::middleware(config, ros_args)?;
         let logger_name = node.logger_name();
         crate::logging::start_rosout_queue();
-        let (world, planned) = following.changed().ok_or(NodeError::NotPlanned)?;
-        let outputs = advertise(&mut node, planned)
-            .map_err(|(what, error)| NodeError::Middleware { what, error })?;
+        // The robots' tasks follow the world; the topics are the sampler's.
+        let following = handle
+            .follow(|_, _| Ok(()))
+            .map_err(|e| NodeError::Middleware {
+                what: "world".into(),
+                error: Error::from(e.to_string()),
+            })?;
+        let (world, ()) = following.changed().ok_or(NodeError::NotPlanned)?;
         let pool = LocalPool::new();
         let spawner = pool.spawner();
         let ticks = Ticks::new(publishing.clone());
@@ -263,20 +279,15 @@ impl Node {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let (cameras, lidars) = sensors.sources(&world);
-        // Started here, on the node's thread: it takes the node's niceness.
-        let offload = crate::topics::offload::Offload::start()
-            .map_err(|e| log::warn!("camera and lidar messages go out on the node's thread: {e}"))
-            .ok();
         Ok(Self {
-            offload,
             clock,
             node,
             pool,
             handle,
             world,
             following,
-            outputs,
+            publishers,
+            retimes,
             robot_tasks,
             publishing,
             rosout,
@@ -284,9 +295,6 @@ impl Node {
             ticks,
             manager,
             live,
-            sensors,
-            cameras,
-            lidars,
         })
     }
 
@@ -349,9 +357,15 @@ impl Node {
         Ok(())
     }
 
-    /// The earliest moment an output is due.
-    fn next_deadline(&self) -> Option<Instant> {
-        self.outputs.iter().filter_map(|o| o.deadline()).min()
+    /// How long to wait for what arrives.
+    fn wait(&self) -> Duration {
+        if super::executor::awaiting() {
+            AWAITING
+        } else if self.ticks.waiting() {
+            TICK
+        } else {
+            LONGEST_WAIT
+        }
     }
 
     /// Publishes what was logged since the last cycle on /rosout.
@@ -422,36 +436,22 @@ impl Node {
         }
     }
 
-    /// Applies the publisher rates that parameter sets changed.
+    /// Hands the publisher rates that parameter sets changed to the clock and the sampler.
     fn retime(&mut self) {
         let retimes = std::mem::take(&mut *self.live.retimes.borrow_mut());
         for (field, hz) in retimes {
             if field == "clock" {
                 self.clock.set_rate(hz);
             }
-            for output in self.outputs.iter_mut() {
-                output.retime(field, hz);
-            }
+            self.retimes.push(field, hz);
         }
     }
 
-    /// Re-plans the outputs and the robots' tasks for the world the physics thread now
-    /// steps: publishers of unchanged topics carry on, those of topics gone are destroyed;
-    /// the tasks of robots the new world keeps at the same index with the same ids go on.
-    fn follow_world(&mut self, world: Arc<crate::sim::WorldGeneration>, planned: WorldOutputs) {
+    /// Re-plans the robots' tasks for the world the physics thread now steps: the tasks of
+    /// robots the new world keeps at the same index with the same ids go on.
+    fn follow_world(&mut self, world: Arc<crate::sim::WorldGeneration>) {
         let started = Instant::now();
         self.clock.set_rate(world.config.ros.rates.clock);
-        // The old world's sources go first: nothing of it is kept for a reader.
-        (self.cameras, self.lidars) = (None, None);
-        (self.cameras, self.lidars) = self.sensors.sources(&world);
-        for output in self.outputs.drain(..) {
-            output.retire(&mut self.node);
-        }
-        match advertise(&mut self.node, planned) {
-            Ok(outputs) => self.outputs = outputs,
-            Err((topic, e)) => log::error!("world {}: {topic}: {e}", world.number),
-        }
-        self.node.destroy_retired();
         self.manager.borrow_mut().follow(&world);
         let spawner = self.pool.spawner();
         let mut kept: Vec<Option<RobotTasks>> = self.robot_tasks.drain(..).map(Some).collect();
@@ -488,67 +488,27 @@ impl Node {
         }
         drop(kept);
         self.pool.run_until_stalled();
-        let epoch = Instant::now();
-        for output in self.outputs.iter_mut() {
-            output.align(epoch);
-        }
         log::debug!(
-            "world {}: {} robot(s), {} outputs re-planned in {:.1} ms",
+            "world {}: {} robot(s) re-planned in {:.1} ms",
             world.number,
             world.robots.len(),
-            self.outputs.len(),
             started.elapsed().as_secs_f64() * 1e3
         );
         self.world = world;
     }
 
     fn run(mut self, stop: &AtomicBool) {
-        let mut state = self.handle.latest_state_buffer();
-        let epoch = Instant::now();
-        for output in self.outputs.iter_mut() {
-            output.align(epoch);
-        }
         while !stop.load(Ordering::Relaxed) {
-            let wait = self
-                .next_deadline()
-                .map_or(LONGEST_WAIT, |d| {
-                    d.saturating_duration_since(Instant::now())
-                })
-                .min(LONGEST_WAIT);
-            self.node.spin_once(wait);
+            self.node.spin_once(self.wait());
             self.ticks.wake_all();
             self.pool.run_until_stalled();
             self.start_added_controllers();
             self.forward_logs();
             self.retime();
-            if let Some((world, planned)) = self.following.changed() {
-                state = crate::sim::StateSnapshot::with_layout(&world.layout());
-                self.follow_world(world, planned);
+            if let Some((world, ())) = self.following.changed() {
+                self.follow_world(world);
             }
-            // Woken by incoming messages only: no output is due, nothing to read.
-            let now = Instant::now();
-            let due = self.next_deadline().is_some_and(|d| d <= now);
-            if !due || !self.world.latest_state(&mut state) {
-                continue;
-            }
-            let stamp = crate::topics::convert::time(state.time);
-            let stats = self.handle.stats();
-            let tick = Tick {
-                state: &state,
-                stamp: &stamp,
-                now,
-                stats: &stats,
-                publishing: &self.publishing,
-                cameras: self.cameras.as_ref(),
-                lidars: self.lidars.as_ref(),
-                offload: self.offload.as_ref(),
-            };
-            for output in self.outputs.iter_mut() {
-                output.observe(&tick);
-            }
-            for output in self.outputs.iter_mut() {
-                output.run(&tick, &self.node);
-            }
+            self.publishers.serve(&mut self.node);
         }
     }
 }
@@ -559,21 +519,6 @@ fn recording_folder(config: &Config) -> std::path::PathBuf {
         Some(folder) => config.base_dir.join(folder),
         None => std::path::PathBuf::from("."),
     }
-}
-
-/// Gives each output planned with a world its publisher; an error names the topic.
-fn advertise(
-    node: &mut backend::Node,
-    planned: WorldOutputs,
-) -> Result<Vec<Box<dyn Running>>, (String, Error)> {
-    planned
-        .0
-        .into_iter()
-        .map(|o| {
-            let topic = o.topic().name.clone();
-            super::publish::start(o, node).map_err(|e| (topic, e))
-        })
-        .collect()
 }
 
 /// What a robot's tasks start from: the node's executor and handles, and robot `index` of

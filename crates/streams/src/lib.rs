@@ -2,23 +2,21 @@
 //! schemas) on a Foxglove SDK context, which hands them to its sinks: the Foxglove WebSocket
 //! server (a live view in the Foxglove app or Lichtblick, no ROS needed) and the MCAP writer
 //! (a rosbag2-compatible log, with every physics step when asked). Every build has them, the
-//! no-ROS one included. They run on threads of their own from the latest state and the
-//! step ring; the physics thread only pushes rows it already pushes for the CSV recorder.
+//! no-ROS one included. The topics come from the sampler (`sink.rs` is the streams' sink of
+//! it); every step's state comes from the step ring, on a thread of its own, which the
+//! physics thread only pushes rows it already pushes for the CSV recorder.
 // The layers below under the names this crate's files use.
-use mujoco_bridge_core::{config, error, model, record, sim};
+use mujoco_bridge_core::{config, record, sim};
 use mujoco_bridge_messages as messages;
-use mujoco_bridge_render as render;
 use mujoco_bridge_topics as topics;
-mod camera;
-mod lidar;
 mod listener;
 pub mod replay;
 mod services;
+mod sink;
 mod steps;
-mod topic_thread;
 
 pub use replay::{ReplayError, load as load_replay};
-pub use topic_thread::{StreamOutputs, plan};
+pub use sink::StreamSink;
 
 use crate::record::{RecordingReport, RecordingSwitch, SwitchError};
 use crate::sim::SimHandle;
@@ -30,8 +28,6 @@ use std::sync::{Arc, Mutex};
 
 /// Where the per-step records go (a topic no ROS node publishes).
 pub const STEPS_TOPIC: &str = "/mujoco_bridge/steps";
-/// The sim time, as on ROS.
-pub const CLOCK_TOPIC: &str = "/clock";
 /// Bytes a chunk of the MCAP file holds at most before it is compressed and written.
 const CHUNK_SIZE: u64 = 1 << 20;
 /// How often the MCAP writer finishes its chunk and hands it to the system: a process killed
@@ -91,19 +87,13 @@ impl StreamCounters {
     }
 }
 
-/// Serializes `message` and logs it on `channel` at `time`, counting the result.
-fn send<M: serde::Serialize>(
-    channel: &foxglove::RawChannel,
-    message: &M,
-    time: foxglove::PartialMetadata,
-    counters: &StreamCounters,
-    bytes: &mut Vec<u8>,
-) {
-    let ok = crate::messages::cdr::encode_into(message, bytes).is_ok();
-    if ok {
-        channel.log_with_meta(bytes, time);
-    }
-    counters.count(ok);
+/// A channel's schema: the ROS type name, encoded as `ros2msg`.
+fn schema<M: crate::messages::Message>() -> foxglove::Schema {
+    foxglove::Schema::new(
+        M::ros_type(),
+        "ros2msg",
+        crate::messages::definition::ros2msg::<M>().into_bytes(),
+    )
 }
 
 /// A sim time as the log time of a message.
@@ -136,7 +126,6 @@ pub struct Streams {
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
     writer: WriterSlot,
     recorder: Mutex<Option<Recorder>>,
-    topics: Mutex<Option<topic_thread::TopicThread>>,
     /// Whether a recording started without saying keeps every step (`record.every_step`).
     every_step: bool,
     pub counters: Arc<StreamCounters>,
@@ -175,76 +164,47 @@ fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Streams {
-    /// Starts what `settings` asks for on the simulation `handle` runs, taking each world's
-    /// outputs as `following` brings them (`handle.follow(stream::plan)`).
+    /// Starts what `settings` asks for on the simulation `handle` runs; the topics come
+    /// through the sink, which the sampler takes (and lets go of before `finish`).
     pub fn start(
         handle: SimHandle,
-        following: crate::sim::Following<StreamOutputs>,
         settings: &StreamSettings,
         names: Names,
-        sensors: crate::render::Sensors,
-    ) -> Result<Self, StreamError> {
+    ) -> Result<(Self, StreamSink), StreamError> {
         let context = foxglove::Context::new();
         let counters = Arc::new(StreamCounters::default());
-        let joined = topic_thread::Joined::default();
-        let runtime = match settings.foxglove {
-            Some(_) => Some(
-                tokio::runtime::Builder::new_multi_thread()
+        let joined = sink::Joined::default();
+        let (runtime, server) = match settings.foxglove {
+            Some(address) => {
+                let runtime = tokio::runtime::Builder::new_multi_thread()
                     .worker_threads(1)
                     .thread_name("foxglove")
                     .enable_all()
                     .build()
-                    .map_err(StreamError::Thread)?,
-            ),
-            None => None,
+                    .map_err(StreamError::Thread)?;
+                let listener = listener::Listener::new(
+                    handle.clone(),
+                    names.clone(),
+                    joined.clone(),
+                    counters.clone(),
+                );
+                let server = serve(&context, address, &runtime, &handle, &names, listener)?;
+                (Some(runtime), Some(Arc::new(server)))
+            }
+            None => (None, None),
         };
-        let server = match (settings.foxglove, &runtime) {
-            (Some(address), Some(runtime)) => Some(Arc::new(
-                context
-                    .websocket_server()
-                    .tokio_runtime(runtime.handle())
-                    .name("mujoco_bridge")
-                    .bind(address.ip().to_string(), address.port())
-                    .capabilities([
-                        foxglove::websocket::Capability::Time,
-                        foxglove::websocket::Capability::ClientPublish,
-                        foxglove::websocket::Capability::Services,
-                    ])
-                    .services(services::all(&handle, &names))
-                    .supported_encodings(["cdr"])
-                    .message_backlog_size(CLIENT_BACKLOG)
-                    .listener(Arc::new(listener::Listener::new(
-                        handle.clone(),
-                        names.clone(),
-                        joined.clone(),
-                        counters.clone(),
-                    )))
-                    .start_blocking()
-                    .map_err(|e| StreamError::Server(address, e.to_string()))?,
-            )),
-            _ => None,
-        };
-        if let (Some(address), Some(server)) = (settings.foxglove, &server) {
-            log::info!(
-                "Foxglove WebSocket server on ws://{}:{}",
-                address.ip(),
-                server.port()
-            );
-        }
         let writer = WriterSlot::default();
-        let topics = topic_thread::TopicThread::start(
-            handle.clone(),
-            following,
-            context.clone(),
+        let sink = StreamSink {
+            context: context.clone(),
             names,
-            topic_thread::Sinks {
-                server: server.clone(),
-                mcap: writer.clone(),
-                joined,
-                sensors,
-            },
-            counters.clone(),
-        )?;
+            server: server.clone(),
+            mcap: writer.clone(),
+            joined,
+            counters: counters.clone(),
+            channels: Arc::new([]),
+            flushed: std::time::Instant::now(),
+            recording: None,
+        };
         let streams = Self {
             handle,
             context,
@@ -252,14 +212,13 @@ impl Streams {
             runtime: Mutex::new(runtime),
             writer,
             recorder: Mutex::new(None),
-            topics: Mutex::new(Some(topics)),
             every_step: settings.every_step,
             counters,
         };
         if let Some(path) = &settings.mcap {
             streams.start_recording(path, settings.every_step)?;
         }
-        Ok(streams)
+        Ok((streams, sink))
     }
 
     /// Starts recording every topic (and, with `every_step`, every step) to a new MCAP file.
@@ -333,11 +292,9 @@ impl Streams {
         Ok(report)
     }
 
-    /// Ends the recording in progress, the streams' thread and the server.
+    /// Ends the recording in progress and the server (the sampler that sent through the
+    /// sink has stopped).
     pub fn finish(&self) -> StreamReport {
-        if let Some(topics) = locked(&self.topics).take() {
-            topics.stop();
-        }
         if locked(&self.recorder).is_some()
             && let Err(e) = self.stop_recording()
         {
@@ -364,6 +321,40 @@ impl Streams {
             refused: c.refused.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The Foxglove WebSocket server on `address`, on `runtime`, with the simulation's services
+/// and `listener` for what clients do.
+fn serve(
+    context: &Arc<foxglove::Context>,
+    address: SocketAddr,
+    runtime: &tokio::runtime::Runtime,
+    handle: &SimHandle,
+    names: &Names,
+    listener: listener::Listener,
+) -> Result<foxglove::WebSocketServerHandle, StreamError> {
+    let server = context
+        .websocket_server()
+        .tokio_runtime(runtime.handle())
+        .name("mujoco_bridge")
+        .bind(address.ip().to_string(), address.port())
+        .capabilities([
+            foxglove::websocket::Capability::Time,
+            foxglove::websocket::Capability::ClientPublish,
+            foxglove::websocket::Capability::Services,
+        ])
+        .services(services::all(handle, names))
+        .supported_encodings(["cdr"])
+        .message_backlog_size(CLIENT_BACKLOG)
+        .listener(Arc::new(listener))
+        .start_blocking()
+        .map_err(|e| StreamError::Server(address, e.to_string()))?;
+    log::info!(
+        "Foxglove WebSocket server on ws://{}:{}",
+        address.ip(),
+        server.port()
+    );
+    Ok(server)
 }
 
 /// Closes an MCAP file (its summary and footer are written).

@@ -4,7 +4,7 @@
 //! as ROS clients' (`topics::inputs`): counted, and NaN, unknown names or out-of-bounds values
 //! refused by the simulation handle.
 use super::StreamCounters;
-use super::topic_thread::Joined;
+use super::sink::Joined;
 use crate::messages::cdr;
 use crate::messages::geometry_msgs::msg::TwistStamped;
 use crate::messages::sensor_msgs::msg::JointState;

@@ -54,7 +54,7 @@ impl StepRecorder {
         let channel = context
             .channel_builder(STEPS_TOPIC)
             .message_encoding("cdr")
-            .schema(super::topic_thread::schema::<StepState>())
+            .schema(super::schema::<StepState>())
             .build_raw()
             .map_err(|e| super::StreamError::Channel(STEPS_TOPIC.into(), e.to_string()))?;
         let first = tap(&handle, &handle.world()).inspect_err(|_| channel.close())?;

@@ -1,13 +1,13 @@
 //! The topics: what every sink (the ROS 2 node, the Foxglove server, MCAP) publishes from the
 //! simulation state and reads into it, with no ROS in sight. One kind of output per file:
 //! each is planned once from the model and the config as plain data (so a wrong config is
-//! refused at load by every build), then filled from the latest `StateSnapshot` and sent at
-//! its rate by whichever sink took it.
+//! refused at load by every build), then filled from the latest `StateSnapshot`, once, by
+//! the sampler (`sampler`), which hands the same bytes to every sink.
 //!
 //! A new kind of output is one file with a struct that implements `Output` and a
 //! `plan(&mut Plan)` function that adds one per topic, and its name in `kinds!`.
 // The layers below under the names this crate's files use.
-use mujoco_bridge_core::{census, config, control, error, model, sim};
+use mujoco_bridge_core::{census, config, control, error, model, sim, supervise};
 use mujoco_bridge_messages as messages;
 use mujoco_bridge_render as render;
 pub mod asking;
@@ -22,11 +22,13 @@ pub mod inputs;
 pub mod names;
 pub mod offload;
 mod qos;
+pub mod sampler;
 mod sensors;
 // Planned after every kind: they send the transforms and fixed frames the others planned.
 mod tf;
 mod tf_static;
 
+pub use clock::CLOCK_TOPIC;
 pub use qos::Qos;
 
 use crate::config::Config;
@@ -55,6 +57,7 @@ macro_rules! kinds {
 }
 
 kinds![
+    clock,
     diagnostics,
     description,
     markers,
@@ -402,19 +405,6 @@ pub fn check(world: &World) -> Result<(), PlanError> {
     plan_world(world, world.config.sim.export_contacts > 0).map(drop)
 }
 
-/// The outputs of `world` as a sink takes them.
-pub fn topic_outputs(
-    world: &World,
-    contacts_exported: bool,
-) -> Result<Vec<TopicOutput>, PlanError> {
-    let plan = plan_world(world, contacts_exported)?;
-    Ok(plan
-        .into_outputs()
-        .into_iter()
-        .map(|output| output.into_output())
-        .collect())
-}
-
 fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanError> {
     Plan::new(
         &world.model,
@@ -437,6 +427,7 @@ mod tests {
         assert_eq!(
             topics(&plan),
             [
+                "/clock",
                 "/diagnostics",
                 "~/markers",
                 "joint_states",

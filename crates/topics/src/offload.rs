@@ -1,8 +1,8 @@
-//! Messages too big for the node's loop (camera frames, point clouds): filled and published
-//! on a thread of their own, so that a frame going out never delays /clock, the state topics
-//! or a service's answer. An output keeps what it publishes with (its publishers and message
-//! buffers) in a `Wire`, which that thread holds while it works; a frame that comes while the
-//! previous one is still going out is not asked for (the output looks again next cycle).
+//! Messages too big for the sampler's loop (camera frames, point clouds): filled and sent on
+//! a thread of their own, so that a frame going out never delays the state topics. An output
+//! keeps what it sends with (its message buffers) in a `Wire`, which that thread holds while
+//! it works; a frame that comes while the previous one is still going out is not asked for
+//! (the output looks again next cycle).
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -20,7 +20,7 @@ impl Offload {
     pub fn start() -> std::io::Result<Self> {
         let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
         let thread = std::thread::Builder::new()
-            .name("ros-frames".into())
+            .name("frames".into())
             .spawn(move || {
                 for job in queue {
                     // One output's failure must not take the others' thread with it.

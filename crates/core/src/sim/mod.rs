@@ -8,6 +8,7 @@ mod divergence;
 mod follow;
 mod initial;
 mod memory;
+mod observer;
 mod operations;
 mod ops;
 mod physics;
@@ -24,6 +25,7 @@ pub use commands::{
     Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped,
 };
 pub use follow::{Following, PlanContext};
+pub use observer::Observer;
 pub use physics::PauseCause;
 pub use priority::{Granted, give_way, raised_above_normal};
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};

@@ -80,8 +80,6 @@ fn service_qos() -> QosProfile {
 /// Fields drop in order: the action servers, then the node, then the context (the DDS
 /// participant) they belong to.
 pub struct Node {
-    /// Publishers handed back by outputs a world change replaced.
-    retired: Vec<Box<dyn Advertised>>,
     /// Action servers, polled for goal, cancel and result requests at most every
     /// `ACTION_POLL` (each poll reads the readers' notification sockets: syscalls that a
     /// 1 kHz publishing loop should not pay on every cycle).
@@ -177,7 +175,6 @@ impl Node {
             .new_node(node_name, node_options)
             .map_err(|e| error("node", e))?;
         Ok(Self {
-            retired: Vec::new(),
             actions: Vec::new(),
             actions_polled: Instant::now(),
             node,
@@ -201,6 +198,11 @@ impl Node {
     /// Waits up to `timeout` for a wake-up: DDS wakes the executor's tasks (and so this
     /// thread) when data arrives. Then looks at the action servers.
     pub fn spin_once(&mut self, timeout: Duration) {
+        // Action requests are polled, not woken for.
+        let timeout = match self.actions.is_empty() {
+            true => timeout,
+            false => timeout.min(ACTION_POLL),
+        };
         std::thread::park_timeout(timeout);
         self.replies.retry();
         let now = Instant::now();
@@ -238,21 +240,13 @@ impl Node {
         Ok((topic, resolved))
     }
 
-    /// How many subscriptions the participant has discovered on `publisher`'s topic (from
-    /// discovery data: ros2-client's matched-reader count needs its spinner, which this
-    /// backend does not run).
-    pub fn subscribers(&self, publisher: &impl Advertised) -> usize {
-        self.node
-            .subscription_count(&publisher.advertised().ros_name)
-    }
-
     pub fn publisher<M: Message>(&mut self, name: &str, qos: Qos) -> Result<Publisher<M>, Error> {
-        let type_name = M::type_name();
-        if let Some(publisher) = self.reuse::<Publisher<M>>(name, type_name, qos) {
-            return Ok(publisher);
-        }
-        let (publisher, topic) = self.writer(name, type_name, qos)?;
-        Ok(Publisher { publisher, topic })
+        let (topic, _) = self.topic(name, M::type_name(), qos)?;
+        let publisher = self
+            .node
+            .create_publisher(&topic, None)
+            .map_err(|e| error(name, e))?;
+        Ok(Publisher { publisher })
     }
 
     /// A publisher of messages serialized already, of type `(package, name)`.
@@ -262,54 +256,21 @@ impl Node {
         type_name: TypeName,
         qos: Qos,
     ) -> Result<RawPublisher, Error> {
-        if let Some(publisher) = self.reuse::<RawPublisher>(name, type_name, qos) {
-            return Ok(publisher);
-        }
-        let (publisher, topic) = self.writer(name, type_name, qos)?;
-        Ok(RawPublisher { publisher, topic })
-    }
-
-    /// A new DDS writer of `D` on topic `name`, and what it was made for.
-    fn writer<D: serde::Serialize>(
-        &mut self,
-        name: &str,
-        type_name: TypeName,
-        qos: Qos,
-    ) -> Result<(ros2_client::Publisher<D>, AdvertisedTopic), Error> {
         let (topic, ros_name) = self.topic(name, type_name, qos)?;
         let publisher = self
             .node
             .create_publisher(&topic, None)
             .map_err(|e| error(name, e))?;
-        let advertised = AdvertisedTopic {
-            ros_name,
-            name: name.to_string(),
-            type_name,
-            qos,
-        };
-        Ok((publisher, advertised))
+        Ok(RawPublisher {
+            publisher,
+            participant: self.context.domain_participant(),
+            dds_name: format!("rt{ros_name}"),
+        })
     }
 
-    /// A retired publisher of kind `P` for this topic, type and QoS.
-    fn reuse<P: Advertised>(&mut self, name: &str, wanted: TypeName, qos: Qos) -> Option<P> {
-        let found = self.retired.iter().position(|retired| {
-            let topic = retired.advertised();
-            let any: &dyn std::any::Any = retired.as_ref();
-            any.is::<P>() && topic.name == name && topic.qos == qos && topic.type_name == wanted
-        })?;
-        let retired: Box<dyn std::any::Any> = self.retired.swap_remove(found);
-        retired.downcast::<P>().ok().map(|p| *p)
-    }
-
-    /// Takes a publisher back: the next `publisher` of the same topic, type and QoS reuses
-    /// it (its subscribers stay matched); `destroy_retired` ends the others.
-    pub fn retire(&mut self, publisher: impl Advertised) {
-        self.retired.push(Box::new(publisher));
-    }
-
-    /// Drops the publishers retired and not reused (which removes their writers).
-    pub fn destroy_retired(&mut self) {
-        self.retired.clear();
+    /// Destroys `publisher` (its writer goes with it).
+    pub fn destroy(&mut self, publisher: RawPublisher) {
+        drop(publisher);
     }
 
     /// The messages of `topic`; one that does not decode is logged and skipped.
@@ -395,26 +356,9 @@ impl Node {
     }
 }
 
-/// What a publisher was made for: the topic as asked for and as resolved, its type and QoS
-/// (how a retired publisher is found again).
-pub struct AdvertisedTopic {
-    /// The fully qualified topic (`/ns/name`).
-    ros_name: String,
-    name: String,
-    type_name: TypeName,
-    qos: Qos,
-}
-
-/// A publisher of either kind, as the node counts its subscribers and takes it back.
-pub trait Advertised: std::any::Any {
-    #[doc(hidden)]
-    fn advertised(&self) -> &AdvertisedTopic;
-}
-
 /// A publisher of messages of type `M`.
 pub struct Publisher<M: Message> {
     publisher: ros2_client::Publisher<M>,
-    topic: AdvertisedTopic,
 }
 
 impl<M: Message> Publisher<M> {
@@ -425,16 +369,13 @@ impl<M: Message> Publisher<M> {
     }
 }
 
-impl<M: Message> Advertised for Publisher<M> {
-    fn advertised(&self) -> &AdvertisedTopic {
-        &self.topic
-    }
-}
-
-/// A publisher of messages serialized already (CDR with its header).
+/// A publisher of messages serialized already (CDR with its header); it may publish from
+/// another thread than the node's.
 pub struct RawPublisher {
     publisher: ros2_client::Publisher<CdrBody>,
-    topic: AdvertisedTopic,
+    /// Where its topic's readers are discovered, and its topic's DDS name (`rt/...`).
+    participant: ros2_client::dds::rustdds::DomainParticipant,
+    dds_name: String,
 }
 
 impl RawPublisher {
@@ -444,11 +385,16 @@ impl RawPublisher {
             .publish(CdrBody(body))
             .map_err(|e| error("publish", e))
     }
-}
 
-impl Advertised for RawPublisher {
-    fn advertised(&self) -> &AdvertisedTopic {
-        &self.topic
+    /// How many subscriptions the participant has discovered on its topic (from discovery
+    /// data: ros2-client's matched-reader count needs its spinner, which this backend does
+    /// not run).
+    pub fn subscribers(&self) -> usize {
+        self.participant
+            .discovered_readers()
+            .iter()
+            .filter(|r| r.subscription_topic_data.topic_name() == &self.dds_name)
+            .count()
     }
 }
 

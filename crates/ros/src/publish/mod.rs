@@ -1,134 +1,143 @@
-//! The planned topics with their publishers, on their schedules: what the node's loop runs
-//! for each topic. Outputs filled from the state publish the CDR they serialize themselves
-//! (`Publishing`); cameras and lidars publish what their worker made (`camera`, `lidar`).
-mod camera;
-mod lidar;
-mod on_request;
+//! The node's topics as a sink of the sampler (`topics::sampler`): for each world the
+//! sampler asks for publishers of its topics, the node's thread makes them (a topic of the
+//! last world keeps its publisher, so its subscribers stay matched) and hands them over, and
+//! the sampler and its frames thread publish through them; a publisher no route holds any
+//! more is destroyed on the node's thread.
+mod route;
 
-use crate::topics::encoded::Encoded;
-use crate::topics::every::Every;
-use crate::topics::{Planned, Schedule, Tick, TopicOutput};
-use crate::{Error, backend};
-use std::time::{Duration, Instant};
+use crate::backend;
+use crate::topics::sampler::{Route, Sink, TopicSpec};
+use crate::topics::{CLOCK_TOPIC, PublishCounters};
+use route::{RosRoute, Shared};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
-/// How long a latched message whose publish failed waits before it goes again.
-const ONCE_RETRY: Duration = Duration::from_millis(100);
+/// How long the sampler waits for the node's thread to make a world's publishers.
+const HANDOVER_LIMIT: Duration = Duration::from_secs(5);
 
-/// An output filled from the state, with its publisher, on its schedule.
-pub struct Publishing {
-    output: Box<dyn Encoded>,
-    publisher: backend::RawPublisher,
-    /// The message being sent, as CDR (its capacity is kept from one message to the next).
-    bytes: Vec<u8>,
-    every: Every,
-    /// A `Once` output that has been sent.
-    sent: bool,
-    /// When a `Once` output that has not been sent tries (again).
-    next_try: Instant,
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A running output of any kind, as the node's loop sees it.
-pub trait Running {
-    /// When it is next due (None: never again).
-    fn deadline(&self) -> Option<Instant>;
-    /// Follows the state every cycle, due or not (outputs filled on a worker thread do not).
-    fn observe(&mut self, _tick: &Tick) {}
-    /// Publishes when due, counting the result (`node` tells who subscribes).
-    fn run(&mut self, tick: &Tick, node: &backend::Node);
-    /// Takes a live change of `ros.rates.<field>` when its rate follows that field (a
-    /// camera's or lidar's rate is its own).
-    fn retime(&mut self, _field: &str, _hz: f64) {}
-    /// Puts its schedule in phase with `epoch`: outputs of equal or whole-multiple periods
-    /// then fall due together and the loop wakes once for all of them.
-    fn align(&mut self, epoch: Instant);
-    /// Hands its publishers back to the node (after a world change, the re-planned outputs
-    /// take over those of the same topic; the rest are destroyed).
-    fn retire(self: Box<Self>, node: &mut backend::Node);
+/// Where the sampler asks for a world's publishers and the node's thread answers.
+#[derive(Default)]
+struct Handover {
+    asked: Mutex<Option<(u64, Arc<[TopicSpec]>)>>,
+    answer: Mutex<Option<(u64, Arc<RosRoute>)>>,
+    answered: Condvar,
+    /// The node's thread, woken when something is asked (the DDS backend waits parked).
+    node: Mutex<Option<std::thread::Thread>>,
 }
 
-/// Gives a planned output its publishers.
-pub fn start(
-    planned: Box<dyn Planned>,
-    node: &mut backend::Node,
-) -> Result<Box<dyn Running>, Error> {
-    Ok(match planned.into_output() {
-        TopicOutput::State(output) => Box::new(Publishing::start(output, node)?),
-        TopicOutput::Camera(planned) => Box::new(camera::start(*planned, node)?),
-        TopicOutput::Lidar(planned) => Box::new(lidar::start(*planned, node)?),
-    })
+/// The sampler's end.
+pub struct RosSink {
+    handover: Arc<Handover>,
 }
 
-impl Publishing {
-    fn start(output: Box<dyn Encoded>, node: &mut backend::Node) -> Result<Self, Error> {
-        let topic = output.topic();
-        let publisher = node.raw_publisher(&topic.name, output.type_name(), topic.qos)?;
-        let every = match topic.schedule {
-            Schedule::Rate { hz, .. } => Every::hz(hz, Instant::now()),
-            Schedule::Once => Every::hz(0.0, Instant::now()),
-        };
-        Ok(Self {
-            output,
-            publisher,
-            bytes: Vec::new(),
-            every,
-            sent: false,
-            next_try: Instant::now(),
-        })
-    }
-}
-
-impl Running for Publishing {
-    fn deadline(&self) -> Option<Instant> {
-        match self.output.topic().schedule {
-            Schedule::Once if !self.sent => Some(self.next_try),
-            Schedule::Once => None,
-            Schedule::Rate { .. } => self.every.deadline(),
+impl Sink for RosSink {
+    fn open(&mut self, world: u64, topics: &Arc<[TopicSpec]>) -> Arc<dyn Route> {
+        let handover = &self.handover;
+        *lock(&handover.asked) = Some((world, topics.clone()));
+        if let Some(node) = lock(&handover.node).as_ref() {
+            node.unpark();
         }
-    }
-
-    fn observe(&mut self, tick: &Tick) {
-        self.output.observe(tick);
-    }
-
-    fn retime(&mut self, field: &str, hz: f64) {
-        if let Schedule::Rate {
-            follows: Some(follows),
-            ..
-        } = self.output.topic().schedule
-            && follows == field
-        {
-            // From now: the old schedule may lie a long period ahead.
-            self.every = Every::hz(hz, Instant::now());
-        }
-    }
-
-    fn align(&mut self, epoch: Instant) {
-        self.every.next = epoch;
-    }
-
-    fn retire(self: Box<Self>, node: &mut backend::Node) {
-        node.retire(self.publisher);
-    }
-
-    fn run(&mut self, tick: &Tick, _node: &backend::Node) {
-        let due = match self.output.topic().schedule {
-            Schedule::Once => !self.sent && self.next_try <= tick.now,
-            Schedule::Rate { .. } => self.every.due(tick.now),
-        };
-        if !due {
-            return;
-        }
-        let ok = match self.output.fill(tick, &mut self.bytes) {
-            Ok(true) => self.publisher.publish(&self.bytes).is_ok(),
-            Ok(false) => {
-                self.sent = true;
-                return;
+        let answer = lock(&handover.answer);
+        let (mut answer, _) = handover
+            .answered
+            .wait_timeout_while(answer, HANDOVER_LIMIT, |a| {
+                a.as_ref().is_none_or(|(w, _)| *w != world)
+            })
+            .unwrap_or_else(|e| e.into_inner());
+        match answer.take() {
+            Some((_, route)) => route,
+            None => {
+                log::error!(
+                    "world {world}: the ROS node made no publishers within {} s: its topics are not published",
+                    HANDOVER_LIMIT.as_secs()
+                );
+                Arc::new(RosRoute::empty(topics.len()))
             }
-            Err(_) => false,
-        };
-        tick.publishing.count(ok);
-        // A latched message that failed goes again a little later.
-        self.sent = ok;
-        self.next_try = tick.now + ONCE_RETRY;
+        }
     }
+}
+
+/// The node thread's end: the publishers of the topics it was asked for.
+pub struct Publishers {
+    handover: Arc<Handover>,
+    counters: Arc<PublishCounters>,
+    /// The publishers of the route handed over last, by topic, type and QoS.
+    current: Vec<(TopicSpec, Shared)>,
+    /// Publishers the last route left out, destroyed once no older route holds them.
+    leaving: Vec<Shared>,
+}
+
+impl Publishers {
+    /// The two ends; `counters` count what the routes publish.
+    pub fn new(counters: Arc<PublishCounters>) -> (Self, RosSink) {
+        let handover = Arc::new(Handover::default());
+        let publishers = Self {
+            handover: handover.clone(),
+            counters,
+            current: Vec::new(),
+            leaving: Vec::new(),
+        };
+        (publishers, RosSink { handover })
+    }
+
+    /// Wakes this thread when the sampler asks (from now on).
+    pub fn wake_here(&self) {
+        *lock(&self.handover.node) = Some(std::thread::current());
+    }
+
+    /// Makes the publishers the sampler asked for, if it did; then destroys those no route
+    /// holds any more.
+    pub fn serve(&mut self, node: &mut backend::Node) {
+        let asked = lock(&self.handover.asked).take();
+        if let Some((world, topics)) = asked {
+            let route = self.route(node, world, &topics);
+            *lock(&self.handover.answer) = Some((world, Arc::new(route)));
+            self.handover.answered.notify_all();
+        }
+        let (gone, held) = std::mem::take(&mut self.leaving)
+            .into_iter()
+            .partition::<Vec<_>, _>(|p| Arc::strong_count(p) == 1);
+        self.leaving = held;
+        for publisher in gone.into_iter().filter_map(Arc::into_inner) {
+            node.destroy(publisher.into_inner().unwrap_or_else(|e| e.into_inner()));
+        }
+    }
+
+    /// The route of world `world`'s topics: the last world's publisher of a topic, or a new
+    /// one. /clock is not among them: the node sends it from a thread of its own.
+    fn route(&mut self, node: &mut backend::Node, world: u64, topics: &[TopicSpec]) -> RosRoute {
+        let mut last = std::mem::take(&mut self.current);
+        let publishers = topics
+            .iter()
+            .map(|topic| {
+                if topic.name == CLOCK_TOPIC {
+                    return None;
+                }
+                let kept = last.iter().position(|(t, _)| same_publisher(t, topic));
+                let publisher = match kept {
+                    Some(k) => last.swap_remove(k).1,
+                    None => match node.raw_publisher(&topic.name, topic.type_name, topic.qos) {
+                        Ok(publisher) => Arc::new(Mutex::new(publisher)),
+                        Err(e) => {
+                            log::error!("world {world}: {}: {e}", topic.name);
+                            return None;
+                        }
+                    },
+                };
+                self.current.push((topic.clone(), publisher.clone()));
+                Some(publisher)
+            })
+            .collect();
+        self.leaving.extend(last.into_iter().map(|(_, p)| p));
+        RosRoute::new(publishers, topics, self.counters.clone())
+    }
+}
+
+/// Whether a publisher of `a` serves `b`: the same topic, type and QoS.
+fn same_publisher(a: &TopicSpec, b: &TopicSpec) -> bool {
+    a.name == b.name && a.type_name == b.type_name && a.qos == b.qos
 }

@@ -46,8 +46,6 @@ fn from_native<N: WrappedTypesupport, T: serde::de::DeserializeOwned>(
 
 pub struct Node {
     node: r2r::Node,
-    /// Publishers handed back by outputs a world change replaced: topic, type, QoS.
-    retired: Vec<RawPublisher>,
     /// Subscriptions whose streams were dropped (their robot went), kept for the next
     /// subscription to the same topic.
     idle_subscriptions: IdleSubscriptions,
@@ -96,7 +94,6 @@ impl Node {
         let context = r2r::Context::create()?;
         Ok(Self {
             node: r2r::Node::create(context, crate::config::NODE_NAME, "")?,
-            retired: Vec::new(),
             idle_subscriptions: Arc::default(),
         })
     }
@@ -123,15 +120,6 @@ impl Node {
         idle.retain_mut(|(_, stream)| stream.next().now_or_never().is_none());
     }
 
-    /// How many subscriptions of other processes `publisher` has (0 when rcl cannot say).
-    pub fn subscribers(&self, publisher: &impl AsRef<RawPublisher>) -> usize {
-        publisher
-            .as_ref()
-            .publisher
-            .get_inter_process_subscription_count()
-            .unwrap_or(0)
-    }
-
     pub fn publisher<M: Message>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<M>, Error> {
         Ok(Publisher {
             raw: self.raw_publisher(topic, M::type_name(), qos)?,
@@ -146,36 +134,15 @@ impl Node {
         type_name: TypeName,
         qos: Qos,
     ) -> Result<RawPublisher, Error> {
-        let ros_type = type_name.ros();
-        let reused = self
-            .retired
-            .iter()
-            .position(|p| p.topic == topic && p.ros_type == ros_type && p.qos == qos);
-        if let Some(k) = reused {
-            return Ok(self.retired.swap_remove(k));
-        }
-        let publisher = self
-            .node
-            .create_publisher_untyped(topic, &ros_type, profile(qos))?;
-        Ok(RawPublisher {
-            publisher,
-            topic: topic.to_string(),
-            ros_type,
-            qos,
-        })
+        let publisher =
+            self.node
+                .create_publisher_untyped(topic, &type_name.ros(), profile(qos))?;
+        Ok(RawPublisher { publisher })
     }
 
-    /// Takes a publisher back: the next publisher of the same topic, type and QoS reuses
-    /// it (its subscribers stay matched); `destroy_retired` ends the others.
-    pub fn retire(&mut self, publisher: impl Into<RawPublisher>) {
-        self.retired.push(publisher.into());
-    }
-
-    /// Destroys the publishers retired and not reused (rcl keeps a publisher until then).
-    pub fn destroy_retired(&mut self) {
-        for retired in self.retired.drain(..) {
-            self.node.destroy_publisher_untyped(retired.publisher);
-        }
+    /// Destroys `publisher` (rcl keeps a publisher until its node destroys it).
+    pub fn destroy(&mut self, publisher: RawPublisher) {
+        self.node.destroy_publisher_untyped(publisher.publisher);
     }
 
     /// The messages of `topic`; one that does not decode is logged and skipped.
@@ -259,23 +226,22 @@ impl Node {
     }
 }
 
-/// A publisher of serialized messages (CDR with its header) of one type.
+/// A publisher of serialized messages (CDR with its header) of one type; it may publish
+/// from another thread than the node's.
 pub struct RawPublisher {
     publisher: r2r::PublisherUntyped,
-    topic: String,
-    ros_type: String,
-    qos: Qos,
 }
 
 impl RawPublisher {
     pub fn publish(&self, bytes: &[u8]) -> Result<(), Error> {
         Ok(self.publisher.publish_raw(bytes)?)
     }
-}
 
-impl AsRef<RawPublisher> for RawPublisher {
-    fn as_ref(&self) -> &RawPublisher {
-        self
+    /// How many subscriptions of other processes it has (0 when rcl cannot say).
+    pub fn subscribers(&self) -> usize {
+        self.publisher
+            .get_inter_process_subscription_count()
+            .unwrap_or(0)
     }
 }
 
@@ -288,18 +254,6 @@ pub struct Publisher<M> {
 impl<M: Message> Publisher<M> {
     pub fn publish(&self, message: &M) -> Result<(), Error> {
         self.raw.publish(&cdr::encode(message)?)
-    }
-}
-
-impl<M> AsRef<RawPublisher> for Publisher<M> {
-    fn as_ref(&self) -> &RawPublisher {
-        &self.raw
-    }
-}
-
-impl<M> From<Publisher<M>> for RawPublisher {
-    fn from(publisher: Publisher<M>) -> Self {
-        publisher.raw
     }
 }
 

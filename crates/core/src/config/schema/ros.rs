@@ -84,8 +84,9 @@ pub struct RosConfig {
     /// Length of a contact marker's force arrow per newton (meters).
     pub contact_force_scale: f64,
     /// Niceness (0-19) of the node's thread and of the threads it starts (middleware, world
-    /// builds) where the physics thread runs at the normal weight: when the CPUs are busy
-    /// physics comes first and the publishers give way. Where physics got SCHED_FIFO or a
+    /// builds), and of the sampler that publishes the topics, where the physics thread runs
+    /// at the normal weight: when the CPUs are busy physics comes first and the publishers
+    /// give way. Where physics got SCHED_FIFO or a
     /// raised niceness, they keep the normal weight.
     pub nice: u8,
     /// The network of the pure-Rust DDS backend (feature `dds`); with rcl, the RMW and its

@@ -1,0 +1,89 @@
+//! A camera's messages: the frames the renderer made on request, as Image, depth Image,
+//! PointCloud2 and CameraInfo on the topics the camera was planned with.
+use super::requested::{Made, OnRequest, Requested, add, encoded};
+use super::{Routes, TopicSpec};
+use crate::messages::sensor_msgs::msg::{CameraInfo, Image, PointCloud2};
+use crate::render::{Cameras, Frame, PlannedCamera, Slot};
+use crate::{Camera, Tick, fill_depth, fill_depth_points, fill_info, fill_rgb};
+use std::sync::Arc;
+
+/// A camera's topics (indices in the world's list) and message buffers, and its frame.
+struct CameraMessages {
+    image: usize,
+    depth: Option<usize>,
+    points: Option<usize>,
+    info: usize,
+    frame_id: String,
+    frame: Frame,
+    seen: u64,
+    image_message: Image,
+    depth_message: Image,
+    info_message: CameraInfo,
+    cloud: PointCloud2,
+    bytes: Vec<u8>,
+}
+
+/// The running output of `camera`, its topics added to `topics`.
+pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> {
+    let image = add::<Image>(topics, &camera.image);
+    let depth = camera.depth.as_ref().map(|t| add::<Image>(topics, t));
+    let points = camera
+        .points
+        .as_ref()
+        .map(|t| add::<PointCloud2>(topics, t));
+    let info = add::<CameraInfo>(topics, &camera.info);
+    let messages = CameraMessages {
+        image,
+        depth,
+        points,
+        info,
+        frame_id: camera.frame_id,
+        frame: Frame::default(),
+        seen: 0,
+        image_message: Image::default(),
+        depth_message: Image::default(),
+        info_message: CameraInfo::default(),
+        cloud: PointCloud2::default(),
+        bytes: Vec::new(),
+    };
+    let all = [Some(image), depth, points, Some(info)]
+        .into_iter()
+        .flatten();
+    Box::new(OnRequest::new(
+        camera.index,
+        all.collect(),
+        camera.rate,
+        messages,
+    ))
+}
+
+impl Made for CameraMessages {
+    type Spec = PlannedCamera;
+    type Item = Frame;
+
+    fn sources<'a>(tick: &Tick<'a>) -> Option<&'a Arc<Cameras>> {
+        tick.cameras
+    }
+
+    fn send(&mut self, slot: &Slot<Frame>, routes: &Routes) {
+        slot.read(&mut self.frame, &mut self.seen);
+        let (frame, frame_id, time) = (&self.frame, self.frame_id.as_str(), self.frame.time);
+        let bytes = &mut self.bytes;
+        if routes.wanted(self.image) {
+            fill_rgb(&mut self.image_message, frame, frame_id);
+            encoded(routes.encode_and_send(self.image, &self.image_message, time, bytes));
+        }
+        let with_depth =
+            |topic: &Option<usize>| topic.filter(|&t| !frame.depth.is_empty() && routes.wanted(t));
+        if let Some(depth) = with_depth(&self.depth) {
+            fill_depth(&mut self.depth_message, frame, frame_id);
+            encoded(routes.encode_and_send(depth, &self.depth_message, time, bytes));
+        }
+        if let Some(points) = with_depth(&self.points) {
+            fill_depth_points(&mut self.cloud, frame, frame_id);
+            encoded(routes.encode_and_send(points, &self.cloud, time, bytes));
+        }
+        fill_info(&mut self.info_message, frame, frame_id);
+        encoded(routes.encode_and_send(self.info, &self.info_message, time, bytes));
+    }
+}
