@@ -16,7 +16,7 @@ use crate::control::{ActuatorInfo, ActuatorKind, Trajectory};
 use crate::controllers::GoalDefaults;
 use crate::messages::control_msgs::action::FollowJointTrajectory;
 use crate::messages::control_msgs::msg::JointTolerance;
-use crate::messages::trajectory_msgs::msg::JointTrajectoryPoint;
+use crate::messages::trajectory_msgs::msg::{JointTrajectory, JointTrajectoryPoint};
 use crate::sim::{SimHandle, StateSnapshot};
 use futures::StreamExt;
 use futures::executor::LocalSpawner;
@@ -172,8 +172,68 @@ struct Plan {
 fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refusal> {
     let trajectory = &goal.trajectory;
     let names = &trajectory.joint_names;
-    let invalid_joints = |reason: String| Refusal::new("INVALID_JOINTS (-2)", reason);
-    let invalid_goal = |reason: String| Refusal::new("INVALID_GOAL (-1)", reason);
+    let joints = goal_joints(group, names)?;
+    let n = joints.len();
+    check_point_sizes(trajectory, n)?;
+    let followed =
+        crate::topics::convert::trajectory(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
+    let values = trajectory.points.iter().flat_map(|p| {
+        p.positions
+            .iter()
+            .chain(&p.velocities)
+            .chain(&p.accelerations)
+            .chain(&p.effort)
+    });
+    if let Some(v) = values.clone().find(|v| !v.is_finite()) {
+        return Err(invalid_goal(format!("a point holds {v}")));
+    }
+    if let Some(t) = followed.times.iter().find(|t| t.abs() > group.bound) {
+        return Err(invalid_goal(format!(
+            "time_from_start {t} s is beyond limits.world_bound ({})",
+            group.bound
+        )));
+    }
+    check_ranges(group, &joints, &followed.positions)?;
+    let trajectory = Trajectory {
+        actuators: (0..n).collect(),
+        open_loop: group.defaults.open_loop,
+        ..followed
+    };
+    trajectory
+        .validate()
+        .map_err(|e| invalid_goal(e.to_string()))?;
+    let goal_time = crate::topics::convert::seconds(&goal.goal_time_tolerance);
+    let defaults = &group.defaults;
+    let goal_time = if goal_time.is_finite() && goal_time > 0.0 {
+        Some(goal_time)
+    } else {
+        defaults.goal_time
+    };
+    Ok(Plan {
+        path: tolerances(&goal.path_tolerance, names, |name| {
+            defaults.path.get(name).copied()
+        }),
+        goal: tolerances(&goal.goal_tolerance, names, |name| {
+            defaults.goal.get(name).copied().or(defaults.goal_otherwise)
+        }),
+        stopped_velocity: defaults.stopped_velocity,
+        joints,
+        trajectory,
+        goal_time,
+    })
+}
+
+fn invalid_joints(reason: String) -> Refusal {
+    Refusal::new("INVALID_JOINTS (-2)", reason)
+}
+
+fn invalid_goal(reason: String) -> Refusal {
+    Refusal::new("INVALID_GOAL (-1)", reason)
+}
+
+/// The group's joints a goal names, in its order: each once, all of them unless the group
+/// allows partial goals.
+fn goal_joints(group: &Group, names: &[String]) -> Result<Vec<Joint>, Refusal> {
     let mut joints = Vec::with_capacity(names.len().min(group.joints.len()));
     for name in names {
         match group.joints.iter().find(|j| &j.name == name) {
@@ -203,7 +263,11 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
              (allow_partial_joints_goal is false)"
         )));
     }
-    let n = joints.len();
+    Ok(joints)
+}
+
+/// Each point's velocities, accelerations and efforts: none, or one per joint of `n`.
+fn check_point_sizes(trajectory: &JointTrajectory, n: usize) -> Result<(), Refusal> {
     for (k, point) in trajectory.points.iter().enumerate() {
         for (what, values) in [
             ("velocities", &point.velocities),
@@ -218,26 +282,15 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
             }
         }
     }
-    let followed =
-        crate::topics::convert::trajectory(trajectory).map_err(|e| invalid_goal(e.to_string()))?;
-    let values = trajectory.points.iter().flat_map(|p| {
-        p.positions
-            .iter()
-            .chain(&p.velocities)
-            .chain(&p.accelerations)
-            .chain(&p.effort)
-    });
-    if let Some(v) = values.clone().find(|v| !v.is_finite()) {
-        return Err(invalid_goal(format!("a point holds {v}")));
-    }
-    if let Some(t) = followed.times.iter().find(|t| t.abs() > group.bound) {
-        return Err(invalid_goal(format!(
-            "time_from_start {t} s is beyond limits.world_bound ({})",
-            group.bound
-        )));
-    }
+    Ok(())
+}
+
+/// Every position (joint-major per point, as `positions` holds them) within its joint's
+/// range, or within `limits.world_bound` for a joint without one.
+fn check_ranges(group: &Group, joints: &[Joint], positions: &[f64]) -> Result<(), Refusal> {
+    let n = joints.len();
     for (k, joint) in joints.iter().enumerate() {
-        for (p, position) in followed.positions.iter().skip(k).step_by(n).enumerate() {
+        for (p, position) in positions.iter().skip(k).step_by(n).enumerate() {
             let outside = match joint.range {
                 Some([lo, hi]) => *position < lo - RANGE_SLACK || *position > hi + RANGE_SLACK,
                 None => position.abs() > group.bound,
@@ -254,33 +307,7 @@ fn plan(group: &Group, goal: &FollowJointTrajectory::Goal) -> Result<Plan, Refus
             }
         }
     }
-    let trajectory = Trajectory {
-        actuators: (0..n).collect(),
-        open_loop: group.defaults.open_loop,
-        ..followed
-    };
-    trajectory
-        .validate()
-        .map_err(|e| invalid_goal(e.to_string()))?;
-    let goal_time = crate::topics::convert::seconds(&goal.goal_time_tolerance);
-    let defaults = &group.defaults;
-    let goal_time = if goal_time.is_finite() && goal_time > 0.0 {
-        Some(goal_time)
-    } else {
-        defaults.goal_time
-    };
-    Ok(Plan {
-        path: tolerances(&goal.path_tolerance, names, |name| {
-            defaults.path.get(name).copied()
-        }),
-        goal: tolerances(&goal.goal_tolerance, names, |name| {
-            defaults.goal.get(name).copied().or(defaults.goal_otherwise)
-        }),
-        stopped_velocity: defaults.stopped_velocity,
-        joints,
-        trajectory,
-        goal_time,
-    })
+    Ok(())
 }
 
 /// How far past a joint limit a goal's position may lie (rounding of the numbers a planner

@@ -156,19 +156,39 @@ fn push_run(runs: &mut Vec<Run>, run: Run) {
     runs.push(run);
 }
 
+/// The (old, new) indices of the objects of `kind` that both models name alike; `count`
+/// gives a model's number of them.
+fn same_names(
+    old: &MjModel,
+    new: &MjModel,
+    kind: MjtObjBase,
+    count: impl Fn(&MjModel) -> i64,
+) -> Vec<(usize, usize)> {
+    let new_names = names(new, kind, count(new));
+    names(old, kind, count(old))
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let name = name?;
+            let k = new_names.iter().position(|n| *n == Some(name))?;
+            Some((i, k))
+        })
+        .collect()
+}
+
 impl Carry {
     /// The values of `old` that `new` has under the same name and of the same kind.
     pub fn between(old: &MjModel, new: &MjModel) -> Self {
         let mut carry = Self::default();
-        let new_joints = names(new, MjtObjBase::mjOBJ_JOINT, new.ffi().njnt);
-        for (j, name) in names(old, MjtObjBase::mjOBJ_JOINT, old.ffi().njnt)
-            .into_iter()
-            .enumerate()
-        {
-            let Some(name) = name else { continue };
-            let Some(k) = new_joints.iter().position(|n| *n == Some(name)) else {
-                continue;
-            };
+        carry.joints(old, new);
+        carry.actuators(old, new);
+        carry.mocap_bodies(old, new);
+        carry
+    }
+
+    /// The positions and velocities of the joints both models name, of the same kind.
+    fn joints(&mut self, old: &MjModel, new: &MjModel) {
+        for (j, k) in same_names(old, new, MjtObjBase::mjOBJ_JOINT, |m| m.ffi().njnt) {
             let kind = old.jnt_type()[j];
             if new.jnt_type()[k] != kind {
                 continue;
@@ -178,34 +198,19 @@ impl Carry {
                 MjtJoint::mjJNT_BALL => (4, 3),
                 _ => (1, 1),
             };
-            push_run(
-                &mut carry.qpos,
-                Run {
-                    from: old.jnt_qposadr()[j] as usize,
-                    to: new.jnt_qposadr()[k] as usize,
-                    len: nq,
-                },
-            );
-            push_run(
-                &mut carry.dofs,
-                Run {
-                    from: old.jnt_dofadr()[j] as usize,
-                    to: new.jnt_dofadr()[k] as usize,
-                    len: nv,
-                },
-            );
+            let (from, to) = (old.jnt_qposadr()[j] as usize, new.jnt_qposadr()[k] as usize);
+            push_run(&mut self.qpos, Run { from, to, len: nq });
+            let (from, to) = (old.jnt_dofadr()[j] as usize, new.jnt_dofadr()[k] as usize);
+            push_run(&mut self.dofs, Run { from, to, len: nv });
         }
-        let new_actuators = names(new, MjtObjBase::mjOBJ_ACTUATOR, new.ffi().nu);
-        for (a, name) in names(old, MjtObjBase::mjOBJ_ACTUATOR, old.ffi().nu)
-            .into_iter()
-            .enumerate()
-        {
-            let Some(name) = name else { continue };
-            let Some(b) = new_actuators.iter().position(|n| *n == Some(name)) else {
-                continue;
-            };
+    }
+
+    /// The controls of the actuators both models name, and their activations where both
+    /// have as many.
+    fn actuators(&mut self, old: &MjModel, new: &MjModel) {
+        for (a, b) in same_names(old, new, MjtObjBase::mjOBJ_ACTUATOR, |m| m.ffi().nu) {
             push_run(
-                &mut carry.ctrl,
+                &mut self.ctrl,
                 Run {
                     from: a,
                     to: b,
@@ -216,7 +221,7 @@ impl Carry {
             let len = old.actuator_actnum()[a];
             if old_act >= 0 && new_act >= 0 && len == new.actuator_actnum()[b] {
                 push_run(
-                    &mut carry.act,
+                    &mut self.act,
                     Run {
                         from: old_act as usize,
                         to: new_act as usize,
@@ -225,29 +230,17 @@ impl Carry {
                 );
             }
         }
-        let new_bodies = names(new, MjtObjBase::mjOBJ_BODY, new.ffi().nbody);
-        for (body, name) in names(old, MjtObjBase::mjOBJ_BODY, old.ffi().nbody)
-            .into_iter()
-            .enumerate()
-        {
-            let mocap = old.body_mocapid()[body];
-            let Some(name) = name.filter(|_| mocap >= 0) else {
-                continue;
-            };
-            if let Some(k) = new_bodies.iter().position(|n| *n == Some(name))
-                && new.body_mocapid()[k] >= 0
-            {
-                push_run(
-                    &mut carry.mocap,
-                    Run {
-                        from: mocap as usize,
-                        to: new.body_mocapid()[k] as usize,
-                        len: 1,
-                    },
-                );
+    }
+
+    /// The mocap poses of the bodies both models name that are mocap in both.
+    fn mocap_bodies(&mut self, old: &MjModel, new: &MjModel) {
+        for (body, k) in same_names(old, new, MjtObjBase::mjOBJ_BODY, |m| m.ffi().nbody) {
+            let (from, to) = (old.body_mocapid()[body], new.body_mocapid()[k]);
+            if from >= 0 && to >= 0 {
+                let (from, to) = (from as usize, to as usize);
+                push_run(&mut self.mocap, Run { from, to, len: 1 });
             }
         }
-        carry
     }
 
     /// Copies the carried values of `old` into `new` (the physics thread, between steps: no

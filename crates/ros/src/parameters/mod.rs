@@ -87,6 +87,22 @@ impl Parameters {
         }
     }
 
+    /// All or none: every one is checked before any is applied.
+    fn set_all(&self, parameters: &[Parameter]) -> Result<(), SetError> {
+        let refused = parameters.iter().find_map(|parameter| {
+            self.table
+                .borrow()
+                .check(&parameter.name, &parameter.value)
+                .err()
+        });
+        match refused {
+            Some(refusal) => Err(SetError::from(refusal)),
+            None => parameters
+                .iter()
+                .try_for_each(|parameter| self.set(parameter)),
+        }
+    }
+
     /// Checks and applies one set; the stored value changes only when the change took.
     fn set(&self, parameter: &Parameter) -> Result<(), SetError> {
         let (change, kept) = self
@@ -243,24 +259,8 @@ pub fn start(
         spawner,
         &parameters,
         "set_parameters_atomically",
-        |p, r| {
-            // All or none: every one is checked before any is applied.
-            let refused = r.parameters.iter().find_map(|parameter| {
-                p.table
-                    .borrow()
-                    .check(&parameter.name, &parameter.value)
-                    .err()
-            });
-            let outcome = match refused {
-                Some(refusal) => Err(SetError::from(refusal)),
-                None => r
-                    .parameters
-                    .iter()
-                    .try_for_each(|parameter| p.set(parameter)),
-            };
-            SetParametersAtomically::Response {
-                result: Parameters::result(outcome),
-            }
+        |p, r| SetParametersAtomically::Response {
+            result: Parameters::result(p.set_all(&r.parameters)),
         },
     )?;
     Ok(())

@@ -60,61 +60,8 @@ pub fn body_inertial(
         let note = (!notes.is_empty()).then(|| notes.join("; "));
         return Ok((None, note));
     }
-    // The inertia tensor in the inertial frame, then its principal moments and axes.
-    let tensor = Matrix3::new(i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2]);
-    let eigen = SymmetricEigen::new(tensor);
-    let mut axes = eigen.eigenvectors;
-    if axes.determinant() < 0.0 {
-        axes.set_column(2, &(-axes.column(2)));
-    }
-    let old: [f64; 3] = [
-        eigen.eigenvalues[0],
-        eigen.eigenvalues[1],
-        eigen.eigenvalues[2],
-    ];
-    let mut moments = old;
-    let largest = moments.iter().cloned().fold(0.0, f64::max);
-    if largest <= 0.0 || mass_used != mass {
-        let stand_in = sphere_moments(mass_used);
-        if largest <= 0.0 {
-            moments = [stand_in; 3];
-            notes.push(format!(
-                "no inertia for mass {mass_used} kg: a solid sphere's {stand_in:.4e} kg m^2 \
-                 (density {STAND_IN_DENSITY} kg/m^3)"
-            ));
-        } else {
-            moments = moments.map(|m| m.max(stand_in));
-            notes.push(format!(
-                "principal moments {} raised to at least {stand_in:.4e} kg m^2 for the new mass",
-                format_moments(&old)
-            ));
-        }
-    } else {
-        // Non-positive principal moments are lifted to a thousandth of the largest.
-        let floor = largest * 1e-3;
-        if moments.iter().any(|m| *m < floor * 1e-3) {
-            moments = moments.map(|m| m.max(floor));
-        }
-    }
-    // The triangle inequality: the two smaller moments raised to sum up to the largest.
-    let mut order = [0usize, 1, 2];
-    order.sort_by(|a, b| moments[*a].total_cmp(&moments[*b]));
-    let [a, b, c] = order;
-    let excess = moments[c] - (moments[a] + moments[b]);
-    if excess > 1e-9 * moments[c] {
-        let raise = excess / 2.0 * (1.0 + 1e-6);
-        moments[a] += raise;
-        moments[b] += raise;
-    }
-    let raised_for_mass = mass_used != mass && largest > 0.0;
-    if largest > 0.0 && !raised_for_mass && moments != old {
-        notes.push(format!(
-            "principal moments {} are not physical (positive, each at most the sum of the \
-             others): -> {}",
-            format_moments(&old),
-            format_moments(&moments)
-        ));
-    }
+    let (axes, old) = principal_axes(&i);
+    let moments = physical_moments(old, mass, mass_used, &mut notes);
     // URDF's inertial frame (origin rpy) rotated into the body frame.
     let frame = UnitQuaternion::from_euler_angles(origin.rpy[0], origin.rpy[1], origin.rpy[2]);
     let principal =
@@ -140,6 +87,77 @@ pub fn body_inertial(
         }),
         note,
     ))
+}
+
+/// The principal axes (a rotation: right-handed) and moments of the inertia tensor `i`
+/// (ixx iyy izz ixy ixz iyz) in the inertial frame.
+fn principal_axes(i: &[f64; 6]) -> (Matrix3<f64>, [f64; 3]) {
+    let tensor = Matrix3::new(i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2]);
+    let eigen = SymmetricEigen::new(tensor);
+    let mut axes = eigen.eigenvectors;
+    if axes.determinant() < 0.0 {
+        axes.set_column(2, &(-axes.column(2)));
+    }
+    let moments = [
+        eigen.eigenvalues[0],
+        eigen.eigenvalues[1],
+        eigen.eigenvalues[2],
+    ];
+    (axes, moments)
+}
+
+/// The principal moments `old` of a link of `mass` as MuJoCo accepts them for `mass_used`:
+/// a stand-in sphere's where there are none or the mass was raised, non-positive ones lifted,
+/// and the triangle inequality kept; each repair said in `notes`.
+fn physical_moments(old: [f64; 3], mass: f64, mass_used: f64, notes: &mut Vec<String>) -> [f64; 3] {
+    let mut moments = old;
+    let largest = moments.iter().cloned().fold(0.0, f64::max);
+    if largest <= 0.0 || mass_used != mass {
+        let stand_in = sphere_moments(mass_used);
+        if largest <= 0.0 {
+            moments = [stand_in; 3];
+            notes.push(format!(
+                "no inertia for mass {mass_used} kg: a solid sphere's {stand_in:.4e} kg m^2 \
+                 (density {STAND_IN_DENSITY} kg/m^3)"
+            ));
+        } else {
+            moments = moments.map(|m| m.max(stand_in));
+            notes.push(format!(
+                "principal moments {} raised to at least {stand_in:.4e} kg m^2 for the new mass",
+                format_moments(&old)
+            ));
+        }
+    } else {
+        // Non-positive principal moments are lifted to a thousandth of the largest.
+        let floor = largest * 1e-3;
+        if moments.iter().any(|m| *m < floor * 1e-3) {
+            moments = moments.map(|m| m.max(floor));
+        }
+    }
+    keep_triangle(&mut moments);
+    let raised_for_mass = mass_used != mass && largest > 0.0;
+    if largest > 0.0 && !raised_for_mass && moments != old {
+        notes.push(format!(
+            "principal moments {} are not physical (positive, each at most the sum of the \
+             others): -> {}",
+            format_moments(&old),
+            format_moments(&moments)
+        ));
+    }
+    moments
+}
+
+/// The triangle inequality: the two smaller moments raised to sum up to the largest.
+fn keep_triangle(moments: &mut [f64; 3]) {
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|a, b| moments[*a].total_cmp(&moments[*b]));
+    let [a, b, c] = order;
+    let excess = moments[c] - (moments[a] + moments[b]);
+    if excess > 1e-9 * moments[c] {
+        let raise = excess / 2.0 * (1.0 + 1e-6);
+        moments[a] += raise;
+        moments[b] += raise;
+    }
 }
 
 #[cfg(test)]

@@ -209,10 +209,43 @@ impl<'a> Converter<'a> {
                 Err(this.error(location, problem))
             }
         };
-        let resolved = match self.opts.resolver.resolve_uri(filename, &self.mesh_dir) {
-            Ok(resolved) => resolved,
-            Err(m) => return missing(self, format!("'{filename}': {m}")),
+        let path = match self.mesh_path(location, filename) {
+            Ok(path) => path,
+            Err(problem) => return missing(self, problem),
         };
+        if let Some(access) = self.opts.access {
+            access
+                .file(&path)
+                .map_err(|e| self.error(location, format!("mesh '{filename}': {e}")))?;
+        }
+        let key = (path.clone(), fmt3(scale));
+        if let Some(index) = self.meshes.get(&key) {
+            return Ok(Some(self.mesh_assets[*index].name.clone()));
+        }
+        let Some(data) = self.load_mesh(location, filename, &path) else {
+            return Ok(None);
+        };
+        let name = self.unique_mesh_name(&path);
+        self.meshes.insert(key, self.mesh_assets.len());
+        self.mesh_assets.push(MeshAsset {
+            name: name.clone(),
+            path,
+            scale: *scale,
+            data,
+            flat: None,
+            gives_mass: false,
+        });
+        Ok(Some(name))
+    }
+
+    /// The file a mesh's `filename` names (package://, file://, relative to the mesh folder
+    /// or to the URDF), its repairs said; why it is missing otherwise.
+    fn mesh_path(&mut self, location: &str, filename: &str) -> Result<PathBuf, String> {
+        let resolved = self
+            .opts
+            .resolver
+            .resolve_uri(filename, &self.mesh_dir)
+            .map_err(|m| format!("'{filename}': {m}"))?;
         if let Some(note) = resolved.repair {
             self.repairs.add(RepairKind::Package, location, note);
         }
@@ -229,31 +262,25 @@ impl<'a> Converter<'a> {
             path
         };
         if !path.is_file() {
-            return missing(
-                self,
-                format!(
-                    "'{filename}' resolves to '{}', which does not exist",
-                    path.display()
-                ),
-            );
+            return Err(format!(
+                "'{filename}' resolves to '{}', which does not exist",
+                path.display()
+            ));
         }
-        if let Some(access) = self.opts.access {
-            access
-                .file(&path)
-                .map_err(|e| self.error(location, format!("mesh '{filename}': {e}")))?;
-        }
-        let key = (path.clone(), fmt3(scale));
-        if let Some(index) = self.meshes.get(&key) {
-            return Ok(Some(self.mesh_assets[*index].name.clone()));
-        }
-        let data = match mesh::load(&path) {
-            Ok(data) => data,
+        Ok(path)
+    }
+
+    /// The mesh at `path`; one of a format MuJoCo cannot read is skipped with a warning, one
+    /// that does not load is treated as absent (a repair).
+    fn load_mesh(&mut self, location: &str, filename: &str, path: &Path) -> Option<MeshData> {
+        match mesh::load(path) {
+            Ok(data) => Some(data),
             Err(mesh::MeshError::Unsupported(ext)) => {
                 self.warnings.push(format!(
                     "{location}: mesh '{filename}' is skipped: {}",
                     mesh::MeshError::Unsupported(ext)
                 ));
-                return Ok(None);
+                None
             }
             Err(e) => {
                 self.repairs.add(
@@ -261,9 +288,13 @@ impl<'a> Converter<'a> {
                     location,
                     format!("mesh '{}' {e}: treated as absent", path.display()),
                 );
-                return Ok(None);
+                None
             }
-        };
+        }
+    }
+
+    /// The mesh asset's name: the file's stem, numbered when another mesh has it.
+    fn unique_mesh_name(&mut self, path: &Path) -> String {
         let stem: String = path
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
@@ -274,16 +305,7 @@ impl<'a> Converter<'a> {
             name = format!("{stem}_{n}");
             n += 1;
         }
-        self.meshes.insert(key, self.mesh_assets.len());
-        self.mesh_assets.push(MeshAsset {
-            name: name.clone(),
-            path,
-            scale: *scale,
-            data,
-            flat: None,
-            gives_mass: false,
-        });
-        Ok(Some(name))
+        name
     }
 
     /// `{link}_visual`, or `{link}_visual_{i}` when the link has several; unique in the model.
@@ -496,35 +518,10 @@ impl<'a> Converter<'a> {
             let mut pose = pose_attrs(&shape.origin);
             if !visual
                 && let Some(flat_mesh) = mesh_name.clone()
-                && let Some(flat) = self.flat_collision(&flat_mesh)
+                && let Some((box_geometry, box_pose)) = self.flat_box(&at, &flat_mesh, shape)
             {
                 mesh_name = None;
-                self.repairs.add(
-                    RepairKind::Mesh,
-                    &at,
-                    format!(
-                        "collision mesh '{flat_mesh}' is flat (MuJoCo builds no convex hull from \
-                         it): a box of half sizes {:?} m instead",
-                        flat.half
-                    ),
-                );
-                let o = &shape.origin;
-                let origin = nalgebra::Isometry3::from_parts(
-                    nalgebra::Translation3::from(Vector3::from(o.xyz)),
-                    UnitQuaternion::from_euler_angles(o.rpy[0], o.rpy[1], o.rpy[2]),
-                );
-                let [w, x, y, z] = flat.quat;
-                let local = nalgebra::Isometry3::from_parts(
-                    nalgebra::Translation3::from(Vector3::from(flat.center)),
-                    UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(w, x, y, z)),
-                );
-                let p = origin * local;
-                let (t, q) = (p.translation.vector, p.rotation);
-                pose = format!(
-                    " pos=\"{} {} {}\" quat=\"{} {} {} {}\"",
-                    t.x, t.y, t.z, q.w, q.i, q.j, q.k
-                );
-                geometry = format!("type=\"box\" size=\"{}\"", fmt3(&flat.half));
+                (geometry, pose) = (box_geometry, box_pose);
             }
             if !visual
                 && mass == MassSource::CollisionGeometry
@@ -533,16 +530,12 @@ impl<'a> Converter<'a> {
             {
                 asset.gives_mass = true;
             }
+            let attrs = format!("name=\"{}\" {geometry}{pose}", escape(&name));
             if visual {
-                let rgba = self.visual_rgba(shape);
+                let [r, g, b, a] = self.visual_rgba(shape);
                 let _ = writeln!(
                     out,
-                    "<geom name=\"{}\" {geometry}{pose} group=\"2\" contype=\"0\" conaffinity=\"0\" density=\"0\" rgba=\"{} {} {} {}\"/>",
-                    escape(&name),
-                    rgba[0],
-                    rgba[1],
-                    rgba[2],
-                    rgba[3]
+                    "<geom {attrs} group=\"2\" contype=\"0\" conaffinity=\"0\" density=\"0\" rgba=\"{r} {g} {b} {a}\"/>"
                 );
             } else {
                 let density = if mass == MassSource::Massless {
@@ -552,12 +545,48 @@ impl<'a> Converter<'a> {
                 };
                 let _ = writeln!(
                     out,
-                    "<geom name=\"{}\" {geometry}{pose} group=\"3\"{density} rgba=\"0.5 0.5 0.5 1\"/>",
-                    escape(&name)
+                    "<geom {attrs} group=\"3\"{density} rgba=\"0.5 0.5 0.5 1\"/>"
                 );
             }
         }
         Ok(())
+    }
+
+    /// A box in place of collision mesh `flat_mesh` of `shape` when the mesh is flat (MuJoCo
+    /// builds no convex hull from it): its geometry and pose attributes, said as a repair.
+    fn flat_box(
+        &mut self,
+        at: &str,
+        flat_mesh: &str,
+        shape: &reader::Shape,
+    ) -> Option<(String, String)> {
+        let flat = self.flat_collision(flat_mesh)?;
+        self.repairs.add(
+            RepairKind::Mesh,
+            at,
+            format!(
+                "collision mesh '{flat_mesh}' is flat (MuJoCo builds no convex hull from \
+                 it): a box of half sizes {:?} m instead",
+                flat.half
+            ),
+        );
+        let o = &shape.origin;
+        let origin = nalgebra::Isometry3::from_parts(
+            nalgebra::Translation3::from(Vector3::from(o.xyz)),
+            UnitQuaternion::from_euler_angles(o.rpy[0], o.rpy[1], o.rpy[2]),
+        );
+        let [w, x, y, z] = flat.quat;
+        let local = nalgebra::Isometry3::from_parts(
+            nalgebra::Translation3::from(Vector3::from(flat.center)),
+            UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(w, x, y, z)),
+        );
+        let p = origin * local;
+        let (t, q) = (p.translation.vector, p.rotation);
+        let pose = format!(
+            " pos=\"{} {} {}\" quat=\"{} {} {} {}\"",
+            t.x, t.y, t.z, q.w, q.i, q.j, q.k
+        );
+        Some((format!("type=\"box\" size=\"{}\"", fmt3(&flat.half)), pose))
     }
 
     fn write_link(
@@ -886,30 +915,11 @@ fn read_extension(doc: &Element, text: &str, tree: &Tree, base_dir: &Path) -> Ex
 pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf> {
     let mut repairs = Repairs::default();
     let text = reader::cut_trailing_text(text, &mut repairs, opts.origin);
-    let doc = xml::parse(text).map_err(|m| InputError::new(opts.origin, m))?;
-    if doc.name != "robot" {
-        return Err(InputError::new(
-            opts.origin,
-            format!(
-                "line {}: the root element is <{}>, a URDF needs <robot>",
-                doc.line, doc.name
-            ),
-        ));
-    }
-    let find = |package: &str| {
-        opts.resolver
-            .find_package(package)
-            .ok()
-            .map(|p| p.display().to_string())
-    };
-    let robot = reader::read_robot(&doc, &mut repairs, &find, opts.access.is_none())
-        .map_err(|m| InputError::new(opts.origin, m))?;
+    let (doc, robot) = read_urdf(text, opts, &mut repairs)?;
     let tree = build_tree(&robot, opts.origin)?;
     let ext = read_extension(&doc, text, &tree, opts.base_dir);
-
     let root_link = tree.root_link.clone();
     let base = base_rule(&robot, &root_link, opts.floating_base);
-
     let mut converter = Converter {
         opts,
         robot,
@@ -932,21 +942,16 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         discard_visual: ext.discard_visual,
         mesh_dir: ext.mesh_dir.clone(),
     };
-
     let body = converter.write_bodies(&root_link, base.floating)?;
-
     let (equality, mimic_joints) = converter.mimic_equalities();
-
     let actuators = if opts.generate_actuators {
         converter.actuators_xml(&mimic_joints)?
     } else {
         String::new()
     };
-
     if opts.strict {
         converter.refuse_repairs()?;
     }
-
     let excludes = converter.contact_excludes(&root_link, base.floating);
     let mjcf = converter.document(&ext, &body, &equality, &excludes, &actuators);
     let ros2_control = interfaces::Ros2Control::of(&converter.doc, &mut converter.warnings);
@@ -969,19 +974,51 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         ruled_servos: converter.ruled_servos,
         actuator_rule: converter.actuator_rule,
         geometry_mass_links: converter.geometry_mass_links,
-        meshes: converter
-            .mesh_assets
-            .into_iter()
-            .filter_map(|asset| match asset.data {
-                MeshData::Converted { vertices, faces } => Some(ConvertedMesh {
-                    name: asset.name,
-                    vertices: vertices.into_iter().flatten().collect(),
-                    faces: faces.into_iter().flatten().map(|i| i as i32).collect(),
-                }),
-                MeshData::File => None,
-            })
-            .collect(),
+        meshes: converted_meshes(converter.mesh_assets),
     })
+}
+
+/// The URDF `text` parsed and read (a root element other than <robot> refused).
+fn read_urdf(
+    text: &str,
+    opts: &UrdfOptions,
+    repairs: &mut Repairs,
+) -> InputResult<(Element, Robot)> {
+    let doc = xml::parse(text).map_err(|m| InputError::new(opts.origin, m))?;
+    if doc.name != "robot" {
+        return Err(InputError::new(
+            opts.origin,
+            format!(
+                "line {}: the root element is <{}>, a URDF needs <robot>",
+                doc.line, doc.name
+            ),
+        ));
+    }
+    let find = |package: &str| {
+        opts.resolver
+            .find_package(package)
+            .ok()
+            .map(|p| p.display().to_string())
+    };
+    let robot = reader::read_robot(&doc, repairs, &find, opts.access.is_none())
+        .map_err(|m| InputError::new(opts.origin, m))?;
+    Ok((doc, robot))
+}
+
+/// The meshes converted to vertices and faces (formats MuJoCo does not read itself), as the
+/// model takes them.
+fn converted_meshes(assets: Vec<MeshAsset>) -> Vec<ConvertedMesh> {
+    assets
+        .into_iter()
+        .filter_map(|asset| match asset.data {
+            MeshData::Converted { vertices, faces } => Some(ConvertedMesh {
+                name: asset.name,
+                vertices: vertices.into_iter().flatten().collect(),
+                faces: faces.into_iter().flatten().map(|i| i as i32).collect(),
+            }),
+            MeshData::File => None,
+        })
+        .collect()
 }
 
 impl Converter<'_> {

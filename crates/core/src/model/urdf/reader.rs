@@ -190,6 +190,38 @@ fn named(kind: &str, element: &Element) -> String {
     location(kind, element.attr("name"), element.line)
 }
 
+/// Whether `geometry` (of element `kind`) has a zero or invalid size.
+fn degenerate(geometry: &Geometry, kind: &str) -> bool {
+    match geometry {
+        Geometry::Box { size } => size.iter().any(|v| !(*v > 0.0 && v.is_finite())),
+        Geometry::Cylinder { radius, length } | Geometry::Capsule { radius, length } => {
+            !(*radius > 0.0 && radius.is_finite() && *length >= 0.0 && length.is_finite())
+                || (kind == "cylinder" && *length <= 0.0)
+        }
+        Geometry::Sphere { radius } => !(*radius > 0.0 && radius.is_finite()),
+        Geometry::Mesh { scale, .. } => scale.iter().any(|v| *v == 0.0 || !v.is_finite()),
+    }
+}
+
+/// A joint's `type` as read (`ball` as urdfdom reads it too).
+fn joint_type(text: &str, location: &str) -> Result<JointType, ReadError> {
+    Ok(match text.trim() {
+        "revolute" => JointType::Revolute,
+        "continuous" => JointType::Continuous,
+        "prismatic" => JointType::Prismatic,
+        "fixed" => JointType::Fixed,
+        "floating" => JointType::Floating,
+        "planar" => JointType::Planar,
+        "spherical" | "ball" => JointType::Spherical,
+        other => {
+            return Err(ReadError::at(
+                location,
+                Problem::UnknownJointType(other.to_string()),
+            ));
+        }
+    })
+}
+
 impl Link {
     /// `link 'base' (line 12)`, as every message names it.
     pub fn location(&self) -> String {
@@ -384,43 +416,12 @@ impl Reader<'_> {
             "sphere" => Geometry::Sphere {
                 radius: self.number(kind, "radius", &at)?.unwrap_or(0.0),
             },
-            _ => {
-                let filename = self
-                    .attr(kind, "filename", &at)
-                    .or_else(|| self.attr(kind, "url", &at))
-                    .unwrap_or_default();
-                if filename.trim().is_empty() {
-                    self.repairs.add(
-                        RepairKind::Shape,
-                        location,
-                        "<mesh> without a filename: treated as absent",
-                    );
-                    return Ok(None);
-                }
-                // One number scales all three axes, as some exporters write it.
-                let scale = match self.attr(kind, "scale", &at) {
-                    Some(text) => match parse_number(&text) {
-                        Some(v) => [v; 3],
-                        None => self.parse_vector(&text, "scale", &kind.name, &at, 1.0)?,
-                    },
-                    None => [1.0; 3],
-                };
-                Geometry::Mesh {
-                    filename: filename.trim().to_string(),
-                    scale,
-                }
-            }
+            _ => match self.mesh(kind, location, &at)? {
+                Some(mesh) => mesh,
+                None => return Ok(None),
+            },
         };
-        let degenerate = match &geometry {
-            Geometry::Box { size } => size.iter().any(|v| !(*v > 0.0 && v.is_finite())),
-            Geometry::Cylinder { radius, length } | Geometry::Capsule { radius, length } => {
-                !(*radius > 0.0 && radius.is_finite() && *length >= 0.0 && length.is_finite())
-                    || (kind.name == "cylinder" && *length <= 0.0)
-            }
-            Geometry::Sphere { radius } => !(*radius > 0.0 && radius.is_finite()),
-            Geometry::Mesh { scale, .. } => scale.iter().any(|v| *v == 0.0 || !v.is_finite()),
-        };
-        if degenerate {
+        if degenerate(&geometry, &kind.name) {
             self.repairs.add(
                 RepairKind::Shape,
                 location,
@@ -429,6 +430,39 @@ impl Reader<'_> {
             return Ok(None);
         }
         Ok(Some(geometry))
+    }
+
+    /// A `<mesh>`'s file and scale (one number scales all three axes, as some exporters
+    /// write it); none without a filename (a repair).
+    fn mesh(
+        &mut self,
+        mesh: &Element,
+        location: &str,
+        at: &str,
+    ) -> Result<Option<Geometry>, ReadError> {
+        let filename = self
+            .attr(mesh, "filename", at)
+            .or_else(|| self.attr(mesh, "url", at))
+            .unwrap_or_default();
+        if filename.trim().is_empty() {
+            self.repairs.add(
+                RepairKind::Shape,
+                location,
+                "<mesh> without a filename: treated as absent",
+            );
+            return Ok(None);
+        }
+        let scale = match self.attr(mesh, "scale", at) {
+            Some(text) => match parse_number(&text) {
+                Some(v) => [v; 3],
+                None => self.parse_vector(&text, "scale", &mesh.name, at, 1.0)?,
+            },
+            None => [1.0; 3],
+        };
+        Ok(Some(Geometry::Mesh {
+            filename: filename.trim().to_string(),
+            scale,
+        }))
     }
 
     fn rgba(&mut self, element: &Element, location: &str) -> Result<Option<[f64; 4]>, ReadError> {
@@ -533,21 +567,7 @@ impl Reader<'_> {
         let type_text = self
             .attr(element, "type", &location)
             .ok_or_else(|| ReadError::at(&location, Problem::NoJointType))?;
-        let joint_type = match type_text.trim() {
-            "revolute" => JointType::Revolute,
-            "continuous" => JointType::Continuous,
-            "prismatic" => JointType::Prismatic,
-            "fixed" => JointType::Fixed,
-            "floating" => JointType::Floating,
-            "planar" => JointType::Planar,
-            "spherical" | "ball" => JointType::Spherical,
-            other => {
-                return Err(ReadError::at(
-                    &location,
-                    Problem::UnknownJointType(other.to_string()),
-                ));
-            }
-        };
+        let joint_type = joint_type(&type_text, &location)?;
         let link_of = |role: &'static str| {
             element
                 .child(role)
@@ -557,14 +577,40 @@ impl Reader<'_> {
         };
         let (parent, child) = (link_of("parent")?, link_of("child")?);
         let origin = self.pose(element, &location)?;
-        // Fixed and floating joints have no axis (urdfdom does not read it); a zero axis there
-        // is no error.
+        let axis = self.joint_axis(element, joint_type, &type_text, &location)?;
+        let limit = self.joint_limit(element, joint_type, &type_text, &location)?;
+        let (damping, friction) = self.joint_dynamics(element, &location)?;
+        let mimic = self.mimic(element, &location)?;
+        Ok(Joint {
+            name,
+            line: element.line,
+            joint_type,
+            origin,
+            parent,
+            child,
+            axis,
+            limit,
+            damping,
+            friction,
+            mimic,
+        })
+    }
+
+    /// A joint's unit axis. Fixed and floating joints have none (urdfdom does not read it),
+    /// so a zero axis there is no error; elsewhere it is repaired to URDF's default.
+    fn joint_axis(
+        &mut self,
+        element: &Element,
+        joint_type: JointType,
+        type_text: &str,
+        location: &str,
+    ) -> Result<[f64; 3], ReadError> {
         let mut axis = [1.0, 0.0, 0.0];
         if matches!(
             joint_type,
             JointType::Revolute | JointType::Continuous | JointType::Prismatic | JointType::Planar
         ) && let Some(a) = element.child("axis")
-            && let Some(given) = self.vector::<3>(a, "xyz", &location, 0.0)?
+            && let Some(given) = self.vector::<3>(a, "xyz", location, 0.0)?
         {
             let norm = given.iter().map(|v| v * v).sum::<f64>().sqrt();
             if norm.is_finite() && norm > 1e-12 {
@@ -579,70 +625,78 @@ impl Reader<'_> {
                 );
             }
         }
+        Ok(axis)
+    }
+
+    /// A joint's `<limit>`: effort and velocity (not finite: none), and for a revolute or
+    /// prismatic joint its range (without a limit: unlimited, said as a repair).
+    fn joint_limit(
+        &mut self,
+        element: &Element,
+        joint_type: JointType,
+        type_text: &str,
+        location: &str,
+    ) -> Result<Limit, ReadError> {
         let mut limit = Limit {
             range: None,
             effort: 0.0,
             velocity: 0.0,
         };
-        if let Some(l) = element.child("limit") {
-            let at = format!("{location}/limit");
-            limit.effort = self.number(l, "effort", &location)?.unwrap_or(0.0).abs();
-            limit.velocity = self.number(l, "velocity", &location)?.unwrap_or(0.0).abs();
-            if !limit.effort.is_finite() {
-                limit.effort = 0.0;
+        let ranged = matches!(joint_type, JointType::Revolute | JointType::Prismatic);
+        let Some(l) = element.child("limit") else {
+            if ranged {
+                self.repairs.add(
+                    RepairKind::Limit,
+                    location,
+                    format!("a {type_text} joint without <limit>: left unlimited"),
+                );
             }
-            if !limit.velocity.is_finite() {
-                limit.velocity = 0.0;
-            }
-            let lower = self.number(l, "lower", &location)?.unwrap_or(0.0);
-            let upper = self.number(l, "upper", &location)?.unwrap_or(0.0);
-            if matches!(joint_type, JointType::Revolute | JointType::Prismatic) {
-                limit.range = self.range(lower, upper, joint_type, &at);
-            }
-        } else if matches!(joint_type, JointType::Revolute | JointType::Prismatic) {
-            self.repairs.add(
-                RepairKind::Limit,
-                &location,
-                format!("a {type_text} joint without <limit>: left unlimited"),
-            );
-        }
-        let (mut damping, mut friction) = (0.0, 0.0);
-        if let Some(d) = element.child("dynamics") {
-            damping = self.number(d, "damping", &location)?.unwrap_or(0.0);
-            friction = self.number(d, "friction", &location)?.unwrap_or(0.0);
-            if !(damping.is_finite() && friction.is_finite()) {
-                return Err(ReadError::at(
-                    format!("{location}/dynamics"),
-                    Problem::DynamicsNotFinite,
-                ));
-            }
-        }
-        let mimic = match element.child("mimic") {
-            Some(m) => Some(Mimic {
-                joint: m
-                    .attr("joint")
-                    .ok_or_else(|| {
-                        ReadError::at(format!("{location}/mimic"), Problem::MimicNoJoint)
-                    })?
-                    .to_string(),
-                multiplier: self.number(m, "multiplier", &location)?.unwrap_or(1.0),
-                offset: self.number(m, "offset", &location)?.unwrap_or(0.0),
-            }),
-            None => None,
+            return Ok(limit);
         };
-        Ok(Joint {
-            name,
-            line: element.line,
-            joint_type,
-            origin,
-            parent,
-            child,
-            axis,
-            limit,
-            damping,
-            friction,
-            mimic,
-        })
+        let finite_or_zero = |v: f64| if v.is_finite() { v } else { 0.0 };
+        limit.effort = finite_or_zero(self.number(l, "effort", location)?.unwrap_or(0.0).abs());
+        limit.velocity = finite_or_zero(self.number(l, "velocity", location)?.unwrap_or(0.0).abs());
+        let lower = self.number(l, "lower", location)?.unwrap_or(0.0);
+        let upper = self.number(l, "upper", location)?.unwrap_or(0.0);
+        if ranged {
+            limit.range = self.range(lower, upper, joint_type, &format!("{location}/limit"));
+        }
+        Ok(limit)
+    }
+
+    /// A joint's `<dynamics>` damping and friction (0 without one); they must be finite.
+    fn joint_dynamics(
+        &mut self,
+        element: &Element,
+        location: &str,
+    ) -> Result<(f64, f64), ReadError> {
+        let Some(d) = element.child("dynamics") else {
+            return Ok((0.0, 0.0));
+        };
+        let damping = self.number(d, "damping", location)?.unwrap_or(0.0);
+        let friction = self.number(d, "friction", location)?.unwrap_or(0.0);
+        if !(damping.is_finite() && friction.is_finite()) {
+            return Err(ReadError::at(
+                format!("{location}/dynamics"),
+                Problem::DynamicsNotFinite,
+            ));
+        }
+        Ok((damping, friction))
+    }
+
+    /// A joint's `<mimic>`: the joint it follows, its multiplier and offset.
+    fn mimic(&mut self, element: &Element, location: &str) -> Result<Option<Mimic>, ReadError> {
+        let Some(m) = element.child("mimic") else {
+            return Ok(None);
+        };
+        Ok(Some(Mimic {
+            joint: m
+                .attr("joint")
+                .ok_or_else(|| ReadError::at(format!("{location}/mimic"), Problem::MimicNoJoint))?
+                .to_string(),
+            multiplier: self.number(m, "multiplier", location)?.unwrap_or(1.0),
+            offset: self.number(m, "offset", location)?.unwrap_or(0.0),
+        }))
     }
 
     /// The range of a revolute or prismatic joint; what cannot be a range is repaired.
