@@ -39,6 +39,9 @@ pub struct OnRequest<M: Made> {
     topics: Vec<usize>,
     asking: Asking,
     wire: Wire<M>,
+    /// The world has no worker for it (no render thread, a source it does not know): it is
+    /// never due, rather than due at once on every cycle.
+    without_worker: bool,
 }
 
 impl<M: Made> OnRequest<M> {
@@ -48,17 +51,19 @@ impl<M: Made> OnRequest<M> {
             topics,
             asking: Asking::new(rate),
             wire: Wire::new(made),
+            without_worker: false,
         }
     }
 }
 
 impl<M: Made> Requested for OnRequest<M> {
     fn deadline(&self) -> Option<Instant> {
-        self.asking.deadline()
+        self.asking.deadline().filter(|_| !self.without_worker)
     }
 
     fn run(&mut self, tick: &Tick, routes: &Routes) {
         let Some(sources) = M::sources(tick).filter(|s| self.index < s.len()) else {
+            self.without_worker = true;
             return;
         };
         if self.wire.busy() {
