@@ -6,8 +6,9 @@ Each part measures its cases side by side in one run, alternating where it repea
       simulated second in each case;
   (b) bytes per minute of recording, real time: topics alone, and topics with every step;
   (c) CPU per 1000 messages delivered to one client on the same five 1 kHz topics: the
-      Foxglove server (the streams and server threads, a Node.js @foxglove/ws-protocol
-      client) against the ROS 2 node (r2r; its threads, an rclpy subscriber);
+      Foxglove server (the no-ROS build: the sampler's, frames and server threads, a Node.js
+      @foxglove/ws-protocol client) against the ROS 2 node (r2r; its threads, an rclpy
+      subscriber);
   (d) real-time factor with a Foxglove client that stops reading, against no client;
       target 1.00 +- 0.01.
 
@@ -119,7 +120,7 @@ def threads_cpu(pid, prefixes, but=False):
 
 
 # The bridge's own threads that are neither the ROS node's nor its middleware's.
-NOT_ROS = ["physics", "mujoco_bridge", "streams", "foxglove", "cameras", "lidars", "console",
+NOT_ROS = ["physics", "mujoco_bridge", "foxglove", "cameras", "lidars", "console",
            "mcap-steps", "recorder", "legacy"]
 
 
@@ -132,8 +133,13 @@ def measured_window(proc, seconds, count):
     return cpu1 - cpu0, n1 - n0
 
 
+# The threads that fill, encode and serve what a Foxglove client gets, in the build without
+# ROS (where the sampler sends to the streams alone).
+FOXGLOVE = ["topics", "frames", "foxglove"]
+
+
 def foxglove_round(seconds, port):
-    proc = subprocess.Popen([ROS, *GO1, *AT_1KHZ, "--foxglove", f"127.0.0.1:{port}"], cwd=REPO,
+    proc = subprocess.Popen([PLAIN, *GO1, *AT_1KHZ, "--foxglove", f"127.0.0.1:{port}"], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(4)
@@ -143,9 +149,9 @@ def foxglove_round(seconds, port):
             stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, NODE_PATH=str(REPO / ".deps/node/node_modules")))
         time.sleep(2)
-        cpu0 = threads_cpu(proc.pid, ["streams", "foxglove"])
+        cpu0 = threads_cpu(proc.pid, FOXGLOVE)
         time.sleep(seconds)
-        cpu1 = threads_cpu(proc.pid, ["streams", "foxglove"])
+        cpu1 = threads_cpu(proc.pid, FOXGLOVE)
         seen = json.loads(client.communicate(timeout=60)[0].strip().splitlines()[-1])["seen"]
         # The client counted over its whole life; scale to the measured window.
         delivered = sum(seen.values()) * seconds / (seconds + 4 - 0.5)
@@ -185,7 +191,7 @@ def part_c(seconds=10):
     fox_cpu, fox_messages = foxglove_round(seconds, port)
     ros_cpu, ros_messages = ros_round(seconds)
     print(f"(c) Go1 1 kHz real time, {', '.join(TOPICS)} at 1 kHz, one client, {seconds} s: "
-          f"CPU per 1000 messages delivered: Foxglove server (its streams and foxglove threads; "
+          f"CPU per 1000 messages delivered: Foxglove server (no-ROS build: its topics, frames and foxglove threads; "
           f"a Node.js ws-protocol client reading) {fox_cpu / max(fox_messages, 1) * 1e6:.1f} ms "
           f"({fox_messages / seconds:.0f} msg/s, {fox_cpu / seconds * 100:.0f} % of a core); "
           f"ROS 2 node r2r (its threads and the middleware's; an rclpy subscriber reading) "
