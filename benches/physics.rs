@@ -6,9 +6,12 @@
 //!     fraction of the period.
 //! Run: cargo bench --bench physics   (BENCH_REALTIME_SECONDS=30 by default)
 use mujoco_bridge::config::{Config, SimConfig, SimMode};
+#[path = "common/raw_loop.rs"]
+mod raw;
+
 use mujoco_bridge::model::{World, build_world};
 use mujoco_bridge::sim::Simulation;
-use mujoco_rs::prelude::*;
+use raw::raw_loop;
 use std::time::{Duration, Instant};
 
 fn world(config: &str, overrides: &[String]) -> World {
@@ -17,23 +20,6 @@ fn world(config: &str, overrides: &[String]) -> World {
         .join(config);
     let config = Config::load(&path, overrides).expect("config");
     build_world(&config).expect("world")
-}
-
-/// Seconds for `steps` raw mj_step calls from the model's initial state, on a fresh thread
-/// like the physics thread's.
-fn raw_loop(world: &World, steps: u64) -> f64 {
-    let model = world.model.clone();
-    std::thread::spawn(move || {
-        let mut data = MjData::new(model);
-        data.forward();
-        let start = Instant::now();
-        for _ in 0..steps {
-            data.step();
-        }
-        start.elapsed().as_secs_f64()
-    })
-    .join()
-    .unwrap()
 }
 
 /// Seconds for the physics thread to run `steps` steps in fast mode from the initial state.

@@ -259,7 +259,6 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         handle: &handle,
         sensors: &sensors,
         ros_args: &ros_args,
-        #[cfg(any(feature = "ros", feature = "dds"))]
         run_mode,
     };
     let mut adapters = start_adapters(&start, cli, &stream_settings, outputs)?;
@@ -374,8 +373,7 @@ struct AdapterStart<'a> {
     handle: &'a SimHandle,
     sensors: &'a mujoco_bridge::render::Sensors,
     ros_args: &'a [String],
-    /// What "play" means to the node's simulation services.
-    #[cfg(any(feature = "ros", feature = "dds"))]
+    /// What "play" means to the node's simulation services; whether the run starts paused.
     run_mode: SimMode,
 }
 
@@ -431,6 +429,7 @@ fn start_adapters(
         publishing: Arc::clone(&publishing),
         retimes,
         nice: config.ros.nice,
+        hold_at_start: start.run_mode == SimMode::Paused,
     };
     let sampler = Sampler::start(handle.observer(), outputs, settings)
         .map_err(|e| RunError::System(format!("the topics thread: {e}")))?;

@@ -214,6 +214,7 @@ fn node(handle: &SimHandle, config: &Config, play_mode: SimMode) -> Node {
         publishing: node.publishing(),
         retimes,
         nice: config.ros.nice,
+        hold_at_start: false,
     };
     let outputs = handle.follow(mujoco_bridge::topics::plan).expect("outputs");
     let sampler = Sampler::start(handle.observer(), outputs, settings).expect("sampler");

@@ -18,6 +18,11 @@ pub mod msg {
             linear_acceleration: Vector3,
             linear_acceleration_covariance: [f64; 9],
         }
+        MagneticField {
+            header: Header,
+            magnetic_field: Vector3,
+            magnetic_field_covariance: [f64; 9],
+        }
         LaserScan {
             header: Header,
             angle_min: f32,

@@ -38,9 +38,16 @@ struct StreamRoute {
     clock: Option<usize>,
     server: Option<Arc<WebSocketServerHandle>>,
     counters: Arc<StreamCounters>,
+    /// The recording in progress, if any: a recording holds samples, never the held state.
+    mcap: WriterSlot,
 }
 
 impl Route for StreamRoute {
+    fn takes_held(&self) -> bool {
+        // Busy (a recording starting or stopping): as if recording.
+        self.mcap.try_lock().is_ok_and(|writer| writer.is_none())
+    }
+
     fn wants(&self, topic: usize) -> bool {
         (Some(topic) == self.clock && self.server.is_some())
             || self.channels[topic].as_ref().is_some_and(|c| c.has_sinks())
@@ -82,11 +89,16 @@ impl Sink for StreamSink {
             clock: topics.iter().position(|t| t.name == CLOCK_TOPIC),
             server: self.server.clone(),
             counters: self.counters.clone(),
+            mcap: self.mcap.clone(),
         })
     }
 
     fn active(&self) -> bool {
         self.server.is_some() || self.channels.iter().flatten().any(|c| c.has_sinks())
+    }
+
+    fn records(&self) -> bool {
+        self.recording.is_some()
     }
 
     fn tend(&mut self, latched: Latched) {

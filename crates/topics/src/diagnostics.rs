@@ -15,7 +15,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     plan.add(Diagnostics {
         topic: Topic {
             name: "/diagnostics".into(),
-            schedule: plan.rate("diagnostics", None),
+            schedule: plan.rate("diagnostics", None).on_wall_clock(),
             qos: Qos::STATE,
         },
         message: DiagnosticArray::default(),
@@ -58,6 +58,10 @@ impl Output for Diagnostics {
             value(
                 "ros_publish_failures",
                 publishing.failed.load(Ordering::Relaxed).to_string(),
+            ),
+            value(
+                "samples_lost",
+                publishing.samples_lost.load(Ordering::Relaxed).to_string(),
             ),
         ];
         let mut values = values;

@@ -15,6 +15,8 @@ pub trait Encoded: Send {
     /// This tick's message as CDR in `bytes`; false when there is nothing new to send (or
     /// the message cannot be serialized, which the caller counts as a failure).
     fn fill(&mut self, tick: &Tick, bytes: &mut Vec<u8>) -> Result<bool, cdr::CdrError>;
+    /// How its readings lag the state.
+    fn timing(&self) -> super::Timing;
 }
 
 /// An output filled from the state, serialized.
@@ -41,6 +43,10 @@ impl<O: Output + Send> Encoded for EncodedOutput<O> {
 
     fn observe(&mut self, tick: &Tick) {
         self.0.observe(tick);
+    }
+
+    fn timing(&self) -> super::Timing {
+        self.0.timing()
     }
 
     fn fill(&mut self, tick: &Tick, bytes: &mut Vec<u8>) -> Result<bool, cdr::CdrError> {

@@ -21,6 +21,10 @@ impl<O: Output> Output for Gated<O> {
         self.inner.observe(tick);
     }
 
+    fn timing(&self) -> super::Timing {
+        self.inner.timing()
+    }
+
     fn fill(&mut self, tick: &Tick) -> Option<&Self::Message> {
         if self.open.load(Ordering::Relaxed) {
             self.inner.fill(tick)

@@ -1,7 +1,8 @@
 //! sensor_msgs/Imu from a framequat (orientation), a gyro (angular velocity) and an
 //! accelerometer (linear acceleration), any of which may be missing; framed at their site.
+use super::noise::{self, SensorNoise};
 use super::sensors::{self, Sensor};
-use super::{Output, Plan, PlanError, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
 use crate::convert::{frame_name, quaternion_wxyz, vector};
 use crate::messages::sensor_msgs::msg::Imu as ImuMsg;
@@ -12,6 +13,11 @@ pub struct Imu {
     orientation: Option<Sensor>,
     angular_velocity: Option<Sensor>,
     linear_acceleration: Option<Sensor>,
+    /// The gyro's and the accelerometer's noise (the orientation is left exact, as Gazebo
+    /// leaves it).
+    gyro_noise: Option<SensorNoise>,
+    accelerometer_noise: Option<SensorNoise>,
+    timing: Timing,
     message: ImuMsg,
 }
 
@@ -63,10 +69,15 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                     frame_name("world", map, map.root_body.unwrap_or(0), plan.prefixed(robot))
                 }
             };
-            let message = template(frame_id, given.map(|g| g.is_some()));
+            let gyro_noise = angular_velocity.and_then(|s| noise::of_sensor(plan, robot, s, 3));
+            let accelerometer_noise =
+                linear_acceleration.and_then(|s| noise::of_sensor(plan, robot, s, 3));
+            let mut message = template(frame_id, given.map(|g| g.is_some()));
+            covariances(&mut message.angular_velocity_covariance, &gyro_noise);
+            covariances(&mut message.linear_acceleration_covariance, &accelerometer_noise);
             let topic = Topic {
                 name: plan.robot_topic(robot, &imu.topic),
-                schedule: plan.rate("imu", imu.rate),
+                schedule: plan.rate("imu", imu.rate.or(sensors::interval_rate(plan, &given))),
                 qos: Qos::STATE,
             };
             plan.add_for(
@@ -75,6 +86,9 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 orientation,
                 angular_velocity,
                 linear_acceleration,
+                gyro_noise,
+                accelerometer_noise,
+                timing: sensors::timing(plan, robot, &given),
                 message,
             },
                 imu.controller.as_deref(),
@@ -104,11 +118,33 @@ fn template(frame_id: String, given: [bool; 3]) -> ImuMsg {
     message
 }
 
+/// A covariance's diagonal from the noise's variances (it stays 0 without noise).
+pub(crate) fn covariances(covariance: &mut [f64; 9], noise: &Option<SensorNoise>) {
+    if let Some(noise) = noise {
+        for k in 0..3 {
+            covariance[4 * k] = noise.variance(k);
+        }
+    }
+}
+
+/// Three values of `data` from `adr`, with their noise at sim time `time`.
+pub(crate) fn read3(data: &[f64], adr: usize, noise: &mut Option<SensorNoise>, time: f64) -> [f64; 3] {
+    let mut values = [data[adr], data[adr + 1], data[adr + 2]];
+    if let Some(noise) = noise {
+        noise.apply(&mut values, time);
+    }
+    values
+}
+
 impl Output for Imu {
     type Message = ImuMsg;
 
     fn topic(&self) -> &Topic {
         &self.topic
+    }
+
+    fn timing(&self) -> Timing {
+        self.timing
     }
 
     fn fill(&mut self, tick: &Tick) -> Option<&ImuMsg> {
@@ -118,11 +154,13 @@ impl Output for Imu {
         if let Some(s) = self.orientation {
             m.orientation = quaternion_wxyz(&data[s.adr..s.adr + 4]);
         }
+        let time = tick.state.time;
         if let Some(s) = self.angular_velocity {
-            m.angular_velocity = vector(&data[s.adr..s.adr + 3]);
+            m.angular_velocity = vector(&read3(data, s.adr, &mut self.gyro_noise, time));
         }
         if let Some(s) = self.linear_acceleration {
-            m.linear_acceleration = vector(&data[s.adr..s.adr + 3]);
+            let values = read3(data, s.adr, &mut self.accelerometer_noise, time);
+            m.linear_acceleration = vector(&values);
         }
         Some(m)
     }

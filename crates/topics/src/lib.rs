@@ -20,6 +20,7 @@ mod fixture;
 mod gated;
 pub mod inputs;
 pub mod names;
+mod noise;
 pub mod offload;
 mod qos;
 pub mod sampler;
@@ -64,6 +65,7 @@ kinds![
     joint_states,
     odometry,
     imu,
+    magnetometer,
     wrench,
     range,
     scan,
@@ -85,8 +87,31 @@ pub enum Schedule {
         hz: f64,
         follows: Option<&'static str>,
     },
+    /// At `hz` of wall-clock time, paused or not (the run's own figures: `/diagnostics`).
+    Wall {
+        hz: f64,
+        follows: Option<&'static str>,
+    },
     /// Once, with the first state (latched topics).
     Once,
+}
+
+impl Schedule {
+    /// The same rate on the wall clock.
+    pub fn on_wall_clock(self) -> Self {
+        match self {
+            Schedule::Rate { hz, follows } => Schedule::Wall { hz, follows },
+            other => other,
+        }
+    }
+
+    /// Its rate and the `ros.rates` field it follows (None: sent once).
+    pub fn rate(&self) -> Option<(f64, Option<&'static str>)> {
+        match *self {
+            Schedule::Rate { hz, follows } | Schedule::Wall { hz, follows } => Some((hz, follows)),
+            Schedule::Once => None,
+        }
+    }
 }
 
 /// Where an output publishes and how often.
@@ -99,6 +124,7 @@ pub struct Topic {
 }
 
 /// What one cycle of the node's loop gives the outputs.
+#[derive(Clone, Copy)]
 pub struct Tick<'a> {
     pub state: &'a StateSnapshot,
     pub stamp: &'a Time,
@@ -124,6 +150,22 @@ pub trait Output {
 
     /// The message for this tick, or None when there is nothing new to send.
     fn fill(&mut self, tick: &Tick) -> Option<&Self::Message>;
+
+    /// How its sensors' readings lag the state (none but a sensor output's).
+    fn timing(&self) -> Timing {
+        Timing::default()
+    }
+}
+
+/// How a sensor message lags the moment it measures, in seconds of sim time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// MuJoCo's own sensor `delay`: its values in the state are this old already, so the
+    /// message is stamped this much before the sample.
+    pub delay: f64,
+    /// The config's `latency`: the message goes out this much after the moment it measured,
+    /// stamped with that moment.
+    pub latency: f64,
 }
 
 /// Publications of the node, counted whatever their result (shown by `stats` and
@@ -132,6 +174,8 @@ pub trait Output {
 pub struct PublishCounters {
     pub published: AtomicU64,
     pub failed: AtomicU64,
+    /// Samples that a full ring lost before the sampler took them (real time, a slow sink).
+    pub samples_lost: AtomicU64,
 }
 
 impl PublishCounters {

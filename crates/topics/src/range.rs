@@ -1,6 +1,7 @@
 //! sensor_msgs/Range from one rangefinder, framed so that x points along its ray.
+use super::noise::{self, SensorNoise};
 use super::sensors::{self, Sensor};
-use super::{Output, Plan, PlanError, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
 use crate::messages::sensor_msgs::msg::Range as RangeMsg;
 use mujoco_rs::prelude::MjtSensor;
@@ -8,6 +9,8 @@ use mujoco_rs::prelude::MjtSensor;
 pub struct Range {
     topic: Topic,
     rangefinder: Sensor,
+    noise: Option<SensorNoise>,
+    timing: Timing,
     message: RangeMsg,
 }
 
@@ -52,13 +55,18 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             message.header.frame_id = frame_id;
             let topic = Topic {
                 name: plan.robot_topic(robot, &range.topic),
-                schedule: plan.rate("range", range.rate),
+                schedule: plan.rate(
+                    "range",
+                    range.rate.or(sensors::interval_rate(plan, &[Some(rangefinder)])),
+                ),
                 qos: Qos::STATE,
             };
             plan.add_for(
                 Range {
                 topic,
                 rangefinder,
+                noise: noise::of_sensor(plan, robot, rangefinder, 1),
+                timing: sensors::timing(plan, robot, &[Some(rangefinder)]),
                 message,
             },
                 range.controller.as_deref(),
@@ -75,10 +83,16 @@ impl Output for Range {
         &self.topic
     }
 
+    fn timing(&self) -> Timing {
+        self.timing
+    }
+
     fn fill(&mut self, tick: &Tick) -> Option<&RangeMsg> {
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
-        m.range = sensors::ray(tick.state.sensordata[self.rangefinder.adr], m.max_range);
+        let value = tick.state.sensordata[self.rangefinder.adr];
+        let value = noise::range(value, &mut self.noise, 0, tick.state.time);
+        m.range = sensors::ray(value, m.max_range);
         Some(m)
     }
 }

@@ -1,7 +1,8 @@
 //! sensor_msgs/LaserScan from a planar fan of rangefinders (one origin on one body, rays in
 //! its xy plane at even angles), framed at the fan's origin.
+use super::noise::{self, SensorNoise};
 use super::sensors;
-use super::{Output, Plan, PlanError, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::config::full_match_regex;
 use crate::Qos;
 use crate::messages::sensor_msgs::msg::LaserScan;
@@ -11,6 +12,9 @@ pub struct Scan {
     topic: Topic,
     /// `sensordata` addresses of the rays, by increasing angle.
     rays: Vec<usize>,
+    /// Each ray's noise (its rangefinder's), in the same order.
+    noise: Vec<Option<SensorNoise>>,
+    timing: Timing,
     message: LaserScan,
 }
 
@@ -83,9 +87,24 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 schedule: plan.rate("scan", scan.rate),
                 qos: Qos::STATE,
             };
+            let noise = fan
+                .rays
+                .iter()
+                .map(|&(_, id)| {
+                    let sensor = sensors::Sensor { id, adr: 0 };
+                    noise::of_sensor(plan, robot, sensor, 1)
+                })
+                .collect();
+            let ray_sensors: Vec<_> = fan
+                .rays
+                .iter()
+                .map(|&(_, id)| Some(sensors::Sensor { id, adr: 0 }))
+                .collect();
             plan.add(Scan {
                 topic,
                 rays,
+                noise,
+                timing: sensors::timing(plan, robot, &ray_sensors),
                 message,
             });
         }
@@ -100,11 +119,17 @@ impl Output for Scan {
         &self.topic
     }
 
+    fn timing(&self) -> Timing {
+        self.timing
+    }
+
     fn fill(&mut self, tick: &Tick) -> Option<&LaserScan> {
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
-        for (out, adr) in m.ranges.iter_mut().zip(&self.rays) {
-            *out = sensors::ray(tick.state.sensordata[*adr], m.range_max);
+        let time = tick.state.time;
+        for ((out, adr), noise) in m.ranges.iter_mut().zip(&self.rays).zip(&mut self.noise) {
+            let value = noise::range(tick.state.sensordata[*adr], noise, 0, time);
+            *out = sensors::ray(value, m.range_max);
         }
         Some(m)
     }

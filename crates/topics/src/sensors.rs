@@ -46,6 +46,36 @@ pub fn find(
     })
 }
 
+/// How the messages of robot `robot`'s `sensors` lag: the longest MuJoCo `delay` among them
+/// (one with a history to delay by) and the longest `latency` the config gives them.
+pub fn timing(plan: &Plan, robot: usize, sensors: &[Option<Sensor>]) -> super::Timing {
+    let model = plan.model;
+    let map = &plan.robots[robot];
+    let latencies = &plan.config.robots[robot].latency;
+    let mut timing = super::Timing::default();
+    for sensor in sensors.iter().flatten() {
+        if model.sensor_history()[sensor.id][0] > 0 {
+            timing.delay = timing.delay.max(model.sensor_delay()[sensor.id]);
+        }
+        let name = map.sensors.iter().find(|s| s.id == sensor.id);
+        if let Some(latency) = name.and_then(|s| latencies.get(&s.name)) {
+            timing.latency = timing.latency.max(*latency);
+        }
+    }
+    timing
+}
+
+/// The rate MuJoCo's `interval` gives robot sensors (the slowest period among them), for a
+/// topic whose config gives none: a sensor that updates every period is sent as often.
+pub fn interval_rate(plan: &Plan, sensors: &[Option<Sensor>]) -> Option<f64> {
+    let period = sensors
+        .iter()
+        .flatten()
+        .map(|s| plan.model.sensor_interval()[s.id][0])
+        .fold(0.0, f64::max);
+    (period > 0.0).then(|| 1.0 / period)
+}
+
 /// The sensor named under `key` of a config entry at `field`, if one is named.
 pub fn find_optional(
     plan: &Plan,
@@ -199,6 +229,22 @@ pub fn automatic_imus(model: &MjModel, robot: &RobotMap) -> Vec<ImuTopic> {
     // A frame orientation alone is not an IMU (it may track any body).
     imus.retain(|_, imu| imu.angular_velocity.is_some() || imu.linear_acceleration.is_some());
     by_site(robot, imus, "imu", "imu", |imu, topic| imu.topic = topic)
+}
+
+/// Magnetometers found in the model, each on its site: `magnetic_field` when the robot has
+/// one, `magnetic_field/<site>` for each when it has more.
+pub fn automatic_magnetometers(model: &MjModel, robot: &RobotMap) -> Vec<(String, String)> {
+    let found: BTreeMap<usize, (String, String)> = on_sites(model, robot)
+        .filter(|(_, kind, ..)| *kind == MjtSensor::mjSENS_MAGNETOMETER)
+        .map(|(_, _, name, site)| (site, (String::new(), name.to_string())))
+        .collect();
+    by_site(
+        robot,
+        found,
+        "magnetic_field",
+        "magnetic_field",
+        |m, topic| m.0 = topic,
+    )
 }
 
 /// Force-torque topics found in the model: a force and a torque sensor on one site.

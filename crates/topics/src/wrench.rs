@@ -1,8 +1,10 @@
 //! geometry_msgs/WrenchStamped from a force and a torque sensor (either may be missing),
 //! framed at their site.
 use super::sensors::{self, Sensor};
-use super::{Output, Plan, PlanError, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
+use super::imu::read3;
+use super::noise::{self, SensorNoise};
 use crate::convert::vector;
 use crate::messages::geometry_msgs::msg::WrenchStamped;
 use mujoco_rs::prelude::MjtSensor;
@@ -11,6 +13,9 @@ pub struct Wrench {
     topic: Topic,
     force: Option<Sensor>,
     torque: Option<Sensor>,
+    force_noise: Option<SensorNoise>,
+    torque_noise: Option<SensorNoise>,
+    timing: Timing,
     message: WrenchStamped,
 }
 
@@ -58,7 +63,10 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             };
             let topic = Topic {
                 name: plan.robot_topic(robot, &ft.topic),
-                schedule: plan.rate("force_torque", ft.rate),
+                schedule: plan.rate(
+                    "force_torque",
+                    ft.rate.or(sensors::interval_rate(plan, &[force, torque])),
+                ),
                 qos: Qos::STATE,
             };
             plan.add_for(
@@ -66,6 +74,9 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 topic,
                 force,
                 torque,
+                force_noise: force.and_then(|s| noise::of_sensor(plan, robot, s, 3)),
+                torque_noise: torque.and_then(|s| noise::of_sensor(plan, robot, s, 3)),
+                timing: sensors::timing(plan, robot, &[force, torque]),
                 message,
             },
                 ft.controller.as_deref(),
@@ -82,15 +93,20 @@ impl Output for Wrench {
         &self.topic
     }
 
+    fn timing(&self) -> Timing {
+        self.timing
+    }
+
     fn fill(&mut self, tick: &Tick) -> Option<&WrenchStamped> {
         let data = &tick.state.sensordata;
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
+        let time = tick.state.time;
         if let Some(s) = self.force {
-            m.wrench.force = vector(&data[s.adr..s.adr + 3]);
+            m.wrench.force = vector(&read3(data, s.adr, &mut self.force_noise, time));
         }
         if let Some(s) = self.torque {
-            m.wrench.torque = vector(&data[s.adr..s.adr + 3]);
+            m.wrench.torque = vector(&read3(data, s.adr, &mut self.torque_noise, time));
         }
         Some(m)
     }

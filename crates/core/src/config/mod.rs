@@ -398,6 +398,22 @@ impl Config {
                     format!("must be a positive number, got {gain}"),
                 );
             }
+            for (sensor, latency) in &robot.latency {
+                if !(0.0..=10.0).contains(latency) {
+                    return problem(
+                        format!("robots[{i}].latency.{sensor}"),
+                        format!("must be between 0 and 10 seconds, got {latency}"),
+                    );
+                }
+            }
+            for (sensor, noise) in &robot.noise {
+                if let Some((field, message)) = noise.problem() {
+                    return problem(
+                        format!("robots[{i}].noise.{sensor}.{field}"),
+                        message.into(),
+                    );
+                }
+            }
             let mut names = std::collections::HashSet::new();
             for (k, camera) in robot.listed_cameras().iter().enumerate() {
                 if let Some((field, message)) = camera.problem() {

@@ -13,6 +13,7 @@ mod operations;
 mod ops;
 mod physics;
 pub mod priority;
+mod samples;
 mod snapshot;
 mod state;
 mod stats;
@@ -28,6 +29,7 @@ pub use follow::{Following, PlanContext};
 pub use observer::Observer;
 pub use physics::PauseCause;
 pub use priority::{Granted, give_way, raised_above_normal};
+pub use samples::{Attachment, MAX_SCHEDULES, READER_POLL, SampleRing};
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
 pub use state::{StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
@@ -90,6 +92,8 @@ pub(crate) struct Shared {
     pause_at_step: AtomicU64,
     /// Why it last paused (`physics::PauseCause`).
     pause_cause: AtomicU8,
+    /// A step request runs (from its first step until its answer): paused, yet moving.
+    stepping: std::sync::atomic::AtomicBool,
     /// What the kernel granted the physics thread (set once it runs).
     granted: std::sync::OnceLock<priority::Granted>,
     /// How many contacts each state carries (a world change keeps it).
@@ -391,6 +395,7 @@ impl Simulation {
             speed_bits: AtomicU64::new(options.speed.to_bits()),
             pause_at_step: AtomicU64::new(u64::MAX),
             pause_cause: AtomicU8::new(physics::PauseCause::None as u8),
+            stepping: Default::default(),
             granted: std::sync::OnceLock::new(),
             contacts,
             followers: Default::default(),

@@ -30,6 +30,19 @@ impl Observer {
         self.0.latest_state_buffer()
     }
 
+    /// The mode the physics thread runs in, and why it last paused.
+    pub fn mode(&self) -> (crate::config::SimMode, super::PauseCause) {
+        (self.0.mode(), self.0.pause_cause())
+    }
+
+    /// Whether a step request runs (the state moves though the mode is paused).
+    pub fn stepping(&self) -> bool {
+        self.0
+            .shared
+            .stepping
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub fn stats(&self) -> SimStats {
         self.0.stats()
     }

@@ -7,6 +7,9 @@ use crate::config::SimMode;
 use crate::control::Trajectory;
 use std::sync::Arc;
 
+/// How long a finished step request waits for the topics to send its samples.
+const SAMPLES_PATIENCE_NS: u64 = 1_000_000_000;
+
 impl Physics {
     pub(in crate::sim) fn done(&self) -> OperationDone {
         OperationDone {
@@ -90,17 +93,39 @@ impl Physics {
             until: self.step.saturating_add(n),
             requested: n,
             reply,
+            finished_ns: 0,
         });
+        self.shared
+            .stepping
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
-    /// One step of a running step request; answers it after its last step.
+    /// One step of a running step request; answers it after its last step, once the topics
+    /// have sent what its steps sampled (a client that reads after the answer sees the state
+    /// it stepped to), or after `SAMPLES_PATIENCE_NS` if they are stuck.
     pub(super) fn step_while_paused(&mut self) {
-        self.step_once();
-        self.window
-            .maybe_publish(&self.shared.stats, super::clock::now_ns(), self.data.time());
-        if self.stepping.as_ref().is_some_and(|s| self.step >= s.until)
-            && let Some(stepping) = self.stepping.take()
-        {
+        let Some(stepping) = &self.stepping else {
+            return;
+        };
+        let now = super::clock::now_ns();
+        if stepping.finished_ns == 0 {
+            self.step_once();
+            self.window
+                .maybe_publish(&self.shared.stats, now, self.data.time());
+            match self.stepping.as_mut() {
+                Some(s) if self.step >= s.until => s.finished_ns = now.max(1),
+                _ => return,
+            }
+        }
+        let finished_ns = self.stepping.as_ref().map_or(now, |s| s.finished_ns);
+        if !self.sample_clock.drained() && now.saturating_sub(finished_ns) < SAMPLES_PATIENCE_NS {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+            return;
+        }
+        if let Some(stepping) = self.stepping.take() {
+            self.shared
+                .stepping
+                .store(false, std::sync::atomic::Ordering::Release);
             let done = Ok(self.done());
             self.answer(stepping.reply, done);
         }
@@ -109,6 +134,9 @@ impl Physics {
     /// A mode change ends a running step request early.
     pub(super) fn interrupt_steps(&mut self) {
         if let Some(stepping) = self.stepping.take() {
+            self.shared
+                .stepping
+                .store(false, std::sync::atomic::Ordering::Release);
             let done = stepping.requested - (stepping.until - self.step);
             let interrupted = OperationError::StepInterrupted {
                 done,
@@ -227,6 +255,7 @@ impl Physics {
         std::mem::swap(&mut self.controllers, &mut next.controllers);
         std::mem::swap(&mut self.world, &mut next.generation);
         std::mem::swap(&mut self.guard, &mut next.guard);
+        std::mem::swap(&mut self.sample_clock, &mut next.sample_clock);
         self.wrenches = [None; super::physics::MAX_WRENCHES];
         if let Some(old) = self.playback.take() {
             self.trash(Trash::Playback(old.rows));

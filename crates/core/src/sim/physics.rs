@@ -39,6 +39,8 @@ pub(super) struct Stepping {
     pub until: u64,
     pub requested: u64,
     pub reply: Option<crossbeam_channel::Sender<OperationResult>>,
+    /// When its last step was done (0: not yet); its answer waits for the topics.
+    pub finished_ns: u64,
 }
 
 pub(super) struct ActivePlayback {
@@ -77,6 +79,8 @@ pub struct Physics {
     wrench_applied: bool,
     /// Rings that get a row per step (recorder, legacy publishers).
     pub(super) taps: [Option<Tap>; MAX_TAPS],
+    /// When the topics' samples fall due, and where they go.
+    pub(super) sample_clock: super::samples::SampleClock,
     pub(super) playback: Option<ActivePlayback>,
     pub(super) stepping: Option<Stepping>,
     /// The last good state and the answer to a diverging step.
@@ -151,7 +155,10 @@ impl Physics {
         world.state.publish(&data, 0);
         let window = StatsWindow::new(now_ns(), data.time());
         let guard = super::divergence::Guard::new(&world.model, world.config.sim.on_divergence);
+        let sample_clock =
+            super::samples::SampleClock::new(world.samples.clone(), world.model.opt().timestep);
         Ok(Self {
+            sample_clock,
             world,
             data,
             shared,
@@ -222,6 +229,8 @@ impl Physics {
             if let Flow::Stop = flow {
                 return;
             }
+            // A reader that just attached starts from the state as it is.
+            self.sample_clock.current(&self.data, self.step, false);
             if self.mode == SimMode::Paused {
                 if self.stepping.is_some() {
                     self.step_while_paused();
@@ -313,6 +322,9 @@ impl Physics {
 
     fn export(&mut self) {
         self.world.state.publish(&self.data, self.step);
+        let lossless = self.mode != SimMode::Realtime;
+        self.sample_clock
+            .after_step(&self.data, self.step, lossless);
         let stats = &self.shared.stats;
         stats.steps.store(self.step, Ordering::Relaxed);
         stats
@@ -649,6 +661,7 @@ impl Physics {
     pub(super) fn republish(&mut self) {
         self.data.forward();
         self.world.state.publish(&self.data, self.step);
+        self.sample_clock.current(&self.data, self.step, true);
         self.shared
             .stats
             .sim_time_bits

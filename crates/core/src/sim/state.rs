@@ -45,7 +45,7 @@ impl StateLayout {
     }
 
     /// step, time, then the arrays in the order of `StateSnapshot`.
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         2 + self.nq
             + 3 * self.nv
             + self.na
@@ -121,6 +121,16 @@ impl StateSnapshot {
         }
     }
 
+    /// Resizes the arrays to `layout` when they are of another world.
+    pub fn fit(&mut self, layout: &StateLayout) {
+        if self.qpos.len() != layout.nq
+            || self.xquat_wxyz.len() != 4 * layout.nbody
+            || self.contacts.len() != 1 + CONTACT_VALUES * layout.ncontact
+        {
+            *self = StateSnapshot::with_layout(layout);
+        }
+    }
+
     fn arrays_mut(&mut self) -> [&mut Vec<f64>; 13] {
         [
             &mut self.qpos,
@@ -184,46 +194,7 @@ impl StateExchange {
         let sequence = slot.sequence.load(Ordering::Relaxed);
         slot.sequence.store(sequence + 1, Ordering::Relaxed);
         fence(Ordering::Release);
-        let values = &slot.values;
-        values[0].store(step, Ordering::Relaxed);
-        values[1].store(data.time().to_bits(), Ordering::Relaxed);
-        let mut at = 2;
-        let arrays: [&[f64]; 12] = [
-            data.qpos(),
-            data.qvel(),
-            data.qacc(),
-            data.qfrc_actuator(),
-            data.act(),
-            data.ctrl(),
-            data.actuator_force(),
-            data.sensordata(),
-            data.xpos().as_flattened(),
-            data.xquat().as_flattened(),
-            data.mocap_pos().as_flattened(),
-            data.mocap_quat().as_flattened(),
-        ];
-        for array in arrays {
-            for (cell, v) in values[at..at + array.len()].iter().zip(array) {
-                cell.store(v.to_bits(), Ordering::Relaxed);
-            }
-            at += array.len();
-        }
-        // Contacts: how many, then position, normal and normal force of each.
-        let contacts = data.contact();
-        let count = contacts.len().min(self.layout.ncontact);
-        values[at].store((count as f64).to_bits(), Ordering::Relaxed);
-        at += 1;
-        for (k, contact) in contacts.iter().take(count).enumerate() {
-            let force = data.contact_force(k)[0];
-            let normal = &contact.frame[..3];
-            let cells = &values[at + CONTACT_VALUES * k..at + CONTACT_VALUES * (k + 1)];
-            for (cell, v) in cells
-                .iter()
-                .zip(contact.pos.iter().chain(normal).chain([&force]))
-            {
-                cell.store(v.to_bits(), Ordering::Relaxed);
-            }
-        }
+        write_state(&slot.values, &self.layout, data, step);
         slot.sequence.store(sequence + 2, Ordering::Release);
         self.latest.store(index, Ordering::Release);
     }
@@ -231,9 +202,7 @@ impl StateExchange {
     /// Copies the newest state into `out` (sized by `StateSnapshot::with_layout`). Returns
     /// false before the first publish.
     pub fn read_latest(&self, out: &mut StateSnapshot) -> bool {
-        if out.qpos.len() != self.layout.nq || out.xquat_wxyz.len() != 4 * self.layout.nbody {
-            *out = StateSnapshot::with_layout(&self.layout);
-        }
+        out.fit(&self.layout);
         loop {
             let index = self.latest.load(Ordering::Acquire);
             if index == usize::MAX {
@@ -245,20 +214,73 @@ impl StateExchange {
                 std::hint::spin_loop();
                 continue;
             }
-            let values = &slot.values;
-            out.step = values[0].load(Ordering::Relaxed);
-            out.time = f64::from_bits(values[1].load(Ordering::Relaxed));
-            let mut at = 2;
-            for array in out.arrays_mut() {
-                for (v, cell) in array.iter_mut().zip(&values[at..]) {
-                    *v = f64::from_bits(cell.load(Ordering::Relaxed));
-                }
-                at += array.len();
-            }
+            read_state(&slot.values, out);
             fence(Ordering::Acquire);
             if slot.sequence.load(Ordering::Relaxed) == before {
                 return true;
             }
         }
+    }
+}
+
+/// Writes the state of `data` into `values` (a slot of `layout.len()` cells): step, time, the
+/// arrays in the order of `StateSnapshot`, then the contacts. No allocation.
+pub(super) fn write_state(
+    values: &[AtomicU64],
+    layout: &StateLayout,
+    data: &MjData<std::sync::Arc<MjModel>>,
+    step: u64,
+) {
+    values[0].store(step, Ordering::Relaxed);
+    values[1].store(data.time().to_bits(), Ordering::Relaxed);
+    let mut at = 2;
+    let arrays: [&[f64]; 12] = [
+        data.qpos(),
+        data.qvel(),
+        data.qacc(),
+        data.qfrc_actuator(),
+        data.act(),
+        data.ctrl(),
+        data.actuator_force(),
+        data.sensordata(),
+        data.xpos().as_flattened(),
+        data.xquat().as_flattened(),
+        data.mocap_pos().as_flattened(),
+        data.mocap_quat().as_flattened(),
+    ];
+    for array in arrays {
+        for (cell, v) in values[at..at + array.len()].iter().zip(array) {
+            cell.store(v.to_bits(), Ordering::Relaxed);
+        }
+        at += array.len();
+    }
+    // Contacts: how many, then position, normal and normal force of each.
+    let contacts = data.contact();
+    let count = contacts.len().min(layout.ncontact);
+    values[at].store((count as f64).to_bits(), Ordering::Relaxed);
+    at += 1;
+    for (k, contact) in contacts.iter().take(count).enumerate() {
+        let force = data.contact_force(k)[0];
+        let normal = &contact.frame[..3];
+        let cells = &values[at + CONTACT_VALUES * k..at + CONTACT_VALUES * (k + 1)];
+        for (cell, v) in cells
+            .iter()
+            .zip(contact.pos.iter().chain(normal).chain([&force]))
+        {
+            cell.store(v.to_bits(), Ordering::Relaxed);
+        }
+    }
+}
+
+/// Copies a slot written by `write_state` into `out` (sized for its layout).
+pub(super) fn read_state(values: &[AtomicU64], out: &mut StateSnapshot) {
+    out.step = values[0].load(Ordering::Relaxed);
+    out.time = f64::from_bits(values[1].load(Ordering::Relaxed));
+    let mut at = 2;
+    for array in out.arrays_mut() {
+        for (v, cell) in array.iter_mut().zip(&values[at..]) {
+            *v = f64::from_bits(cell.load(Ordering::Relaxed));
+        }
+        at += array.len();
     }
 }

@@ -4,6 +4,7 @@
 //! which state values carry over by name; the physics thread only copies those values and
 //! swaps, between two steps.
 use super::TwistSlot;
+use super::samples::SampleRing;
 use super::snapshot::{STATE_SPEC, model_fingerprint};
 use super::state::{StateExchange, StateLayout, StateSnapshot};
 use crate::config::{Config, ControlConfig};
@@ -32,6 +33,8 @@ pub struct WorldGeneration {
     pub config: Config,
     pub fingerprint: u64,
     pub(super) state: StateExchange,
+    /// The samples its topics are made of, on the sim clock.
+    pub samples: Arc<SampleRing>,
     /// Snapshot sizes: MuJoCo state, controllers' state.
     pub(super) snapshot_sizes: (usize, usize),
     pub(super) twists: Vec<TwistSlot>,
@@ -56,6 +59,9 @@ impl WorldGeneration {
             number,
             fingerprint: model_fingerprint(&model),
             state: StateExchange::new(StateLayout::of(&model).with_contacts(contacts)),
+            samples: Arc::new(SampleRing::new(
+                StateLayout::of(&model).with_contacts(contacts),
+            )),
             snapshot_sizes: (
                 model.state_size(STATE_SPEC),
                 model.ffi().nv as usize + controllers.state_len(),
@@ -279,6 +285,8 @@ pub struct NextWorld {
     pub(super) recording: Option<super::tap::Tap>,
     /// The new world's answer to a diverging step, with its good-state buffer.
     pub(super) guard: super::divergence::Guard,
+    /// When its topics' samples fall due.
+    pub(super) sample_clock: super::samples::SampleClock,
 }
 
 /// Why a world change did not happen. The running world is untouched in every case.
@@ -381,6 +389,10 @@ impl WorldEdit<'_> {
         let generation = Arc::new(generation);
         let next = Box::new(NextWorld {
             guard: super::divergence::Guard::new(&world.model, config.sim.on_divergence),
+            sample_clock: super::samples::SampleClock::new(
+                generation.samples.clone(),
+                world.model.opt().timestep,
+            ),
             generation: generation.clone(),
             data,
             controllers,

@@ -1,12 +1,15 @@
-//! The sampler: one thread that follows the world with the outputs planned for it, fills
-//! each message once from the simulation state when it is due, encodes it once, and hands
-//! the same bytes to every sink's route (the ROS node's publishers, the Foxglove server,
-//! MCAP). Camera frames and lidar scans are asked of their workers while some route reads
+//! The sampler: one thread that follows the world with the outputs planned for it, takes
+//! the samples the physics thread marks on the sim clock (`sim::SampleRing`), fills each
+//! message they are due for once, stamped with the sample's sim time, encodes it once, and
+//! hands the same bytes to every sink's route (the ROS node's publishers, the Foxglove
+//! server, MCAP). While the run is paused, the held state goes out on the wall clock, so a
+//! late subscriber (RViz, MoveIt) still sees the robot. Camera frames and lidar scans are asked of their workers while some route reads
 //! them, and filled and sent on a frames thread of the sampler's (`offload`), so a frame
 //! going out never delays the state topics.
 mod camera;
 mod lidar;
 mod requested;
+mod schedules;
 mod sink;
 mod state;
 
@@ -14,9 +17,10 @@ pub use sink::{Latched, Route, Routes, Sink, TopicSpec};
 
 use crate::offload::Offload;
 use crate::render::{Cameras, LidarSources, Sensors};
-use crate::sim::{Following, Observer, StateSnapshot, WorldGeneration};
+use crate::sim::{Attachment, Following, Observer, PauseCause, StateSnapshot, WorldGeneration};
 use crate::{PublishCounters, Tick, TopicOutput, WorldOutputs};
 use requested::Requested;
+use schedules::Schedules;
 use state::StateOutput;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +29,12 @@ use std::time::{Duration, Instant};
 
 /// The longest the sampler sleeps, so that a stop, a world change or a new rate is seen soon.
 const LONGEST_WAIT: Duration = Duration::from_millis(20);
+
+/// Samples taken in one go before the wall-clock outputs get their turn.
+const BATCH: usize = 64;
+
+/// How long `Sampler::start` waits for its thread to attach to the world's samples.
+const READY_WAIT: Duration = Duration::from_secs(5);
 
 /// Live changes of `ros.rates.<field>` (a parameter set), for the sampler to take.
 #[derive(Clone, Default)]
@@ -58,6 +68,10 @@ pub struct SamplerSettings {
     pub retimes: Retimes,
     /// The niceness of its thread (the ROS node's: it publishes the node's topics).
     pub nice: u8,
+    /// The run was asked to start paused: the held state goes out from the start. Otherwise
+    /// the pause before the run mode is set is not the user's, and nothing is held until the
+    /// run has gone once.
+    pub hold_at_start: bool,
 }
 
 /// The sampler's thread; dropping it stops it (and its frames thread, its queued frames
@@ -75,13 +89,18 @@ impl Sampler {
     ) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
+        let (ready, attached) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("topics".into())
             .spawn(move || {
                 give_way(&handle, settings.nice);
                 let mut run = Run::new(handle, following, settings);
-                crate::supervise::essential("topics", || run.run(&stopping));
+                crate::supervise::essential("topics", || run.run(&stopping, ready));
             })?;
+        // The first samples are the world's start: they must have a reader before it runs.
+        if attached.recv_timeout(READY_WAIT).is_err() {
+            log::warn!("the topics thread was not ready in {READY_WAIT:?}; it starts late");
+        }
         Ok(Self {
             stop,
             thread: Some(thread),
@@ -124,6 +143,9 @@ struct WorldRun {
     world: Arc<WorldGeneration>,
     routes: Routes,
     states: Vec<StateOutput>,
+    schedules: Schedules,
+    /// The sampler's hold on the world's samples while some sink is active.
+    attachment: Option<Attachment>,
     requested: Vec<Box<dyn Requested>>,
     cameras: Option<Arc<Cameras>>,
     lidars: Option<Arc<LidarSources>>,
@@ -156,48 +178,121 @@ impl Run {
         }
     }
 
-    fn run(&mut self, stop: &AtomicBool) {
+    fn run(&mut self, stop: &AtomicBool, ready: std::sync::mpsc::Sender<()>) {
         let mut state = self.handle.latest_state_buffer();
+        let mut ready = Some(ready);
         while !stop.load(Ordering::Acquire) {
             if let Some((world, planned)) = self.following.changed() {
-                state = StateSnapshot::with_layout(&world.layout());
                 self.follow_world(world, planned);
             }
             self.tend();
             self.retime();
-            let Some(current) = &self.current else {
+            let active = self.settings.sinks.iter().any(|sink| sink.active());
+            let records = self.settings.sinks.iter().any(|sink| sink.records());
+            let Some(current) = self.current.as_mut() else {
                 std::thread::sleep(LONGEST_WAIT);
                 continue;
             };
+            current.attach(active, records);
+            if let Some(ready) = ready.take() {
+                let _ = ready.send(());
+            }
             // Nothing reads anything (no node, no client, no recording): nothing to make.
-            if !self.settings.sinks.iter().any(|sink| sink.active()) {
+            if !active {
                 std::thread::sleep(LONGEST_WAIT);
                 continue;
             }
-            let wait = next_deadline(current).map_or(LONGEST_WAIT, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
-            let wait = wait.min(LONGEST_WAIT);
-            if !wait.is_zero() {
-                std::thread::sleep(wait);
-                continue;
+            let took = self.take_samples(&mut state);
+            let wait = self.run_wall(&mut state, took < BATCH);
+            if took == 0 && !wait.is_zero() {
+                // While the run goes, it looks for samples every `READER_POLL`; the physics
+                // thread wakes it sooner when they pile up.
+                let running = self.handle.mode().0 != crate::config::SimMode::Paused;
+                let wait = if running {
+                    wait.min(crate::sim::READER_POLL)
+                } else {
+                    wait
+                };
+                std::thread::park_timeout(wait);
             }
-            if !current.world.latest_state(&mut state) {
-                std::thread::sleep(Duration::from_millis(1));
-                continue;
-            }
-            self.sample(&state);
         }
+        // What the run sampled before it stopped still goes out (a batch run's last steps).
+        while self.take_samples(&mut state) > 0 {}
+        self.report_lost();
         // The frames thread goes before the routes whose publishers its work uses.
         self.offload = None;
         self.current = None;
     }
 
-    /// Sends what is due of `state`.
-    fn sample(&mut self, state: &StateSnapshot) {
+    /// Sends what the next samples are due for; how many it took.
+    fn take_samples(&mut self, state: &mut StateSnapshot) -> usize {
         let Some(current) = self.current.as_mut() else {
-            return;
+            return 0;
         };
+        let Some(ring) = current.attachment.as_ref().map(|a| a.ring().clone()) else {
+            return 0;
+        };
+        let stats = self.handle.stats();
+        let now = Instant::now();
+        let mut took = 0;
+        while took < BATCH {
+            let Some(mask) = ring.take(state) else {
+                break;
+            };
+            took += 1;
+            let stamp = crate::convert::time(state.time);
+            let tick = Tick {
+                state,
+                stamp: &stamp,
+                now,
+                stats: &stats,
+                publishing: &self.settings.publishing,
+                cameras: current.cameras.as_ref(),
+                lidars: current.lidars.as_ref(),
+                offload: self.offload.as_ref(),
+            };
+            for output in current.states.iter_mut() {
+                output.observe(&tick);
+            }
+            for output in current.states.iter_mut() {
+                output.run_sampled(&tick, &current.routes, mask);
+            }
+            ring.mark_done();
+        }
+        let lost = (0..crate::sim::MAX_SCHEDULES)
+            .map(|k| ring.dropped(k))
+            .sum();
+        self.settings
+            .publishing
+            .samples_lost
+            .store(lost, Ordering::Relaxed);
+        took
+    }
+
+    /// Sends what is due on the wall clock (the run's figures, latched topics, frames and
+    /// scans; the held state while paused, once the samples are all out); how long until
+    /// the next is due.
+    fn run_wall(&mut self, state: &mut StateSnapshot, drained: bool) -> Duration {
+        let mut held = drained && self.holding();
+        let Some(current) = self.current.as_mut() else {
+            return LONGEST_WAIT;
+        };
+        let until = |current: &WorldRun, held: bool| {
+            next_deadline(current, held).map_or(LONGEST_WAIT, |d| {
+                d.saturating_duration_since(Instant::now())
+                    .min(LONGEST_WAIT)
+            })
+        };
+        let wait = until(current, held);
+        if !wait.is_zero() {
+            return wait;
+        }
+        if !current.world.latest_state(state) {
+            return Duration::from_millis(1);
+        }
+        // A step N went on meanwhile: this state may be newer than samples not yet taken,
+        // and nothing may run ahead of them (wheel odometry would see time go back).
+        held &= current.world.samples.is_empty() && !self.handle.stepping();
         let stamp = crate::convert::time(state.time);
         let stats = self.handle.stats();
         let tick = Tick {
@@ -210,14 +305,50 @@ impl Run {
             lidars: current.lidars.as_ref(),
             offload: self.offload.as_ref(),
         };
-        for output in current.states.iter_mut() {
-            output.observe(&tick);
+        if held {
+            for output in current.states.iter_mut() {
+                output.observe(&tick);
+            }
         }
         for output in current.states.iter_mut() {
-            output.run(&tick, &current.routes);
+            output.run_wall(&tick, &current.routes, held);
         }
         for output in current.requested.iter_mut() {
             output.run(&tick, &current.routes);
+        }
+        until(current, held)
+    }
+
+    /// Whether the run is paused by someone (not by the end of a batch run, nor before the
+    /// run mode was set), so that the held state goes out. Once the run has gone, every
+    /// later pause holds (a world load's too).
+    fn holding(&mut self) -> bool {
+        let (mode, cause) = self.handle.mode();
+        if mode != crate::config::SimMode::Paused {
+            self.settings.hold_at_start = true; // the run has started: any later pause holds
+            return false;
+        }
+        cause != PauseCause::LastStep && self.settings.hold_at_start && !self.handle.stepping()
+    }
+
+    /// Says which topics lost samples to a full ring (a sink slower than real time).
+    fn report_lost(&self) {
+        let Some(current) = &self.current else {
+            return;
+        };
+        let ring = &current.world.samples;
+        let lost: Vec<String> = current
+            .states
+            .iter()
+            .filter_map(|o| o.schedule.map(|k| (o.name(), ring.dropped(k))))
+            .filter(|(_, lost)| *lost > 0)
+            .map(|(name, lost)| format!("{name} {lost}"))
+            .collect();
+        if !lost.is_empty() {
+            log::warn!(
+                "samples lost to a sink slower than the run: {}",
+                lost.join(", ")
+            );
         }
     }
 
@@ -245,10 +376,15 @@ impl Run {
         let Some(current) = self.current.as_mut() else {
             return;
         };
+        let mut moved = false;
         for (field, hz) in retimes {
             for output in current.states.iter_mut() {
-                output.retime(&field, hz);
+                moved |= output.retime(&field, hz);
             }
+        }
+        if moved {
+            let ring = current.world.samples.clone();
+            current.schedules.fit(&mut current.states, &ring);
         }
     }
 
@@ -280,6 +416,8 @@ impl Run {
         // The old world's sources go first: nothing of it is kept for a reader.
         self.current = None;
         let (cameras, lidars) = self.settings.sensors.sources(&world);
+        let mut schedules = Schedules::new();
+        schedules.fit(&mut states, &world.samples);
         log::debug!(
             "world {}: {} topics on {} sinks",
             world.number,
@@ -290,6 +428,8 @@ impl Run {
             world,
             routes: Routes(routes.into()),
             states,
+            schedules,
+            attachment: None,
             requested,
             cameras,
             lidars,
@@ -297,9 +437,22 @@ impl Run {
     }
 }
 
-/// The earliest moment an output of the world is due.
-fn next_deadline(current: &WorldRun) -> Option<Instant> {
-    let states = current.states.iter().filter_map(|o| o.deadline());
+impl WorldRun {
+    /// Reads the world's samples while some sink is active; `lossless` while one records.
+    fn attach(&mut self, active: bool, lossless: bool) {
+        if active && self.attachment.is_none() {
+            self.attachment = Some(self.world.samples.attach());
+        } else if !active {
+            self.attachment = None;
+        }
+        self.world.samples.set_lossless(lossless);
+    }
+}
+
+/// The earliest moment an output of the world is due on the wall clock (`held`: the held
+/// state of a paused run goes out).
+fn next_deadline(current: &WorldRun, held: bool) -> Option<Instant> {
+    let states = current.states.iter().filter_map(|o| o.deadline(held));
     let requested = current.requested.iter().filter_map(|o| o.deadline());
     states.chain(requested).min()
 }

@@ -30,6 +30,11 @@ pub trait Route: Send + Sync {
     /// Sends one message of `topic`: its CDR (with the encapsulation header), measured at
     /// sim time `time`. False when the sink refused it (the route counts it).
     fn send(&self, topic: usize, bytes: &[u8], time: f64) -> bool;
+    /// Whether it takes the held state of a paused run, sent again on the wall clock (a
+    /// live subscriber that joins late needs it; a recording of the samples does not).
+    fn takes_held(&self) -> bool {
+        true
+    }
 }
 
 /// A latched message as a sink's late joiners need it.
@@ -43,6 +48,11 @@ pub trait Sink: Send {
     /// Whether anything reads from it at all (with no sink active nothing is made).
     fn active(&self) -> bool {
         true
+    }
+    /// Whether it records every message (an MCAP file): then no sample may be lost, and the
+    /// physics thread waits for the sampler rather than drop one.
+    fn records(&self) -> bool {
+        false
     }
     /// Its own work between the sampler's cycles (a file flushed, the latched messages of
     /// topics a late joiner subscribed to); `latched` gives a `once` topic's message.
@@ -65,6 +75,22 @@ impl Routes {
             .iter()
             .filter(|route| route.wants(topic) && !route.send(topic, bytes, time))
             .count()
+    }
+
+    /// Whether some route that takes the held state wants `topic`.
+    pub fn wanted_held(&self, topic: usize) -> bool {
+        self.0
+            .iter()
+            .any(|route| route.takes_held() && route.wants(topic))
+    }
+
+    /// Sends the held state's `bytes` of `topic` to each route that takes it.
+    pub fn send_held(&self, topic: usize, bytes: &[u8], time: f64) {
+        for route in self.0.iter() {
+            if route.takes_held() && route.wants(topic) {
+                route.send(topic, bytes, time);
+            }
+        }
     }
 
     /// Encodes `message` once into `bytes` and sends it to each route that wants `topic`.

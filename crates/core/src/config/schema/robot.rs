@@ -104,6 +104,14 @@ pub struct RobotConfig {
     /// rangefinder site of the model is mapped automatically.
     #[serde(default)]
     pub ros: RobotRosConfig,
+    /// Noise of its sensors, by sensor name in its model (an IMU's gyro and accelerometer,
+    /// a force-torque sensor, a rangefinder, a magnetometer; a lidar's or camera's name).
+    #[serde(default)]
+    pub noise: IndexMap<String, super::NoiseConfig>,
+    /// Seconds of sim time each named sensor's messages go out after the moment they
+    /// measure (stamped with that moment): a bus, a driver, a filter.
+    #[serde(default)]
+    pub latency: IndexMap<String, f64>,
     /// The robot came from a request's text (a spawn's resource_string, a loaded world's
     /// text): its paths are taken as written (no environment substitution) and every file
     /// it names must pass the world's `FileAccess`.

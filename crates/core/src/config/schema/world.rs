@@ -74,6 +74,10 @@ pub struct SimConfig {
     /// acceleration) leads to; sim time goes on in every case.
     #[serde(default)]
     pub on_divergence: OnDivergence,
+    /// Seeds the sensors' noise: with the sensor's name it fixes each sensor's stream of
+    /// draws, so a rerun is identical and another seed differs. It never touches physics.
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// `sim.on_divergence`.
@@ -112,6 +116,7 @@ impl Default for SimConfig {
             stats_period: default_stats_period(),
             export_contacts: 0,
             on_divergence: OnDivergence::default(),
+            seed: 0,
         }
     }
 }

@@ -1,0 +1,60 @@
+"""Simulated sensors over ROS 2 (either backend), read by rclpy: stepped while paused, each
+message is stamped with the sim time of the step it samples, on the rate's grid, and carries
+the noise's variance in its covariances."""
+import os
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import Imu, MagneticField  # noqa: E402
+
+from conftest import bridge_of, spin_until  # noqa: E402
+from test_sim_time import NOISE, SENSOR_WORLD, on_steps  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("MUJOCO_BRIDGE_ROS") != "1", reason="the binary was built without the ros feature"
+)
+
+
+def test_stepped_sensors_arrive_stamped_on_the_sim_clock_with_their_noise_in_the_covariances(ros, tmp_path):
+    world = SENSOR_WORLD.replace("SEED", "3").replace("NOISE", NOISE)
+    bridge = bridge_of(tmp_path, world)
+    try:
+        received = {"/imu": [], "/magnetic_field": []}
+        qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+        ros.create_subscription(Imu, "/imu", received["/imu"].append, qos)
+        ros.create_subscription(MagneticField, "/magnetic_field", received["/magnetic_field"].append, qos)
+        # Paused: the held start state arrives again and again, always stamped 0; the imu,
+        # 20 ms late, has delivered nothing yet.
+        spin_until(ros, lambda: len(received["/magnetic_field"]) >= 3, what="the held compass")
+        stamp = lambda m: m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec  # noqa: E731
+        assert {stamp(m) for m in received["/magnetic_field"]} == {0} and not received["/imu"]
+        # 400 steps of 2 ms, 50 at a time (a reader's queue holds what each burst sends).
+        for _ in range(8):
+            bridge.console("step 50")
+            ros_time = bridge.stats()["time"]
+            # The compass measures 10 ms late (MuJoCo's delay); the imu arrives 20 ms late
+            # (the config's latency): its newest by now measured 20 ms ago.
+            lags = {"/imu": 20_000_000, "/magnetic_field": 10_000_000}
+            newest = lambda topic: max(map(stamp, received[topic]), default=-1)  # noqa: E731
+            spin_until(ros, lambda: all(newest(t) >= round(ros_time * 1e9) - lag
+                                        for t, lag in lags.items()),
+                       what=f"the sensors up to {ros_time}")
+            assert newest("/imu") <= round(ros_time * 1e9) - 20_000_000
+        # 200 Hz of sim time on 2 ms steps: 0, 6, 10, 16, ... ms, nothing between; the imu's
+        # up to 0.78 s (the rest is on its way), the compass's 10 ms before each sample.
+        grid = on_steps(200, 161)
+        expected = {"/imu": grid[:-4], "/magnetic_field": [t - 10_000_000 for t in grid[2:]]}
+        for topic, messages in received.items():
+            stamps = sorted({stamp(m) for m in messages})
+            assert stamps == expected[topic], (topic, sorted(set(stamps) ^ set(expected[topic])))
+        imu = received["/imu"][-1]
+        assert [imu.angular_velocity_covariance[k] for k in (0, 4, 8)] == [1e-4] * 3
+        assert abs(imu.linear_acceleration_covariance[8] - 0.0025) < 1e-12
+        assert imu.orientation_covariance[0] == -1.0
+        compass = received["/magnetic_field"][-1]
+        assert compass.header.frame_id and abs(compass.magnetic_field.y + 0.5) < 0.01
+        assert list(compass.magnetic_field_covariance) == [0.0] * 9, "drift only: no white noise"
+    finally:
+        bridge.close()
