@@ -438,6 +438,8 @@ struct Recording {
     gate: std::sync::mpsc::Receiver<()>,
     world: Option<u64>,
     out: u8,
+    /// The step of each state an output was made of.
+    steps: std::sync::Arc<std::sync::Mutex<Vec<u64>>>,
 }
 
 impl mujoco_bridge::render::Work for Recording {
@@ -457,9 +459,14 @@ impl mujoco_bridge::render::Work for Recording {
 
     fn begin(&mut self) {}
 
-    fn make(&mut self, _index: usize) -> Result<&mut u8, String> {
+    fn make(
+        &mut self,
+        _index: usize,
+        state: &mujoco_bridge::sim::StateSnapshot,
+    ) -> Result<&mut u8, String> {
         let world = self.world.ok_or("nothing loaded")?;
         self.events.lock().unwrap().push(("make", world));
+        self.steps.lock().unwrap().push(state.step);
         Ok(&mut self.out)
     }
 
@@ -488,6 +495,7 @@ fn a_render_worker_makes_nothing_for_a_world_replaced_while_it_loaded_and_lets_i
             gate,
             world: None,
             out: 0,
+            steps: Default::default(),
         },
     )
     .unwrap();
@@ -529,4 +537,46 @@ fn a_render_worker_makes_nothing_for_a_world_replaced_while_it_loaded_and_lets_i
         gone.upgrade().is_none(),
         "the first world is still held after the worker let it go"
     );
+}
+
+#[test]
+fn a_render_worker_makes_each_output_of_the_state_it_was_asked_for() {
+    let (_sim, handle) = start();
+    let steps = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (open, gate) = std::sync::mpsc::channel();
+    let made = steps.clone();
+    let service = mujoco_bridge::render::Service::start(
+        "test-worker",
+        std::time::Duration::ZERO,
+        0,
+        |_| vec![()],
+        move || Recording {
+            events: Default::default(),
+            gate,
+            world: None,
+            out: 0,
+            steps: made,
+        },
+    )
+    .unwrap();
+    open.send(()).unwrap();
+    handle.step(7).unwrap();
+    let world = handle.world();
+    let sources = service.sources(&world);
+    let mut sample = state(&handle);
+    assert_eq!(sample.step, 7);
+    sample.step = 42;
+    let wait_answered = || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !sources.slot(0).answered_all() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(sources.slot(0).answered_all(), "the worker answered");
+    };
+    // A sample handed over is what the output shows; a plain request shows the newest state.
+    sources.request_at(0, &sample);
+    wait_answered();
+    sources.request(0);
+    wait_answered();
+    assert_eq!(*steps.lock().unwrap(), [42, 7]);
 }

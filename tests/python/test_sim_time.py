@@ -3,6 +3,7 @@
 of sim time, every message is stamped with the sim time of the step it samples, and a run in
 fast mode, sped up, in real time or stepped while paused records the same messages, byte for
 byte."""
+import array
 import collections
 import math
 
@@ -18,8 +19,10 @@ GO1 = [
     "--config", "config/go1.yaml", "--set", "zmq.enabled=false", "--timestep", "0.002",
     *[arg for topic, hz in RATES.items() for arg in ("--set", f"ros.rates.{topic[1:]}={hz}")],
 ]
-# The run's own figures go on the wall clock; camera frames are not yet sampled.
-UNSAMPLED = ("/diagnostics", "image", "camera_info", "points")
+# The run's own figures go on the wall clock; everything else (the head camera's frames too)
+# is sampled.
+UNSAMPLED = ("/diagnostics",)
+CAMERA_RATE = 15
 
 
 def on_steps(hz, count, step_ns=TIMESTEP_NS):
@@ -73,7 +76,11 @@ def test_fast_sped_up_and_real_time_runs_record_the_same_messages_on_the_sim_clo
         # Each at the first step at or after its time (30 Hz: 0, 0.034, 0.068, 0.1, ...).
         times = [t for t, _ in fast[topic]]
         assert times == on_steps(hz, hz * 2 + 1), f"{topic}: on the grid"
-    for topic in ("/joint_states", "/odom"):
+    for topic in ("/head/image_raw", "/head/depth/image_raw", "/head/camera_info"):
+        # Rendered from the samples of its rate, however long a frame takes.
+        times = [t for t, _ in fast[topic]]
+        assert times == on_steps(CAMERA_RATE, CAMERA_RATE * 2 + 1), f"{topic}: on the grid"
+    for topic in ("/joint_states", "/odom", "/head/image_raw"):
         assert header_stamps(tmp_path / "fast.mcap", topic) == [t for t, _ in fast[topic]]
     for messages_of_run in fast.values():
         assert all(t % TIMESTEP_NS == 0 for t, _ in messages_of_run), "every stamp on the steps"
@@ -209,3 +216,98 @@ def test_sensor_noise_has_the_statistics_the_model_and_config_state_and_a_seed_f
     swinging = recorded(path)["/joint_states"]
     assert len(swinging) > 1 and swinging[0][1] != swinging[-1][1], "the arm swings"
     assert recorded(other)["/joint_states"] == swinging, "the physics never sees the noise"
+
+
+# A camera and a planar lidar at a mast before a wall 2.9 m ahead, with a pendulum swinging
+# through their view: frames and scans change from one sample to the next.
+SEEN_WORLD = """
+world: {timestep: 0.002, floor: false, light: true}
+sim: {seed: 5}
+robots:
+  - name: rig
+    mjcf_string: |
+      <mujoco><worldbody>
+        <body name="mast" pos="0 0 1">
+          <camera name="eye" fovy="60" xyaxes="0 -1 0 0 0 1"/>
+        </body>
+      </worldbody></mujoco>
+    cameras:
+      - {camera: eye, width: 96, height: 72, rate: 20}
+    lidars:
+      - {name: laser, body: mast, channels: 1, samples: 61, horizontal_fov: [-30, 30],
+         range_min: 0.05, range_max: 10, rate: 20}
+    noise: NOISE
+  # Another robot: a lidar's rays pass through its own.
+  - name: scene
+    mjcf_string: |
+      <mujoco><worldbody>
+        <body name="pendulum" pos="1.5 0 1.8" euler="50 0 0">
+          <joint name="swing" type="hinge" axis="1 0 0"/>
+          <geom type="box" size="0.1 0.15 0.15" pos="0 0 -0.8" rgba="1 0 0 1"
+                contype="0" conaffinity="0"/>
+        </body>
+        <body name="wall" pos="3 0 1">
+          <geom type="box" size="0.1 3 3" rgba="0.4 0.6 0.4 1"/>
+        </body>
+      </worldbody></mujoco>
+"""
+SEEN_NOISE = "{eye: {stddev: 0.02}, eye/depth: {stddev: 0.01}, laser: {stddev: 0.01}}"
+SEEN_TOPICS = ("/rig/eye/image_raw", "/rig/eye/depth/image_raw", "/rig/eye/camera_info",
+               "/rig/laser/scan")
+
+
+def seen_run(tmp_path, name, noise, *args):
+    config = tmp_path / f"{name}.yaml"
+    config.write_text(SEEN_WORLD.replace("NOISE", noise))
+    path = tmp_path / f"{name}.mcap"
+    run_bridge("--config", str(config), "--set", "zmq.enabled=false", "--duration", "1",
+               "--mcap", str(path), *args)
+    return path
+
+
+def decoded_of(path, topic):
+    with open(path, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        return [m for _, _, _, m in reader.iter_decoded_messages(topics=[topic], log_time_order=False)]
+
+
+def test_camera_frames_and_lidar_scans_are_samples_of_the_sim_clock_with_their_noise(tmp_path):
+    fast = recorded(seen_run(tmp_path, "fast", "{}", "--mode", "fast"))
+    real_time = recorded(seen_run(tmp_path, "real_time", "{}", "--mode", "realtime"))
+    for topic in SEEN_TOPICS:
+        # 20 Hz for 1 s of sim time, and the start's: each rendered or cast from its sample.
+        assert [t for t, _ in fast[topic]] == on_steps(20, 21), topic
+    scans = decoded_of(tmp_path / "fast.mcap", "/rig/laser/scan")
+    assert [m.header.stamp.nanosec for m in scans[:3]] == [0, 50_000_000, 100_000_000]
+    assert len({tuple(m.ranges) for m in scans}) > 10, "the pendulum swings through the scans"
+    images = [payload for _, payload in fast["/rig/eye/image_raw"]]
+    assert len(set(images)) > 10, "and through the frames"
+    assert_same(fast, real_time, "real time")
+    print(f"{len(scans)} scans and {len(images)} frames, fast and real time byte for byte")
+
+    noisy = seen_run(tmp_path, "noisy", SEEN_NOISE, "--mode", "fast")
+    exact = tmp_path / "fast.mcap"
+    # Each beam: the wall and the pendulum, noisy by 0.01 m (a standard error of 2 %).
+    residuals = [a - b for n, e in zip(decoded_of(noisy, "/rig/laser/scan"), scans, strict=True)
+                 for a, b in zip(n.ranges, e.ranges, strict=True) if math.isfinite(b)]
+    mean, stddev = spread(residuals)
+    assert len(residuals) > 1000 and abs(mean) < 0.002 and abs(stddev - 0.01) < 0.001, (mean, stddev)
+    print(f"noise: beams {stddev:.4f} m over {len(residuals)}", end="")
+    # Pixels: 0.02 of full scale (5.1 levels) on each colour value not clipped at 0 or 255,
+    # rounded to a level (which adds 1/12 to the variance).
+    residuals = [a - b for n, e in zip(decoded_of(noisy, "/rig/eye/image_raw"),
+                                       decoded_of(exact, "/rig/eye/image_raw"), strict=True)
+                 for a, b in zip(bytes(n.data), bytes(e.data)) if 20 < b < 235]
+    mean, stddev = spread(residuals)
+    expected = ((0.02 * 255) ** 2 + 1 / 12) ** 0.5
+    assert len(residuals) > 100_000 and abs(mean) < 0.1 and abs(stddev - expected) < 0.1, (mean, stddev)
+    print(f", pixels {stddev:.3f} levels (expected {expected:.3f})", end="")
+    # Depth: 0.01 m where the camera sees something.
+    depth = lambda m: array.array("f", bytes(m.data))  # noqa: E731
+    residuals = [a - b for n, e in zip(decoded_of(noisy, "/rig/eye/depth/image_raw"),
+                                       decoded_of(exact, "/rig/eye/depth/image_raw"), strict=True)
+                 for a, b in zip(depth(n), depth(e)) if math.isfinite(b)]
+    mean, stddev = spread(residuals)
+    assert len(residuals) > 100_000 and abs(mean) < 0.001 and abs(stddev - 0.01) < 0.0005, (mean, stddev)
+    print(f", depth {stddev:.5f} m")
+    assert recorded(seen_run(tmp_path, "again", SEEN_NOISE, "--mode", "fast")) == recorded(noisy)

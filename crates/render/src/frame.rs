@@ -38,6 +38,10 @@ pub struct Slot<T = Frame> {
     sequence: AtomicU64,
     /// A frame has been asked for and not rendered yet.
     pub(crate) requested: AtomicBool,
+    /// Requests so far, and the newest of them the worker has answered (made, or failed):
+    /// equal when nothing asked is still on its way.
+    pub(crate) requests: AtomicU64,
+    pub(crate) answered: AtomicU64,
     pub rendered: AtomicU64,
     /// Requests that found the previous one still waiting (the renderer is slower than the
     /// rate asked for).
@@ -56,6 +60,11 @@ impl<T: Clone> Slot<T> {
     /// Whether a frame newer than `seen` (a sequence a reader took) is there.
     pub fn newer_than(&self, seen: u64) -> bool {
         self.sequence.load(Ordering::Acquire) != seen
+    }
+
+    /// Whether every request so far has been answered (its frame put, or given up).
+    pub fn answered_all(&self) -> bool {
+        self.answered.load(Ordering::Acquire) == self.requests.load(Ordering::Acquire)
     }
 
     /// The sequence of the newest frame.

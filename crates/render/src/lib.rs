@@ -113,9 +113,8 @@ struct WorldDrawing {
     full: Option<RenderContext>,
     option: MjvOption,
     mirror: Mirror,
-    /// The world the cameras were planned in (their ids are its model's).
-    world: Arc<WorldGeneration>,
-    state: StateSnapshot,
+    /// The step and sim time of the state the mirror holds this round (None: to be set).
+    shown: Option<(u64, f64)>,
 }
 
 impl Work for Drawing {
@@ -161,21 +160,25 @@ impl Work for Drawing {
             full,
             option: MjvOption::default(),
             mirror: Mirror::new(model.clone())?,
-            state: StateSnapshot::with_layout(&world.layout()),
-            world: world.clone(),
+            shown: None,
         });
         Ok(())
     }
 
     fn begin(&mut self) {
         if let Some(w) = &mut self.world {
-            mirror::update(&w.world, &mut w.state, &mut w.mirror.data);
-            w.mirror.data.forward();
+            w.shown = None;
         }
     }
 
-    fn make(&mut self, index: usize) -> Result<&mut Frame, RenderError> {
+    fn make(&mut self, index: usize, state: &StateSnapshot) -> Result<&mut Frame, RenderError> {
         let w = self.world.as_mut().ok_or(RenderError::NotLoaded)?;
+        // Cameras asked for the same sample share one forward pass.
+        if w.shown != Some((state.step, state.time)) {
+            mirror::set(state, &mut w.mirror.data);
+            w.mirror.data.forward();
+            w.shown = Some((state.step, state.time));
+        }
         let view = w.views.get_mut(index).ok_or(RenderError::NotLoaded)?;
         let context = match view.spec.quality {
             RenderQuality::Fast => w.fast.as_mut(),

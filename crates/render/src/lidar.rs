@@ -53,9 +53,11 @@ struct WorldCasting {
     /// geom colours and materials that hide those geoms; each lidar's.
     views: Vec<HiddenGeoms>,
     view_of: Vec<usize>,
-    /// The world the lidars were planned in (their bodies are its model's).
-    world: Arc<WorldGeneration>,
-    state: StateSnapshot,
+    /// The world the lidars were planned in (their bodies are its model's): the views'
+    /// headers point into its model.
+    _world: Arc<WorldGeneration>,
+    /// The step and sim time of the state the mirror holds this round (None: to be set).
+    shown: Option<(u64, f64)>,
     /// Per lidar: world directions of the last cast; hit geoms and distances of any.
     world_rays: Vec<Vec<[f64; 3]>>,
     geoms: Vec<i32>,
@@ -129,8 +131,8 @@ impl Work for Caster {
             views,
             view_of,
             lidars,
-            state: StateSnapshot::with_layout(&world.layout()),
-            world: world.clone(),
+            _world: world.clone(),
+            shown: None,
             geoms: vec![-1; most],
             distances: vec![0.0; most],
             scan: Scan::default(),
@@ -140,15 +142,23 @@ impl Work for Caster {
 
     fn begin(&mut self) {
         if let Some(w) = &mut self.world {
-            w.world.latest_state(&mut w.state);
-            mirror::set(&w.state, &mut w.mirror.data);
-            w.mirror.data.kinematics();
+            w.shown = None;
         }
     }
 
-    fn make(&mut self, index: usize) -> Result<&mut Scan, super::mirror::NoMemory> {
+    fn make(
+        &mut self,
+        index: usize,
+        state: &StateSnapshot,
+    ) -> Result<&mut Scan, super::mirror::NoMemory> {
         let w = self.world.as_mut().ok_or(super::mirror::NoMemory)?;
-        w.cast(index);
+        // Lidars asked for the same sample share one kinematics pass.
+        if w.shown != Some((state.step, state.time)) {
+            mirror::set(state, &mut w.mirror.data);
+            w.mirror.data.kinematics();
+            w.shown = Some((state.step, state.time));
+        }
+        w.cast(index, state);
         Ok(&mut w.scan)
     }
 
@@ -162,10 +172,10 @@ impl Work for Caster {
 }
 
 impl WorldCasting {
-    /// Casts lidar `index`'s rays into `self.scan`.
-    fn cast(&mut self, index: usize) {
+    /// Casts lidar `index`'s rays in `state` (the mirror's) into `self.scan`.
+    fn cast(&mut self, index: usize, state: &StateSnapshot) {
         let lidar = &self.lidars[index];
-        let body = pose::body_pose(&self.state.xpos, &self.state.xquat_wxyz, lidar.body);
+        let body = pose::body_pose(&state.xpos, &state.xquat_wxyz, lidar.body);
         let mount = pose::isometry(&lidar.xyz, &lidar.quat_wxyz);
         let frame = body * mount;
         let origin = frame.translation.vector;
@@ -196,7 +206,7 @@ impl WorldCasting {
                 lidar.range_max,
             );
         }
-        self.scan.time = self.state.time;
+        self.scan.time = state.time;
         self.scan.ranges.resize(count, 0.0);
         let hits = self.geoms.iter().zip(&self.distances);
         for (out, (&geom, &distance)) in self.scan.ranges.iter_mut().zip(hits) {

@@ -2,10 +2,11 @@
 //! run, which follows the world and holds its heavy resources (a GL context, render
 //! contexts, `MjData` mirrors) only while they are asked for. They are made on the first
 //! request, the world's part goes as soon as the world it was made for is gone, and the rest
-//! after `idle_release` without a request. Adapters ask by index and read from the slots of
-//! the world's `Sources`; the physics thread never waits for any of it.
+//! after `idle_release` without a request. Adapters ask by index, either for the newest
+//! state or for a state they hand over (a sample of the sim clock), and read from the slots
+//! of the world's `Sources`; the physics thread never waits for any of it.
 use super::frame::Slot;
-use crate::sim::WorldGeneration;
+use crate::sim::{StateSnapshot, WorldGeneration};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -25,10 +26,11 @@ pub trait Work: 'static {
     /// Makes what serving `sources` needs: called at the first request, and again after
     /// `unload` (a world change, an idle release).
     fn load(&mut self, sources: &Sources<Self::Spec, Self::Out>) -> Result<(), Self::Error>;
-    /// Takes the newest state, once per round of requests.
+    /// A round of requests begins: the states asked for may have moved since the last.
     fn begin(&mut self);
-    /// Makes source `index`'s output; the slot takes it (and gives back the buffer it held).
-    fn make(&mut self, index: usize) -> Result<&mut Self::Out, Self::Error>;
+    /// Makes source `index`'s output as of `state`; the slot takes it (and gives back the
+    /// buffer it held).
+    fn make(&mut self, index: usize, state: &StateSnapshot) -> Result<&mut Self::Out, Self::Error>;
     /// Drops what `load` made for the world.
     fn unload(&mut self);
     /// Drops what outlives worlds too (the GL context).
@@ -41,7 +43,22 @@ pub struct Sources<S, T> {
     pub world: Arc<WorldGeneration>,
     pub specs: Vec<S>,
     slots: Vec<Slot<T>>,
+    /// Per source, the state a request handed over.
+    given: Vec<Mutex<Given>>,
     wake: crossbeam_channel::Sender<()>,
+}
+
+/// The state a request of one source handed over; `fresh` until the worker takes it.
+struct Given {
+    state: StateSnapshot,
+    fresh: bool,
+}
+
+/// Which state a request asked for.
+enum Asked {
+    /// The one it handed over, now in the worker's buffer.
+    Given,
+    Newest,
 }
 
 impl<S, T: Default> Sources<S, T> {
@@ -50,8 +67,16 @@ impl<S, T: Default> Sources<S, T> {
         specs: Vec<S>,
         wake: crossbeam_channel::Sender<()>,
     ) -> Self {
+        let layout = world.layout();
+        let given = || {
+            Mutex::new(Given {
+                state: StateSnapshot::with_layout(&layout),
+                fresh: false,
+            })
+        };
         Self {
             slots: (0..specs.len()).map(|_| Slot::default()).collect(),
+            given: (0..specs.len()).map(|_| given()).collect(),
             world,
             specs,
             wake,
@@ -60,17 +85,54 @@ impl<S, T: Default> Sources<S, T> {
 }
 
 impl<S, T> Sources<S, T> {
-    /// Asks for a new output of source `index` from the newest state. A request that finds
-    /// the previous one still waiting counts as skipped.
+    /// Asks for a new output of source `index` from the newest state (a state handed over
+    /// and not yet taken stays the one asked for). A request that finds the previous one
+    /// still waiting counts as skipped.
     pub fn request(&self, index: usize) {
-        let Some(slot) = self.slots.get(index) else {
+        self.ask(index, None);
+    }
+
+    /// Asks for a new output of source `index` as of `state` (a sample); it replaces a
+    /// request still waiting, which counts as skipped.
+    pub fn request_at(&self, index: usize, state: &StateSnapshot) {
+        self.ask(index, Some(state));
+    }
+
+    fn ask(&self, index: usize, state: Option<&StateSnapshot>) {
+        let (Some(slot), Some(given)) = (self.slots.get(index), self.given.get(index)) else {
             return;
         };
-        if slot.requested.swap(true, Ordering::AcqRel) {
-            slot.skipped.fetch_add(1, Ordering::Relaxed);
+        {
+            // The flag and the state change together: the worker takes both under this lock.
+            let mut given = lock(given);
+            if let Some(state) = state {
+                given.state.copy_from(state);
+                given.fresh = true;
+            }
+            slot.requests.fetch_add(1, Ordering::AcqRel);
+            if slot.requested.swap(true, Ordering::AcqRel) {
+                slot.skipped.fetch_add(1, Ordering::Relaxed);
+            }
         }
         // Full: the worker is already woken and will see the flag.
         let _ = self.wake.try_send(());
+    }
+
+    /// Takes source `index`'s request, if any: the state it handed over goes into `state`.
+    /// Also the number of requests it answers.
+    fn take_request(&self, index: usize, state: &mut StateSnapshot) -> Option<(Asked, u64)> {
+        let mut given = lock(&self.given[index]);
+        let slot = &self.slots[index];
+        if !slot.requested.swap(false, Ordering::AcqRel) {
+            return None;
+        }
+        let answers = slot.requests.load(Ordering::Acquire);
+        if !given.fresh {
+            return Some((Asked::Newest, answers));
+        }
+        given.fresh = false;
+        std::mem::swap(&mut given.state, state);
+        Some((Asked::Given, answers))
     }
 
     /// Source `index`'s slot.
@@ -101,6 +163,10 @@ impl<S, T> Sources<S, T> {
             .iter()
             .any(|s| s.requested.load(Ordering::Acquire))
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The sources the worker serves: those of the newest world asked for.
@@ -221,6 +287,9 @@ struct Held<S, T> {
     /// that was said already.
     failed: Option<u64>,
     said: bool,
+    /// The state the next output is made of, and whether it is the newest as read this round.
+    state: StateSnapshot,
+    holds_newest: bool,
 }
 
 impl<S, T: Clone> Serving<S, T> {
@@ -231,6 +300,8 @@ impl<S, T: Clone> Serving<S, T> {
             last_request: Instant::now(),
             failed: None,
             said: false,
+            state: StateSnapshot::default(),
+            holds_newest: false,
         };
         while !self.stop.load(Ordering::Relaxed) {
             let _ = self.woken.recv_timeout(IDLE_POLL);
@@ -308,6 +379,8 @@ impl<S, T: Clone> Serving<S, T> {
             held.loaded = Some(sources.clone());
         }
         worker.begin();
+        held.state.fit(&sources.world.layout());
+        held.holds_newest = false;
         for (index, slot) in sources.slots.iter().enumerate() {
             // A newer world's adapters read other slots: what is made for this one would
             // go unread, and this world (its model too) goes at the next round instead.
@@ -315,13 +388,22 @@ impl<S, T: Clone> Serving<S, T> {
                 return;
             }
             // Taken before making: a request that comes meanwhile asks for the next one.
-            if !slot.requested.swap(false, Ordering::AcqRel) {
+            let Some((asked, answers)) = sources.take_request(index, &mut held.state) else {
                 continue;
+            };
+            match asked {
+                Asked::Given => held.holds_newest = false,
+                Asked::Newest if !held.holds_newest => {
+                    sources.world.latest_state(&mut held.state);
+                    held.holds_newest = true;
+                }
+                Asked::Newest => {}
             }
-            match worker.make(index) {
+            match worker.make(index, &held.state) {
                 Ok(out) => slot.put(out),
                 Err(e) => log::error!("{} {index}: {e}", self.name),
             }
+            slot.answered.store(answers, Ordering::Release);
         }
     }
 }
@@ -329,5 +411,7 @@ impl<S, T: Clone> Serving<S, T> {
 fn clear_requests<S, T>(sources: &Sources<S, T>) {
     for slot in &sources.slots {
         slot.requested.store(false, Ordering::Release);
+        slot.answered
+            .store(slot.requests.load(Ordering::Acquire), Ordering::Release);
     }
 }

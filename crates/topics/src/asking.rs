@@ -1,6 +1,7 @@
 //! The schedule of an output whose messages come from a worker thread (camera frames, lidar
-//! scans) rather than from the state: it asks at most at its rate and only while watched,
-//! then looks every few milliseconds whether what it asked for has come.
+//! scans) rather than from the state: it is asked at the samples its schedule marks (sim
+//! time), or at its rate on the wall clock for the held state of a paused run, then looks
+//! every few milliseconds whether what it asked for has come.
 use super::every::Every;
 use crate::render::Slot;
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 const POLL: Duration = Duration::from_millis(2);
 
 pub struct Asking {
+    /// When the held state is next asked for, while the run is paused.
     every: Every,
     /// Asked and not yet taken.
     waiting: bool,
@@ -31,12 +33,14 @@ impl Asking {
         }
     }
 
-    pub fn deadline(&self) -> Option<Instant> {
-        let due = self.every.deadline();
-        let due = if self.waiting {
-            due.map(|d| d.min(self.next_poll))
-        } else {
-            due
+    /// When it is next due on the wall clock; `held`: the run is paused, and the held state
+    /// is asked for at the rate.
+    pub fn deadline(&self, held: bool) -> Option<Instant> {
+        let due = held.then(|| self.every.deadline()).flatten();
+        let due = match (due, self.waiting) {
+            (Some(due), true) => Some(due.min(self.next_poll)),
+            (None, true) => Some(self.next_poll),
+            (due, false) => due,
         };
         due.map(|d| d.max(self.held_until))
     }
@@ -62,17 +66,18 @@ impl Asking {
         false
     }
 
-    /// Whether to ask now: due, and someone `watched`.
-    pub fn ask(&mut self, now: Instant, watched: impl FnOnce() -> bool) -> bool {
+    /// Whether to ask for the held state now: due on the wall clock, and someone `watched`.
+    pub fn ask_held(&mut self, now: Instant, watched: impl FnOnce() -> bool) -> bool {
         if !self.every.due(now) || !watched() {
             return false;
         }
-        self.waiting = true;
-        self.next_poll = now + POLL;
+        self.asked(now);
         true
     }
 
-    pub fn align(&mut self, epoch: Instant) {
-        self.every.next = epoch;
+    /// It was asked for (a sample): what comes is to be looked for.
+    pub fn asked(&mut self, now: Instant) {
+        self.waiting = true;
+        self.next_poll = now + POLL;
     }
 }

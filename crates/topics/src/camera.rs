@@ -3,8 +3,11 @@
 //! (plumb_bob, no distortion), optionally `{name}/points` (sensor_msgs/PointCloud2 from
 //! depth, coloured), framed at `{name}_optical_frame` (REP 103: z forward, x right,
 //! y down), which /tf_static places on the camera's body. A frame is asked of the renderer
-//! only while someone subscribes, at most at the camera's rate; it is published when it comes,
-//! stamped with the sim time of the state it shows.
+//! only while someone subscribes, at the camera's rate in sim time, rendered from that
+//! sample's state; it is published when it comes, stamped with the sample's time. A robot's
+//! `noise:` entry for the camera's name is the pixels' noise (on intensities from 0 to 1, as
+//! Gazebo's camera noise is), and for `{name}/depth` the depth's (metres).
+use super::noise::{self, SensorNoise};
 use super::{Plan, PlanError, Planned, Schedule, Topic};
 use crate::model::pose;
 use crate::render::{Frame, PlannedCamera};
@@ -22,6 +25,8 @@ pub struct Camera {
     pub info: Topic,
     pub rate: f64,
     pub frame_id: String,
+    pub pixel_noise: Option<SensorNoise>,
+    pub depth_noise: Option<SensorNoise>,
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
@@ -47,6 +52,8 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             info: topic(format!("{}/camera_info", camera.name)),
             rate: camera.rate,
             frame_id,
+            pixel_noise: noise::named(plan, camera.robot, &camera.name, 1, 0.0),
+            depth_noise: noise::named(plan, camera.robot, &format!("{}/depth", camera.name), 1, 0.0),
         };
         plan.add_planned(Box::new(planned));
     }
@@ -89,6 +96,23 @@ impl Planned for Camera {
 
     fn into_output(self: Box<Self>) -> super::TopicOutput {
         super::TopicOutput::Camera(self)
+    }
+}
+
+/// The frame as a noisy camera sees it: each colour value with the pixel noise (on 0 to 1,
+/// clamped there), each depth that sees something with the depth noise (kept at 0 or more).
+pub fn add_noise(frame: &mut Frame, pixels: &mut Option<SensorNoise>, depth: &mut Option<SensorNoise>) {
+    let time = frame.time;
+    if pixels.is_some() {
+        for value in frame.rgb.iter_mut() {
+            let intensity = noise::range(f64::from(*value) / 255.0, pixels, 0, time);
+            *value = (intensity.clamp(0.0, 1.0) * 255.0).round() as u8;
+        }
+    }
+    if depth.is_some() {
+        for metres in frame.depth.iter_mut().filter(|d| d.is_finite()) {
+            *metres = noise::range(f64::from(*metres), depth, 0, time) as f32;
+        }
     }
 }
 

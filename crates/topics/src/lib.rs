@@ -75,8 +75,10 @@ kinds![
 ];
 
 /// A camera's and a lidar's topics as planned (the streams render, cast and send them too).
-pub use camera::{Camera, fill_depth, fill_depth_points, fill_info, fill_rgb};
-pub use lidar::{Lidar, fill_points, fill_scan};
+pub use camera::{
+    Camera, add_noise as add_camera_noise, fill_depth, fill_depth_points, fill_info, fill_rgb,
+};
+pub use lidar::{Lidar, add_noise as add_lidar_noise, fill_points, fill_scan};
 
 /// When an output publishes.
 #[derive(Clone, Copy, Debug, PartialEq)]

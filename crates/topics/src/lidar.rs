@@ -2,7 +2,10 @@
 //! `{name}/points` (x, y, z float32 in the lidar's frame, only rays that hit within range), a
 //! planar one as sensor_msgs/LaserScan on `{name}/scan`; framed at `{name}_frame`, which
 //! /tf_static places on the lidar's body. A scan is asked of the caster only while someone
-//! subscribes, at most at the lidar's rate, and stamped with the sim time it was cast in.
+//! subscribes, at the lidar's rate in sim time, cast from that sample's state and stamped
+//! with its time. A robot's `noise:` entry for the lidar's name is each beam's noise (one
+//! channel for all of them, as Gazebo's lidar has).
+use super::noise::{self, SensorNoise};
 use super::{Plan, PlanError, Planned, Schedule, Topic};
 use crate::model::pose;
 use crate::render::{PlannedLidar, Scan};
@@ -16,6 +19,7 @@ pub struct Lidar {
     pub topic: Topic,
     pub frame_id: String,
     pub planned: PlannedLidar,
+    pub noise: Option<SensorNoise>,
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
@@ -39,11 +43,13 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             },
             qos: if planar { Qos::STATE } else { Qos::IMAGES },
         };
+        let noise = noise::named(plan, lidar.robot, &lidar.name, 1, 0.0);
         plan.add_planned(Box::new(Lidar {
             index,
             topic,
             frame_id,
             planned: lidar,
+            noise,
         }));
     }
     Ok(())
@@ -62,6 +68,18 @@ impl Planned for Lidar {
 
     fn into_output(self: Box<Self>) -> super::TopicOutput {
         super::TopicOutput::Lidar(self)
+    }
+}
+
+/// Each beam's range with `noise`: a hit is noisy and stays within the lidar's range (as
+/// Gazebo clamps it), a miss stays a miss.
+pub fn add_noise(scan: &mut Scan, lidar: &PlannedLidar, noise: &mut Option<SensorNoise>) {
+    if noise.is_none() {
+        return;
+    }
+    let (near, far) = (lidar.spec.range_min, lidar.spec.range_max);
+    for range in scan.ranges.iter_mut().filter(|r| r.is_finite()) {
+        *range = noise::range(*range as f64, noise, 0, scan.time).clamp(near, far) as f32;
     }
 }
 

@@ -1,7 +1,13 @@
 //! A single-producer single-consumer ring of fixed-length rows: the physics thread pushes a
 //! row (time, qpos, qvel) per step without waiting or allocating; the recorder thread pops
-//! them. When the writer falls behind, rows are dropped and counted.
-use std::sync::atomic::{AtomicU64, Ordering};
+//! them. When the consumer falls behind, rows are dropped and counted; in a lossless run
+//! (fast, stepped) the producer waits for room instead, as for the topics' samples.
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The longest the producer waits for room in a lossless run: then the consumer is taken to
+/// be stuck, and rows are dropped without waiting until it takes one again.
+const LOSSLESS_PATIENCE: Duration = Duration::from_secs(2);
 
 pub struct RecordRing {
     /// An eventfd written after each push, so the consumer can sleep in poll(2) and wake at
@@ -15,6 +21,8 @@ pub struct RecordRing {
     /// Rows popped so far (only the consumer writes it).
     tail: AtomicU64,
     dropped: AtomicU64,
+    /// The producer's patience ran out; cleared when the consumer takes a row.
+    stalled: AtomicBool,
 }
 
 impl RecordRing {
@@ -27,6 +35,7 @@ impl RecordRing {
             head: AtomicU64::new(0),
             tail: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            stalled: AtomicBool::new(false),
         }
     }
 
@@ -67,6 +76,36 @@ impl RecordRing {
         self.dropped.load(Ordering::Relaxed)
     }
 
+    /// Producer: pushes one row as `push` does; `lossless`: a full ring is first waited on
+    /// (never for longer than `LOSSLESS_PATIENCE` in a row) rather than dropping a row.
+    pub fn push_or_wait(&self, parts: &[&[f64]], lossless: bool) -> bool {
+        if lossless {
+            self.wait_for_room();
+        }
+        self.push(parts)
+    }
+
+    fn wait_for_room(&self) {
+        let since = Instant::now();
+        let mut spins = 0u32;
+        while self.head.load(Ordering::Relaxed) - self.tail.load(Ordering::Acquire) >= self.capacity
+        {
+            if self.stalled.load(Ordering::Relaxed) {
+                return;
+            }
+            if since.elapsed() > LOSSLESS_PATIENCE {
+                self.stalled.store(true, Ordering::Relaxed);
+                return;
+            }
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    }
+
     /// Producer: pushes one row made of the given parts (their lengths sum to `row_len`).
     pub fn push(&self, parts: &[&[f64]]) -> bool {
         let head = self.head.load(Ordering::Relaxed);
@@ -103,6 +142,7 @@ impl RecordRing {
             *value = f64::from_bits(cell.load(Ordering::Relaxed));
         }
         self.tail.store(tail + 1, Ordering::Release);
+        self.stalled.store(false, Ordering::Relaxed);
         true
     }
 }
@@ -110,6 +150,7 @@ impl RecordRing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn fifo_with_drop_when_full() {
@@ -124,5 +165,26 @@ mod tests {
         assert!(ring.pop(&mut row));
         assert_eq!(row, [4.0, 5.0, 6.0]);
         assert!(!ring.pop(&mut row));
+    }
+
+    #[test]
+    fn a_lossless_push_waits_for_the_consumer() {
+        let ring = Arc::new(RecordRing::new(1, 2));
+        assert!(ring.push(&[&[1.0]]) && ring.push(&[&[2.0]]));
+        let consumer = {
+            let ring = ring.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                let mut row = [0.0];
+                assert!(ring.pop(&mut row));
+                row[0]
+            })
+        };
+        assert!(
+            ring.push_or_wait(&[&[3.0]], true),
+            "room once the consumer took a row"
+        );
+        assert_eq!(consumer.join().unwrap(), 1.0);
+        assert_eq!(ring.dropped(), 0);
     }
 }

@@ -338,16 +338,17 @@ impl Physics {
         let (step, time) = (self.step as f64, self.data.time());
         for tap in self.taps.iter_mut().flatten() {
             let d = &self.data;
+            // Fast and stepped runs lose no row: the tap's reader sets their pace.
+            let push = |parts: &[&[f64]]| tap.ring.push_or_wait(parts, lossless);
             match (tap.layout, &mut tap.columns) {
                 (TapLayout::Recording, Some(columns)) => {
-                    tap.ring.push(&[columns.fill(time, d.qpos(), d.qvel())])
+                    push(&[columns.fill(time, d.qpos(), d.qvel())])
                 }
-                (TapLayout::Recording, None) => tap.ring.push(&[&[time], d.qpos(), d.qvel()]),
+                (TapLayout::Recording, None) => push(&[&[time], d.qpos(), d.qvel()]),
                 (TapLayout::Legacy, _) => {
-                    tap.ring
-                        .push(&[&[step, time], d.qpos(), d.qvel(), d.qacc(), d.sensordata()])
+                    push(&[&[step, time], d.qpos(), d.qvel(), d.qacc(), d.sensordata()])
                 }
-                (TapLayout::Steps, _) => tap.ring.push(&[
+                (TapLayout::Steps, _) => push(&[
                     &[step, time],
                     d.qpos(),
                     d.qvel(),

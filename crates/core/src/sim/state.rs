@@ -131,6 +131,33 @@ impl StateSnapshot {
         }
     }
 
+    /// Becomes a copy of `other`, reusing its own arrays (no allocation once sized).
+    pub fn copy_from(&mut self, other: &StateSnapshot) {
+        self.step = other.step;
+        self.time = other.time;
+        for (mine, theirs) in self.arrays_mut().into_iter().zip(other.arrays()) {
+            mine.clone_from(theirs);
+        }
+    }
+
+    fn arrays(&self) -> [&Vec<f64>; 13] {
+        [
+            &self.qpos,
+            &self.qvel,
+            &self.qacc,
+            &self.qfrc_actuator,
+            &self.act,
+            &self.ctrl,
+            &self.actuator_force,
+            &self.sensordata,
+            &self.xpos,
+            &self.xquat_wxyz,
+            &self.mocap_pos,
+            &self.mocap_quat,
+            &self.contacts,
+        ]
+    }
+
     fn arrays_mut(&mut self) -> [&mut Vec<f64>; 13] {
         [
             &mut self.qpos,

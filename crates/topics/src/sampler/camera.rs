@@ -3,8 +3,9 @@
 use super::requested::{Made, OnRequest, Requested, add, encoded};
 use super::{Routes, TopicSpec};
 use crate::messages::sensor_msgs::msg::{CameraInfo, Image, PointCloud2};
+use crate::noise::SensorNoise;
 use crate::render::{Cameras, Frame, PlannedCamera, Slot};
-use crate::{Camera, Tick, fill_depth, fill_depth_points, fill_info, fill_rgb};
+use crate::{Camera, Tick, add_camera_noise, fill_depth, fill_depth_points, fill_info, fill_rgb};
 use std::sync::Arc;
 
 /// A camera's topics (indices in the world's list) and message buffers, and its frame.
@@ -14,6 +15,8 @@ struct CameraMessages {
     points: Option<usize>,
     info: usize,
     frame_id: String,
+    pixel_noise: Option<SensorNoise>,
+    depth_noise: Option<SensorNoise>,
     frame: Frame,
     seen: u64,
     image_message: Image,
@@ -38,6 +41,8 @@ pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> 
         points,
         info,
         frame_id: camera.frame_id,
+        pixel_noise: camera.pixel_noise,
+        depth_noise: camera.depth_noise,
         frame: Frame::default(),
         seen: 0,
         image_message: Image::default(),
@@ -51,6 +56,7 @@ pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> 
         .flatten();
     Box::new(OnRequest::new(
         camera.index,
+        camera.image.name.clone(),
         all.collect(),
         camera.rate,
         messages,
@@ -67,6 +73,11 @@ impl Made for CameraMessages {
 
     fn send(&mut self, slot: &Slot<Frame>, routes: &Routes) {
         slot.read(&mut self.frame, &mut self.seen);
+        add_camera_noise(
+            &mut self.frame,
+            &mut self.pixel_noise,
+            &mut self.depth_noise,
+        );
         let (frame, frame_id, time) = (&self.frame, self.frame_id.as_str(), self.frame.time);
         let bytes = &mut self.bytes;
         if routes.wanted(self.image) {

@@ -4,7 +4,7 @@ use super::requested::{Made, OnRequest, Requested, add, encoded};
 use super::{Routes, TopicSpec};
 use crate::messages::sensor_msgs::msg::{LaserScan, PointCloud2};
 use crate::render::{LidarSources, PlannedLidar, Scan, Slot};
-use crate::{Lidar, Tick, fill_points, fill_scan};
+use crate::{Lidar, Tick, add_lidar_noise, fill_points, fill_scan};
 use std::sync::Arc;
 
 /// The message a lidar fills, by its kind.
@@ -32,7 +32,7 @@ pub fn start(lidar: Lidar, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> {
         let topic = add::<PointCloud2>(topics, &lidar.topic);
         (topic, Message::Points(PointCloud2::default()))
     };
-    let (index, rate) = (lidar.index, lidar.planned.rate);
+    let (index, rate, name) = (lidar.index, lidar.planned.rate, lidar.topic.name.clone());
     let messages = LidarMessages {
         topic,
         lidar,
@@ -41,7 +41,7 @@ pub fn start(lidar: Lidar, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> {
         message,
         bytes: Vec::new(),
     };
-    Box::new(OnRequest::new(index, vec![topic], rate, messages))
+    Box::new(OnRequest::new(index, name, vec![topic], rate, messages))
 }
 
 impl Made for LidarMessages {
@@ -54,6 +54,7 @@ impl Made for LidarMessages {
 
     fn send(&mut self, slot: &Slot<Scan>, routes: &Routes) {
         slot.read(&mut self.scan, &mut self.seen);
+        add_lidar_noise(&mut self.scan, &self.lidar.planned, &mut self.lidar.noise);
         let (planned, frame_id) = (&self.lidar.planned, self.lidar.frame_id.as_str());
         let (time, bytes) = (self.scan.time, &mut self.bytes);
         let sent = match &mut self.message {

@@ -3,9 +3,10 @@
 //! message they are due for once, stamped with the sample's sim time, encodes it once, and
 //! hands the same bytes to every sink's route (the ROS node's publishers, the Foxglove
 //! server, MCAP). While the run is paused, the held state goes out on the wall clock, so a
-//! late subscriber (RViz, MoveIt) still sees the robot. Camera frames and lidar scans are asked of their workers while some route reads
-//! them, and filled and sent on a frames thread of the sampler's (`offload`), so a frame
-//! going out never delays the state topics.
+//! late subscriber (RViz, MoveIt) still sees the robot. Camera frames and lidar scans are
+//! samples too: asked of their workers with the sample's state while some route reads them,
+//! and filled and sent on a frames thread of the sampler's (`offload`), so a frame going out
+//! never delays the state topics of a real-time run.
 mod camera;
 mod lidar;
 mod requested;
@@ -20,7 +21,7 @@ use crate::render::{Cameras, LidarSources, Sensors};
 use crate::sim::{Attachment, Following, Observer, PauseCause, StateSnapshot, WorldGeneration};
 use crate::{PublishCounters, Tick, TopicOutput, WorldOutputs};
 use requested::Requested;
-use schedules::Schedules;
+use schedules::{Sampled, Schedules};
 use state::StateOutput;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -202,7 +203,8 @@ impl Run {
                 std::thread::sleep(LONGEST_WAIT);
                 continue;
             }
-            let took = self.take_samples(&mut state);
+            let lossless = records || self.handle.mode().0 != crate::config::SimMode::Realtime;
+            let took = self.take_samples(&mut state, lossless);
             let wait = self.run_wall(&mut state, took < BATCH);
             if took == 0 && !wait.is_zero() {
                 // While the run goes, it looks for samples every `READER_POLL`; the physics
@@ -217,15 +219,17 @@ impl Run {
             }
         }
         // What the run sampled before it stopped still goes out (a batch run's last steps).
-        while self.take_samples(&mut state) > 0 {}
+        while self.take_samples(&mut state, true) > 0 {}
+        self.finish_requested(&state);
         self.report_lost();
         // The frames thread goes before the routes whose publishers its work uses.
         self.offload = None;
         self.current = None;
     }
 
-    /// Sends what the next samples are due for; how many it took.
-    fn take_samples(&mut self, state: &mut StateSnapshot) -> usize {
+    /// Sends what the next samples are due for; how many it took. `lossless`: a camera or
+    /// lidar due again waits for its last frame.
+    fn take_samples(&mut self, state: &mut StateSnapshot, lossless: bool) -> usize {
         let Some(current) = self.current.as_mut() else {
             return 0;
         };
@@ -256,6 +260,9 @@ impl Run {
             }
             for output in current.states.iter_mut() {
                 output.run_sampled(&tick, &current.routes, mask);
+            }
+            for output in current.requested.iter_mut() {
+                output.sample(&tick, &current.routes, mask, lossless);
             }
             ring.mark_done();
         }
@@ -314,9 +321,31 @@ impl Run {
             output.run_wall(&tick, &current.routes, held);
         }
         for output in current.requested.iter_mut() {
-            output.run(&tick, &current.routes);
+            output.run(&tick, &current.routes, held);
         }
         until(current, held)
+    }
+
+    /// Waits for the frames and scans asked last to go out (the run's end).
+    fn finish_requested(&mut self, state: &StateSnapshot) {
+        let Some(current) = self.current.as_mut() else {
+            return;
+        };
+        let stamp = crate::convert::time(state.time);
+        let stats = self.handle.stats();
+        let tick = Tick {
+            state,
+            stamp: &stamp,
+            now: Instant::now(),
+            stats: &stats,
+            publishing: &self.settings.publishing,
+            cameras: current.cameras.as_ref(),
+            lidars: current.lidars.as_ref(),
+            offload: self.offload.as_ref(),
+        };
+        for output in current.requested.iter_mut() {
+            output.finish(&tick, &current.routes);
+        }
     }
 
     /// Whether the run is paused by someone (not by the end of a batch run, nor before the
@@ -337,10 +366,11 @@ impl Run {
             return;
         };
         let ring = &current.world.samples;
-        let lost: Vec<String> = current
-            .states
-            .iter()
-            .filter_map(|o| o.schedule.map(|k| (o.name(), ring.dropped(k))))
+        let states = current.states.iter().map(|o| o as &dyn Sampled);
+        let requested = current.requested.iter().map(|o| &**o as &dyn Sampled);
+        let lost: Vec<String> = states
+            .chain(requested)
+            .filter_map(|o| o.schedule().map(|k| (o.name(), ring.dropped(k))))
             .filter(|(_, lost)| *lost > 0)
             .map(|(name, lost)| format!("{name} {lost}"))
             .collect();
@@ -383,8 +413,7 @@ impl Run {
             }
         }
         if moved {
-            let ring = current.world.samples.clone();
-            current.schedules.fit(&mut current.states, &ring);
+            current.fit_schedules();
         }
     }
 
@@ -416,28 +445,39 @@ impl Run {
         // The old world's sources go first: nothing of it is kept for a reader.
         self.current = None;
         let (cameras, lidars) = self.settings.sensors.sources(&world);
-        let mut schedules = Schedules::new();
-        schedules.fit(&mut states, &world.samples);
         log::debug!(
             "world {}: {} topics on {} sinks",
             world.number,
             topics.len(),
             routes.len()
         );
-        self.current = Some(WorldRun {
+        let mut current = WorldRun {
             world,
             routes: Routes(routes.into()),
             states,
-            schedules,
+            schedules: Schedules::new(),
             attachment: None,
             requested,
             cameras,
             lidars,
-        });
+        };
+        current.fit_schedules();
+        self.current = Some(current);
     }
 }
 
 impl WorldRun {
+    /// Gives every sampled output (state, camera, lidar) its schedule.
+    fn fit_schedules(&mut self) {
+        let states = self.states.iter_mut().map(|o| o as &mut dyn Sampled);
+        let requested = self
+            .requested
+            .iter_mut()
+            .map(|o| &mut **o as &mut dyn Sampled);
+        let mut outputs: Vec<&mut dyn Sampled> = states.chain(requested).collect();
+        self.schedules.fit(&mut outputs, &self.world.samples);
+    }
+
     /// Reads the world's samples while some sink is active; `lossless` while one records.
     fn attach(&mut self, active: bool, lossless: bool) {
         if active && self.attachment.is_none() {
@@ -453,6 +493,6 @@ impl WorldRun {
 /// state of a paused run goes out).
 fn next_deadline(current: &WorldRun, held: bool) -> Option<Instant> {
     let states = current.states.iter().filter_map(|o| o.deadline(held));
-    let requested = current.requested.iter().filter_map(|o| o.deadline());
+    let requested = current.requested.iter().filter_map(|o| o.deadline(held));
     states.chain(requested).min()
 }

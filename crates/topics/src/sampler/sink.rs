@@ -93,6 +93,12 @@ impl Routes {
         }
     }
 
+    /// The routes that take the held state of a paused run.
+    pub fn held_only(&self) -> Routes {
+        let held: Vec<Arc<dyn Route>> = self.0.iter().filter(|r| r.takes_held()).cloned().collect();
+        Routes(held.into())
+    }
+
     /// Encodes `message` once into `bytes` and sends it to each route that wants `topic`.
     pub fn encode_and_send<M: crate::messages::Message>(
         &self,

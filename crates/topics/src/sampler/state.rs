@@ -4,6 +4,7 @@
 //! clock, and a `Wall` output (the run's figures) always goes on the wall clock. A `Once`
 //! output's message is kept for late joiners, and goes again to a route that refused it, a
 //! little later.
+use super::schedules::Sampled;
 use super::{Routes, TopicSpec};
 use crate::encoded::Encoded;
 use crate::every::Every;
@@ -27,7 +28,7 @@ pub struct StateOutput {
     /// Its rate now (a live change of its `ros.rates` field moves it).
     hz: f64,
     /// The sample schedule it goes with (None: not on the sim clock, or no rate).
-    pub schedule: Option<usize>,
+    schedule: Option<usize>,
     /// When it is due on the wall clock (a `Wall` output; any rate output while paused).
     every: Every,
     /// The message being sent, as CDR (its capacity is kept from one message to the next).
@@ -79,15 +80,6 @@ impl StateOutput {
 
     pub fn topic(&self) -> usize {
         self.topic
-    }
-
-    pub fn name(&self) -> &str {
-        &self.output.topic().name
-    }
-
-    /// The rate it samples at in sim time (None: it is not sampled).
-    pub fn sampled_hz(&self) -> Option<f64> {
-        matches!(self.output.topic().schedule, Schedule::Rate { .. }).then_some(self.hz)
     }
 
     /// A `Once` output's message, once made.
@@ -259,6 +251,24 @@ impl StateOutput {
                 Filled::Failed
             }
         }
+    }
+}
+
+impl Sampled for StateOutput {
+    fn sampled_hz(&self) -> Option<f64> {
+        matches!(self.output.topic().schedule, Schedule::Rate { .. }).then_some(self.hz)
+    }
+
+    fn schedule(&self) -> Option<usize> {
+        self.schedule
+    }
+
+    fn set_schedule(&mut self, schedule: Option<usize>) {
+        self.schedule = schedule;
+    }
+
+    fn name(&self) -> &str {
+        &self.output.topic().name
     }
 }
 
