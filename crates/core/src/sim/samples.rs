@@ -62,6 +62,8 @@ pub struct SampleRing {
     rates_version: AtomicU64,
     /// Samples of each schedule that a full ring lost.
     dropped: [AtomicU64; MAX_SCHEDULES],
+    /// Samples a full ring lost (each once).
+    lost: AtomicU64,
     /// A reader is attached (nothing is sampled without one).
     attached: AtomicBool,
     /// The reader asks for the state as it is now (it has just attached).
@@ -88,6 +90,7 @@ impl SampleRing {
             rates: [const { AtomicU64::new(0) }; MAX_SCHEDULES],
             rates_version: AtomicU64::new(0),
             dropped: [const { AtomicU64::new(0) }; MAX_SCHEDULES],
+            lost: AtomicU64::new(0),
             attached: AtomicBool::new(false),
             wants_current: AtomicBool::new(false),
             reader_lossless: AtomicBool::new(false),
@@ -127,6 +130,11 @@ impl SampleRing {
     /// (a recording is made of them).
     pub fn set_lossless(&self, lossless: bool) {
         self.reader_lossless.store(lossless, Ordering::Relaxed);
+    }
+
+    /// Samples a full ring lost so far, whatever they were due for.
+    pub fn lost(&self) -> u64 {
+        self.lost.load(Ordering::Relaxed)
     }
 
     /// Samples of schedule `schedule` lost so far.
@@ -239,7 +247,6 @@ impl SampleClock {
         if !ring.attached.load(Ordering::Acquire) {
             return;
         }
-        ring.wants_current.store(false, Ordering::Relaxed);
         let mask = self.due(data.time());
         if mask != 0 {
             self.write(data, step, mask, lossless);
@@ -365,6 +372,7 @@ impl SampleClock {
     /// The sample in slot `index`, about to be overwritten, was never taken: its schedules
     /// lost one.
     fn count_lost(&self, index: usize) {
+        self.ring.lost.fetch_add(1, Ordering::Relaxed);
         let mut mask = self.masks[index];
         while mask != 0 {
             let k = mask.trailing_zeros() as usize;

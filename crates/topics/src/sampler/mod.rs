@@ -159,6 +159,8 @@ struct Run {
     /// Fills and sends frames and scans; it ends (its queued work done) before the routes.
     offload: Option<Offload>,
     current: Option<WorldRun>,
+    /// The run has gone (or was asked to start paused): from then on every pause holds.
+    started: bool,
 }
 
 impl Run {
@@ -171,6 +173,7 @@ impl Run {
             .map_err(|e| log::warn!("camera and lidar messages go out on the topics thread: {e}"))
             .ok();
         Self {
+            started: settings.hold_at_start,
             handle,
             following,
             settings,
@@ -266,13 +269,10 @@ impl Run {
             }
             ring.mark_done();
         }
-        let lost = (0..crate::sim::MAX_SCHEDULES)
-            .map(|k| ring.dropped(k))
-            .sum();
         self.settings
             .publishing
             .samples_lost
-            .store(lost, Ordering::Relaxed);
+            .store(ring.lost(), Ordering::Relaxed);
         took
     }
 
@@ -354,10 +354,10 @@ impl Run {
     fn holding(&mut self) -> bool {
         let (mode, cause) = self.handle.mode();
         if mode != crate::config::SimMode::Paused {
-            self.settings.hold_at_start = true; // the run has started: any later pause holds
+            self.started = true;
             return false;
         }
-        cause != PauseCause::LastStep && self.settings.hold_at_start && !self.handle.stepping()
+        cause != PauseCause::LastStep && self.started
     }
 
     /// Says which topics lost samples to a full ring (a sink slower than real time).
