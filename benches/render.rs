@@ -195,6 +195,7 @@ fn lidar_config() -> LidarConfig {
         horizontal_fov: [-180.0, 180.0],
         range_min: 0.1,
         range_max: 30.0,
+        resolution: 0.0,
         rate: 10.0,
     }
 }

@@ -290,8 +290,10 @@ fn run(cli: &Cli, ros_args: Vec<String>) -> Result<(), RunError> {
         log::info!("viewer: {frames} frames drawn");
     }
     let stats = handle.stats();
+    // Samples a full ring dropped (real time with a sink slower than the run).
+    let samples_lost = handle.world().samples.lost();
     sim.shutdown();
-    print_report(run_mode, &stats, wall);
+    print_report(run_mode, &stats, wall, samples_lost);
     ended_short(ended)
 }
 
@@ -557,11 +559,16 @@ fn report_streams(streams: &mujoco_bridge::stream::Streams) {
 }
 
 /// The run's last line: what it did, in sim and wall time.
-fn print_report(run_mode: SimMode, stats: &mujoco_bridge::sim::SimStats, wall: f64) {
+fn print_report(
+    run_mode: SimMode,
+    stats: &mujoco_bridge::sim::SimStats,
+    wall: f64,
+    samples_lost: u64,
+) {
     println!(
         "run: mode {:?}, steps {}, sim time {:.6} s, wall time {:.3} s, real-time factor {:.3}, \
          mean step {:.1} us, overruns {}, rejected commands {}, instabilities {}, \
-         time let go {:.3} s in {} lag resets",
+         time let go {:.3} s in {} lag resets, samples lost {}",
         run_mode,
         stats.steps,
         stats.sim_time,
@@ -576,7 +583,8 @@ fn print_report(run_mode: SimMode, stats: &mujoco_bridge::sim::SimStats, wall: f
         stats.rejected_commands,
         stats.instabilities,
         stats.time_let_go,
-        stats.lag_resets
+        stats.lag_resets,
+        samples_lost
     );
 }
 

@@ -71,15 +71,20 @@ impl Planned for Lidar {
     }
 }
 
-/// Each beam's range with `noise`: a hit is noisy and stays within the lidar's range (as
-/// Gazebo clamps it), a miss stays a miss.
+/// Each beam's range as the lidar reads it: a hit with `noise`, in steps of the lidar's
+/// resolution, within its range (as Gazebo clamps it); a miss stays a miss.
 pub fn add_noise(scan: &mut Scan, lidar: &PlannedLidar, noise: &mut Option<SensorNoise>) {
-    if noise.is_none() {
+    let step = lidar.resolution;
+    if noise.is_none() && step == 0.0 {
         return;
     }
     let (near, far) = (lidar.spec.range_min, lidar.spec.range_max);
     for range in scan.ranges.iter_mut().filter(|r| r.is_finite()) {
-        *range = noise::range(*range as f64, noise, 0, scan.time).clamp(near, far) as f32;
+        let mut read = noise::range(*range as f64, noise, 0, scan.time);
+        if step > 0.0 {
+            read = (read / step).round() * step;
+        }
+        *range = read.clamp(near, far) as f32;
     }
 }
 

@@ -164,6 +164,8 @@ pub struct PlannedLidar {
     pub samples: usize,
     /// First azimuth and the step between rays, radians.
     pub azimuth: (f64, f64),
+    /// The step its ranges are read in, metres (0: as cast).
+    pub resolution: f64,
     /// Where it sits, its rays and range limits, as the caster takes them.
     pub spec: LidarSpec,
 }
@@ -245,6 +247,7 @@ fn plan_lidars(
                 channels: lidar.channels as usize,
                 samples: lidar.samples as usize,
                 azimuth,
+                resolution: lidar.resolution,
                 spec: LidarSpec {
                     body,
                     xyz: lidar.xyz,
@@ -295,6 +298,7 @@ mod tests {
             horizontal_fov: horizontal,
             range_min: 0.1,
             range_max: 10.0,
+            resolution: 0.0,
             rate: 10.0,
         }
     }

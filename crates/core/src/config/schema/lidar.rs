@@ -36,6 +36,10 @@ pub struct LidarConfig {
     pub range_min: f64,
     #[serde(default = "default_range_max")]
     pub range_max: f64,
+    /// Each range is read in steps of this many metres (0: as cast), as Gazebo's
+    /// `<range><resolution>` states it.
+    #[serde(default)]
+    pub resolution: f64,
     /// Scans per second at most (while someone subscribes).
     #[serde(default = "default_rate")]
     pub rate: f64,
@@ -121,6 +125,12 @@ impl LidarConfig {
                     "needs 0 <= range_min < range_max (metres), got {} and {}",
                     self.range_min, self.range_max
                 ),
+            ));
+        }
+        if !(self.resolution.is_finite() && self.resolution >= 0.0) {
+            return Some((
+                "resolution",
+                format!("must be 0 or more metres, got {}", self.resolution),
             ));
         }
         if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1000.0) {
