@@ -1,6 +1,7 @@
 """Simulated sensors over ROS 2 (either backend), read by rclpy: stepped while paused, each
 message is stamped with the sim time of the step it samples, on the rate's grid, and carries
 the noise's variance in its covariances."""
+import collections
 import os
 
 import pytest
@@ -58,3 +59,34 @@ def test_stepped_sensors_arrive_stamped_on_the_sim_clock_with_their_noise_in_the
         assert list(compass.magnetic_field_covariance) == [0.0] * 9, "drift only: no white noise"
     finally:
         bridge.close()
+
+
+def test_gps_and_barometer_reach_a_ros_subscriber(ros, tmp_path):
+    from geometry_msgs.msg import TwistWithCovarianceStamped
+    from sensor_msgs.msg import FluidPressure, NavSatFix
+
+    from test_geo_sensors import GEO_WORLD, ORIGIN, pressure
+
+    bridge = bridge_of(tmp_path, GEO_WORLD.replace("RATE", "10").replace("NOISE", "{}"))
+    try:
+        bridge.console("realtime")
+        received = collections.defaultdict(list)
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+        for kind, topic in ((NavSatFix, "/gps/fix"), (TwistWithCovarianceStamped, "/gps/vel"),
+                            (FluidPressure, "/baro")):
+            ros.create_subscription(kind, topic, received[topic].append, qos)
+        spin_until(ros, lambda: all(len(received[t]) >= 3 for t in ("/gps/fix", "/gps/vel", "/baro")),
+                   what="the GPS and the barometer")
+    finally:
+        bridge.close()
+    stamp = lambda m: (m.header.stamp.sec, m.header.stamp.nanosec)  # noqa: E731
+    fixes = {stamp(m): m for m in received["/gps/fix"]}
+    both = [(fixes[stamp(b)], b) for b in received["/baro"] if stamp(b) in fixes]
+    assert both, "fixes and pressures of the same samples"
+    fix, baro = both[-1]
+    assert abs(fix.latitude - ORIGIN["latitude"]) < 1e-3 and fix.header.frame_id == "gps"
+    assert fix.altitude < ORIGIN["altitude"] + 50.05, "it falls"
+    # The fix's height and the pressure measured one point of one sample.
+    assert abs(baro.fluid_pressure - pressure(fix.altitude)) < 0.01
+    print(f"rclpy: {len(received['/gps/fix'])} fixes, the last {fix.latitude:.6f} N "
+          f"{fix.altitude:.3f} m at {baro.fluid_pressure:.2f} Pa")

@@ -18,6 +18,7 @@ pub mod msg {
         WrenchStamped { header: Header, wrench: Wrench }
         PoseWithCovariance { pose: Pose, covariance: Covariance6 }
         TwistWithCovariance { twist: Twist, covariance: Covariance6 }
+        TwistWithCovarianceStamped { header: Header, twist: TwistWithCovariance }
     }
 
     /// `geometry_msgs/Quaternion`, whose default is the identity (`w = 1`).

@@ -23,6 +23,24 @@ pub mod msg {
             magnetic_field: Vector3,
             magnetic_field_covariance: [f64; 9],
         }
+        NavSatStatus {
+            status: i8,
+            service: u16,
+        }
+        NavSatFix {
+            header: Header,
+            status: NavSatStatus,
+            latitude: f64,
+            longitude: f64,
+            altitude: f64,
+            position_covariance: [f64; 9],
+            position_covariance_type: u8,
+        }
+        FluidPressure {
+            header: Header,
+            fluid_pressure: f64,
+            variance: f64,
+        }
         LaserScan {
             header: Header,
             angle_min: f32,

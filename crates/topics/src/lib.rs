@@ -18,6 +18,7 @@ pub mod every;
 #[cfg(test)]
 mod fixture;
 mod gated;
+mod geodesy;
 pub mod inputs;
 pub mod names;
 mod noise;
@@ -66,6 +67,8 @@ kinds![
     odometry,
     imu,
     magnetometer,
+    gps,
+    barometer,
     wrench,
     range,
     scan,

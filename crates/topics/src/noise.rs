@@ -142,6 +142,42 @@ pub fn named(
     Some(SensorNoise(axes))
 }
 
+/// The noise of a point sensor's east, north and up values (a GPS fix, its velocity), from
+/// the config's `{name}/horizontal_{what}` (on east and north, drawn apart) and
+/// `{name}/vertical_{what}` (on up), as Gazebo's NavSat sensor has them; None when neither
+/// adds any.
+pub fn horizontal_vertical(
+    plan: &Plan,
+    robot: usize,
+    name: &str,
+    what: &str,
+) -> Option<SensorNoise> {
+    let configs = &plan.config.robots[robot].noise;
+    let channel = |side: &str| {
+        let key = format!("{name}/{side}_{what}");
+        let config = configs.get(&key).filter(|c| !c.is_none()).cloned();
+        (key, config)
+    };
+    let (horizontal, vertical) = (channel("horizontal"), channel("vertical"));
+    if horizontal.1.is_none() && vertical.1.is_none() {
+        return None;
+    }
+    let robot_name = &plan.robots[robot].name;
+    let seed = plan.config.sim.seed;
+    let exact = NoiseConfig {
+        kind: NoiseType::None,
+        ..NoiseConfig::default()
+    };
+    let axes = [(&horizontal, 0), (&horizontal, 1), (&vertical, 0)]
+        .into_iter()
+        .map(|((key, config), k)| {
+            let config = config.clone().unwrap_or_else(|| exact.clone());
+            Noise::new(config, seed, &format!("{robot_name}/{key}/{k}"))
+        })
+        .collect();
+    Some(SensorNoise(axes))
+}
+
 fn normal(draws: &mut Pcg64Mcg) -> f64 {
     draws.sample(StandardNormal)
 }

@@ -210,6 +210,9 @@ impl Config {
         {
             return problem("world.gravity".into(), "values must be finite".into());
         }
+        if let Some((field, message)) = self.world.origin.problem() {
+            return problem(format!("world.origin.{field}"), message);
+        }
         if !SPEED_RANGE.contains(&self.sim.speed) {
             return problem(
                 "sim.speed".into(),
@@ -424,6 +427,20 @@ impl Config {
                         format!("robots[{i}].cameras[{k}].name"),
                         format!("'{}' is already the name of another camera", camera.name()),
                     );
+                }
+            }
+            let points = [("gps", &robot.gps), ("barometers", &robot.barometers)];
+            for (key, list) in points {
+                for (k, sensor) in list.iter().enumerate() {
+                    if let Some((field, message)) = sensor.problem() {
+                        return problem(format!("robots[{i}].{key}[{k}].{field}"), message);
+                    }
+                    if !names.insert(&sensor.name) {
+                        return problem(
+                            format!("robots[{i}].{key}[{k}].name"),
+                            format!("'{}' is already the name of another sensor", sensor.name),
+                        );
+                    }
                 }
             }
             for (k, lidar) in robot.lidars.iter().enumerate() {

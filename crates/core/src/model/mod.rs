@@ -9,6 +9,7 @@ pub mod export;
 pub mod gains;
 mod names;
 pub mod notes;
+pub mod point_sensors;
 pub mod pose;
 mod request_files;
 mod robot_spec;
@@ -158,6 +159,12 @@ fn attach_robots(
         let mut loaded = load_robot(config, index)?;
         cameras::mount(
             config.robots[index].listed_cameras(),
+            &mut loaded.spec,
+            &config.origin,
+            index,
+        )?;
+        point_sensors::mount(
+            &config.robots[index],
             &mut loaded.spec,
             &config.origin,
             index,

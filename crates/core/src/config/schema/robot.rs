@@ -100,6 +100,13 @@ pub struct RobotConfig {
     /// Ray-cast lidars mounted on the robot's bodies (3D point clouds, planar scans).
     #[serde(default)]
     pub lidars: Vec<LidarConfig>,
+    /// GPS receivers on the robot's bodies (sensor_msgs/NavSatFix on `{name}/fix`, the
+    /// velocity in east, north, up on `{name}/vel`).
+    #[serde(default)]
+    pub gps: Vec<super::PointSensorConfig>,
+    /// Barometers on the robot's bodies (sensor_msgs/FluidPressure on `{name}`).
+    #[serde(default)]
+    pub barometers: Vec<super::PointSensorConfig>,
     /// ROS 2 sensor topics of this robot; without any, every IMU, force-torque and
     /// rangefinder site of the model is mapped automatically.
     #[serde(default)]

@@ -22,6 +22,9 @@ pub struct WorldConfig {
     /// change. 0 keeps none.
     #[serde(default = "default_asset_cache_mb")]
     pub asset_cache_mb: u32,
+    /// Where the world's origin lies on the earth, for the GPS receivers and barometers.
+    #[serde(default)]
+    pub origin: super::GeoOrigin,
 }
 
 /// The real-time factors `sim.speed` may take: beyond them a paced tick would sleep for
@@ -156,6 +159,7 @@ impl Default for WorldConfig {
             light: false,
             search_paths: Vec::new(),
             asset_cache_mb: default_asset_cache_mb(),
+            origin: super::GeoOrigin::default(),
         }
     }
 }
