@@ -118,6 +118,21 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     Ok(())
 }
 
+/// The world vector `sensor` measures, in east, north, up, with its noise.
+fn measured_enu(
+    earth: &Earth,
+    tick: &Tick,
+    sensor: Sensor,
+    noise: &mut Option<SensorNoise>,
+) -> [f64; 3] {
+    let world = read3(&tick.state.sensordata, sensor.adr, &mut None, 0.0);
+    let mut enu = earth.enu(world);
+    if let Some(noise) = noise {
+        noise.apply(&mut enu, tick.state.time);
+    }
+    enu
+}
+
 impl Output for Fix {
     type Message = NavSatFix;
 
@@ -130,11 +145,7 @@ impl Output for Fix {
     }
 
     fn fill(&mut self, tick: &Tick) -> Option<&NavSatFix> {
-        let world = read3(&tick.state.sensordata, self.position.adr, &mut None, 0.0);
-        let mut enu = self.earth.enu(world);
-        if let Some(noise) = &mut self.noise {
-            noise.apply(&mut enu, tick.state.time);
-        }
+        let enu = measured_enu(&self.earth, tick, self.position, &mut self.noise);
         let [latitude, longitude, altitude] = self.earth.geodetic(enu);
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
@@ -155,11 +166,7 @@ impl Output for Velocity {
     }
 
     fn fill(&mut self, tick: &Tick) -> Option<&TwistWithCovarianceStamped> {
-        let world = read3(&tick.state.sensordata, self.velocity.adr, &mut None, 0.0);
-        let mut enu = self.earth.enu(world);
-        if let Some(noise) = &mut self.noise {
-            noise.apply(&mut enu, tick.state.time);
-        }
+        let enu = measured_enu(&self.earth, tick, self.velocity, &mut self.noise);
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
         m.twist.twist.linear = vector(&enu);
