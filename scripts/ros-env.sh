@@ -7,7 +7,7 @@ export ROS_DISTRO=jazzy
 export MUJOCO_BRIDGE_ROS_WHEELS=1
 export AMENT_PREFIX_PATH="$_mb_root/.deps/venv:$_mb_root/.deps/ros-shims"
 # r2r generates bindings only for the interface packages the node uses.
-export IDL_PACKAGE_FILTER="builtin_interfaces;std_msgs;std_srvs;sensor_msgs;geometry_msgs;nav_msgs;trajectory_msgs;tf2_msgs;rosgraph_msgs;diagnostic_msgs;visualization_msgs;action_msgs;unique_identifier_msgs;control_msgs;simulation_interfaces;rcl_interfaces;service_msgs;lifecycle_msgs;controller_manager_msgs"
+export IDL_PACKAGE_FILTER="builtin_interfaces;std_msgs;std_srvs;sensor_msgs;geometry_msgs;nav_msgs;trajectory_msgs;tf2_msgs;rosgraph_msgs;diagnostic_msgs;visualization_msgs;action_msgs;unique_identifier_msgs;control_msgs;simulation_interfaces;rcl_interfaces;service_msgs;lifecycle_msgs;controller_manager_msgs;ros_gz_interfaces;vision_msgs"
 # Discovery stays on this machine.
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 export HOME="${HOME:-$_mb_root/.deps}"

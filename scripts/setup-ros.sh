@@ -9,9 +9,14 @@ venv="$root/.deps/venv"
 shims="$root/.deps/ros-shims"
 build="$root/.deps/ros-build"
 stamp="$venv/.ros-ready"
+# Upstream definitions read where they lie (ros_gz_interfaces, vision_msgs).
+upstream="${MUJOCO_BRIDGE_ROS_INTERFACES:-$root/../shared/ros_interfaces}"
+upstream_packages="ros_gz_interfaces vision_msgs"
 # The interface definitions are part of what is set up: a changed one is generated again.
 want=$(cat "$root/scripts/ros-requirements.txt" "$root/scripts/setup-ros.sh" \
-  $(find "$root/interfaces" -type f | LC_ALL=C sort) | sha256sum | cut -c1-16)
+  $(find "$root/interfaces" -type f | LC_ALL=C sort) \
+  $(for p in $upstream_packages; do [ -d "$upstream/$p" ] && find "$upstream/$p" -type f; done | LC_ALL=C sort) \
+  | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exec bash "$root/scripts/setup-ros-tools.sh"
 fi
@@ -36,9 +41,9 @@ numpy_include=$("$venv/bin/python" -c "import numpy; print(numpy.get_include())"
   sed -i "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$numpy_include#g; s#/opt/python/cp311-cp311/include/python3.11#$python_include#g" "$file"
 done
 
-# Generate an interface package from interfaces/NAME into the venv prefix.
+# Generate an interface package from interfaces/NAME (or the folder given) into the venv prefix.
 generate() {
-  local name=$1 src="$root/interfaces/$1" dir="$build/$1"
+  local name=$1 src="${2:-$root/interfaces/$1}" dir="$build/$1"
   rm -rf "$dir" && mkdir -p "$dir"
   cp -r "$src"/. "$dir"/
   local files deps definitions
@@ -82,6 +87,13 @@ generate() {
 }
 for package in tf2_msgs control_msgs simulation_interfaces composition_interfaces controller_manager_msgs; do
   generate "$package"
+done
+for package in $upstream_packages; do
+  if [ -d "$upstream/$package" ]; then
+    generate "$package" "$upstream/$package"
+  else
+    echo "setup-ros: $upstream/$package is missing; topics of its types stay off the r2r backend" >&2
+  fi
 done
 
 # The wheels hard-wire rmw_fastrtps_cpp and ship no librmw_implementation.so; programs that

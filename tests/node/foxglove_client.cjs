@@ -10,6 +10,8 @@
 //   node foxglove_client.cjs count URL SECONDS TOPIC...
 //                                                 counts the topics' messages, undecoded
 //                                                 (the benchmark's client, benches/streams.py)
+//   node foxglove_client.cjs decode URL SECONDS TOPIC...
+//                                                 the topics' last messages, decoded
 "use strict";
 const { FoxgloveClient } = require("@foxglove/ws-protocol");
 const { parse } = require("@foxglove/rosmsg");
@@ -30,7 +32,9 @@ const result = { mode, channels: [], messages: {}, errors: [] };
 
 function finish() {
   result.seen = seen;
-  process.stdout.write(JSON.stringify(result) + "\n");
+  // uint64 and int64 fields decode as BigInt, which JSON has no room for.
+  const numbers = (_, v) => (typeof v === "bigint" ? Number(v) : v);
+  process.stdout.write(JSON.stringify(result, numbers) + "\n");
   client.close();
   process.exit(0);
 }
@@ -56,7 +60,9 @@ client.on("advertise", (list) => {
       continue;
     }
     const camera = channel.topic.endsWith("/image_raw") && !channel.topic.includes("depth");
-    if (mode === "stall" || camera || ["/joint_states", "/odom", "/tf_static"].includes(channel.topic)) {
+    const viewed = camera || ["/joint_states", "/odom", "/tf_static"].includes(channel.topic);
+    const wanted = mode === "decode" ? counted.includes(channel.topic) : mode === "stall" || viewed;
+    if (wanted) {
       const definitions = parse(channel.schema, { ros2: true });
       readers.set(channel.id, new MessageReader(definitions));
       subscribed.set(client.subscribe(channel.id), channel);
@@ -73,6 +79,10 @@ client.on("message", ({ subscriptionId, data }) => {
   const reader = readers.get(channel.id);
   const message = reader.readMessage(data);
   const count = (seen[channel.topic] = (seen[channel.topic] || 0) + 1);
+  if (mode === "decode") {
+    result.messages[channel.topic] = message;
+    return;
+  }
   if (channel.topic === "/joint_states" && count === 1) {
     result.messages.joint_states = {
       name: message.name,

@@ -35,9 +35,9 @@ def wait_for_port(port, timeout=60):
     raise AssertionError(f"nothing listens on {port}")
 
 
-def node_client(mode, port, seconds):
+def node_client(mode, port, seconds, *topics):
     return subprocess.Popen(
-        ["node", str(CLIENT), mode, f"ws://127.0.0.1:{port}", str(seconds)],
+        ["node", str(CLIENT), mode, f"ws://127.0.0.1:{port}", str(seconds), *topics],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, NODE_PATH=str(NODE_MODULES)),
     )
@@ -151,3 +151,45 @@ def test_a_foxglove_client_pauses_steps_resets_and_restores_through_services():
     assert calls["restore"]["success"] and calls["time_restored"] == calls["time_stepped"]
     assert calls["run"] == {"success": True, "message": "running"}
     assert not seen["errors"], seen["errors"]
+
+
+def test_gps_barometer_altimeter_and_contacts_reach_a_foxglove_client(tmp_path):
+    from test_contact_sensors import MJCF
+
+    # The contact rig with the geo sensors on its box, placed on the earth.
+    model = "\n".join("      " + line for line in MJCF.splitlines())
+    config = tmp_path / "sensors.yaml"
+    config.write_text(f"""
+world:
+  timestep: 0.002
+  origin: {{latitude: 47.3977, longitude: 8.5456, altitude: 488.0}}
+robots:
+  - name: rig
+    mjcf_string: |
+{model}
+    gps: [{{name: gps, body: box, rate: 10}}]
+    barometers: [{{name: baro, body: box, rate: 10}}]
+    altimeters: [{{name: altimeter, body: box, rate: 10}}]
+    contacts: [{{name: box_contact, body: box, rate: 20}}]
+""")
+    (port,) = free_ports(1)
+    bridge = start_bridge(port, "--config", str(config), "--set", "zmq.enabled=false",
+                          "--duration", "8")
+    wait_for_port(port)
+    topics = ["/gps/fix", "/gps/vel", "/baro", "/altimeter", "/box_contact", "/box_contact/in_contact"]
+    seen = seen_by(node_client("decode", port, 4, *topics))
+    bridge.communicate(timeout=60)
+    assert not seen["errors"], seen["errors"]
+    schemas = {c["topic"]: c["schemaName"] for c in seen["channels"]}
+    assert schemas["/altimeter"] == "ros_gz_interfaces/msg/Altimeter"
+    assert schemas["/box_contact"] == "ros_gz_interfaces/msg/Contacts"
+    assert schemas["/box_contact/in_contact"] == "std_msgs/msg/Bool"
+    m = seen["messages"]
+    assert abs(m["/gps/fix"]["latitude"] - 47.3977) < 1e-5 and m["/gps/fix"]["status"]["service"] == 1
+    assert abs(m["/altimeter"]["vertical_reference"] - 0.1) < 1e-9
+    assert 95_000 < m["/baro"]["fluid_pressure"] < 96_000
+    pair = m["/box_contact"]["contacts"][0]
+    assert pair["collision1"]["name"] == "rig::box::box_geom" and pair["collision1"]["type"] == 5
+    lift = sum(w["body_1_wrench"]["force"]["z"] for c in m["/box_contact"]["contacts"] for w in c["wrenches"])
+    assert abs(lift - 2 * 9.81) < 0.2 and m["/box_contact/in_contact"]["data"] is True
+    print(f"foxglove: {sorted(seen['seen'].items())}; the box carried by {lift:.2f} N")

@@ -1,4 +1,4 @@
-"""GPS receivers and barometers placed on the earth by the world's origin, read back from an
+"""GPS receivers, barometers and altimeters placed on the earth by the world's origin, read back from an
 MCAP recording by the official readers (and over ROS 2 by rclpy: test_ros_sensors.py). The truth
 is the body's pose on /tf of the same run: a free body falling under a slanted gravity, so
 that it moves east, north and down; the fix is checked against an independent WGS84
@@ -36,10 +36,12 @@ robots:
       </worldbody></mujoco>
     gps: [{name: gps, body: frame, xyz: [0.1, 0.2, 0.05], rate: RATE}]
     barometers: [{name: baro, body: frame, xyz: [0.1, 0.2, 0.05], rate: RATE}]
+    altimeters: [{name: altimeter, body: frame, xyz: [0.1, 0.2, 0.05], rate: RATE}]
     noise: NOISE
 """
 NOISE = ("{gps/horizontal_position: {stddev: 0.5}, gps/vertical_position: {stddev: 0.8},"
-         " gps/horizontal_velocity: {stddev: 0.05}, baro: {stddev: 2.0}}")
+         " gps/horizontal_velocity: {stddev: 0.05}, baro: {stddev: 2.0},"
+         " altimeter/vertical_position: {stddev: 0.3}, altimeter/vertical_velocity: {stddev: 0.1}}")
 
 A, B = 6378137.0, 6356752.314245
 E2 = 1 - B * B / (A * A)
@@ -106,11 +108,13 @@ def site_positions(decoded):
 def test_a_gps_fix_and_a_barometer_follow_the_body_on_the_earth(tmp_path):
     decoded = geo_run(tmp_path, "exact", 10, "{}", 2)
     fixes, velocities, pressures = decoded["/gps/fix"], decoded["/gps/vel"], decoded["/baro"]
-    for topic in ("/gps/fix", "/gps/vel", "/baro"):
+    altitudes = decoded["/altimeter"]
+    for topic in ("/gps/fix", "/gps/vel", "/baro", "/altimeter"):
         assert [t for t, _ in decoded[topic]] == on_steps(10, 21), topic
     truth = site_positions(decoded)
     worst = 0.0
-    for (stamp, fix), (_, vel), (_, baro) in zip(fixes, velocities, pressures, strict=True):
+    for (stamp, fix), (_, vel), (_, baro), (_, altimeter) in zip(fixes, velocities, pressures,
+                                                                altitudes, strict=True):
         assert fix.header.frame_id == "gps" and fix.status.status == 0 and fix.status.service == 1
         assert fix.position_covariance_type == 0
         east, north, up = to_enu(*truth[stamp])
@@ -126,11 +130,18 @@ def test_a_gps_fix_and_a_barometer_follow_the_body_on_the_earth(tmp_path):
         v = vel.twist.twist.linear
         assert max(abs(v.x - expected[0]), abs(v.y - expected[1]), abs(v.z - expected[2])) < 1e-9
         assert abs(baro.fluid_pressure - pressure(ORIGIN["altitude"] + truth[stamp][2])) < 1e-6
+        # The altimeter's reference is the site's height at the start: 50 m plus the mount.
+        assert altimeter.vertical_reference == pytest.approx(50 + MOUNT[2], abs=1e-12)
+        assert abs(altimeter.vertical_position - (truth[stamp][2] - 50 - MOUNT[2])) < 1e-9
+        assert abs(altimeter.vertical_velocity - GRAVITY[2] * t) < 1e-9
+        assert altimeter.header.frame_id == "altimeter"
     assert worst < 0.001, f"{worst} m"
     last = fixes[-1][1]
     print(f"{len(fixes)} fixes within {worst * 1000:.4f} mm of the body; the last at "
           f"{last.latitude:.7f} N {last.longitude:.7f} E {last.altitude:.3f} m; pressure "
-          f"{pressures[0][1].fluid_pressure:.2f} -> {pressures[-1][1].fluid_pressure:.2f} Pa")
+          f"{pressures[0][1].fluid_pressure:.2f} -> {pressures[-1][1].fluid_pressure:.2f} Pa; "
+          f"altimeter {altitudes[-1][1].vertical_position:.4f} m at "
+          f"{altitudes[-1][1].vertical_velocity:.4f} m/s")
     # The fall moved it: 2 s of g t^2 / 2 is 2 m east of x, 4 m north of y, 6 m down.
     assert truth[max(truth)][2] < 50 - 5.9
 
@@ -163,5 +174,12 @@ def test_gps_and_barometer_noise_has_the_spread_the_config_gives(tmp_path):
             for (_, n), (_, e) in zip(noisy["/baro"], exact["/baro"], strict=True)]
     mean, measured = spread(baro)
     assert abs(measured - 2.0) < 0.16 and noisy["/baro"][0][1].variance == 4.0, (mean, measured)
+    altimeter = {}
+    for field, stddev in (("vertical_position", 0.3), ("vertical_velocity", 0.1)):
+        errors = [getattr(n, field) - getattr(e, field) for (_, n), (_, e)
+                  in zip(noisy["/altimeter"], exact["/altimeter"], strict=True)]
+        altimeter[field] = spread(errors)[1]
+        assert abs(altimeter[field] - stddev) < 0.08 * stddev, (field, altimeter[field])
     print(f"noise: north {spread(north)[1]:.3f} m, east {spread(east)[1]:.3f} m, up "
-          f"{spread(up)[1]:.3f} m, pressure {measured:.3f} Pa")
+          f"{spread(up)[1]:.3f} m, pressure {measured:.3f} Pa, altimeter "
+          f"{altimeter['vertical_position']:.3f} m and {altimeter['vertical_velocity']:.3f} m/s")

@@ -63,6 +63,7 @@ def test_stepped_sensors_arrive_stamped_on_the_sim_clock_with_their_noise_in_the
 
 def test_gps_and_barometer_reach_a_ros_subscriber(ros, tmp_path):
     from geometry_msgs.msg import TwistWithCovarianceStamped
+    from ros_gz_interfaces.msg import Altimeter
     from sensor_msgs.msg import FluidPressure, NavSatFix
 
     from test_geo_sensors import GEO_WORLD, ORIGIN, pressure
@@ -73,10 +74,11 @@ def test_gps_and_barometer_reach_a_ros_subscriber(ros, tmp_path):
         received = collections.defaultdict(list)
         qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
         for kind, topic in ((NavSatFix, "/gps/fix"), (TwistWithCovarianceStamped, "/gps/vel"),
-                            (FluidPressure, "/baro")):
+                            (FluidPressure, "/baro"), (Altimeter, "/altimeter")):
             ros.create_subscription(kind, topic, received[topic].append, qos)
-        spin_until(ros, lambda: all(len(received[t]) >= 3 for t in ("/gps/fix", "/gps/vel", "/baro")),
-                   what="the GPS and the barometer")
+        spin_until(ros, lambda: all(len(received[t]) >= 3 for t in ("/gps/fix", "/gps/vel", "/baro",
+                                                                   "/altimeter")),
+                   what="the GPS, the barometer and the altimeter")
     finally:
         bridge.close()
     stamp = lambda m: (m.header.stamp.sec, m.header.stamp.nanosec)  # noqa: E731
@@ -88,5 +90,40 @@ def test_gps_and_barometer_reach_a_ros_subscriber(ros, tmp_path):
     assert fix.altitude < ORIGIN["altitude"] + 50.05, "it falls"
     # The fix's height and the pressure measured one point of one sample.
     assert abs(baro.fluid_pressure - pressure(fix.altitude)) < 0.01
+    heights = {stamp(m): m for m in received["/altimeter"]}
+    altimeter = heights.get(stamp(fix))
+    assert altimeter is not None and altimeter.vertical_reference == pytest.approx(50.05)
+    assert altimeter.vertical_position == pytest.approx(fix.altitude - ORIGIN["altitude"] - 50.05, abs=1e-6)
     print(f"rclpy: {len(received['/gps/fix'])} fixes, the last {fix.latitude:.6f} N "
           f"{fix.altitude:.3f} m at {baro.fluid_pressure:.2f} Pa")
+
+
+def test_contacts_and_the_foot_flag_reach_a_ros_subscriber(ros, tmp_path):
+    from ros_gz_interfaces.msg import Contacts
+    from std_msgs.msg import Bool
+
+    from test_contact_sensors import MJCF, WORLD
+
+    model = "\n".join("      " + line for line in MJCF.splitlines())
+    bridge = bridge_of(tmp_path, WORLD.replace("MODEL", model))
+    try:
+        received = collections.defaultdict(list)
+        qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+        for kind, topic in ((Contacts, "/box_contact"), (Bool, "/foot_contact/in_contact")):
+            ros.create_subscription(kind, topic, received[topic].append, qos)
+        # Paused, the held start state arrives first: the foot in the air.
+        spin_until(ros, lambda: received["/foot_contact/in_contact"], what="the held flag")
+        bridge.console("realtime")
+        # The foot lands after 0.3 s of sim time.
+        spin_until(ros, lambda: any(m.data for m in received["/foot_contact/in_contact"])
+                   and received["/box_contact"], what="the contacts and the foot's flag")
+    finally:
+        bridge.close()
+    box = received["/box_contact"][-1]
+    lift = sum(w.body_1_wrench.force.z for pair in box.contacts for w in pair.wrenches)
+    assert box.header.frame_id == "world" and lift == pytest.approx(2 * 9.81, rel=0.05)
+    assert box.contacts[0].collision1.name == "rig::box::box_geom"
+    assert box.contacts[0].collision2.name == "rig::world::ground"
+    assert not received["/foot_contact/in_contact"][0].data, "in the air at the start"
+    print(f"rclpy: {len(received['/box_contact'])} contact messages, the box carried by "
+          f"{lift:.2f} N; {len(received['/foot_contact/in_contact'])} flags")

@@ -196,6 +196,7 @@ pub mod lifecycle_msgs;
 pub mod mujoco_bridge_msgs;
 pub mod nav_msgs;
 pub mod rcl_interfaces;
+pub mod ros_gz_interfaces;
 pub mod rosgraph_msgs;
 pub mod sensor_msgs;
 pub mod simulation_interfaces;

@@ -68,7 +68,8 @@ fn contacts(
         b: 0.1,
         a: 1.0,
     };
-    for (k, (p, n, force)) in state.contacts().enumerate() {
+    for (k, contact) in state.contacts().enumerate() {
+        let (p, n, force) = (contact.position, contact.normal(), contact.force[0]);
         let point = |s: f64| Point {
             x: p[0] + s * n[0],
             y: p[1] + s * n[1],
@@ -127,8 +128,11 @@ mod tests {
     fn a_point_and_an_arrow_per_contact_after_clearing_the_last() {
         let mut f = Fixture::new("");
         let mut state = f.state(0);
-        // One contact as the physics thread exports it: point, normal, normal force.
-        state.contacts = vec![1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 50.0];
+        // One contact as the physics thread exports it: point, frame (the normal first),
+        // force (the normal force first), geoms and distance.
+        let frame = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+        state.contacts = [1.0, 1.0, 2.0, 0.0].into_iter().chain(frame).collect();
+        state.contacts.extend([50.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, -0.001]);
         let markers = contacts(&state, &time(state.time), 0.01);
         assert_eq!(markers.len(), 3);
         assert_eq!(markers[0].action, Marker::DELETEALL);

@@ -69,10 +69,12 @@ kinds![
     magnetometer,
     gps,
     barometer,
+    altimeter,
     wrench,
     range,
     scan,
     contacts,
+    contact_sensor,
     camera,
     lidar,
 ];
@@ -291,6 +293,17 @@ pub enum PlanError {
     NoDiffDrive { field: String },
     #[error("{field}: no wheel joint '{joint}'")]
     NoWheelJoint { field: String, joint: String },
+    #[error("{field}: robot '{robot}' has no {kind} '{name}'")]
+    NoPart {
+        field: String,
+        robot: String,
+        kind: &'static str,
+        name: String,
+    },
+    #[error(
+        "{field}: contact sensors need contacts exported, which this world started without (sim.export_contacts)"
+    )]
+    NoContactsExported { field: String },
 }
 
 /// The outputs of one node, planned, with what they share while planning.
@@ -451,7 +464,7 @@ pub fn plan(
 
 /// Checks that the outputs of `world` can be planned (for what starts no simulation).
 pub fn check(world: &World) -> Result<(), PlanError> {
-    plan_world(world, world.config.sim.export_contacts > 0).map(drop)
+    plan_world(world, world.config.contacts_to_export() > 0).map(drop)
 }
 
 fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanError> {

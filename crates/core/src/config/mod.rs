@@ -429,8 +429,7 @@ impl Config {
                     );
                 }
             }
-            let points = [("gps", &robot.gps), ("barometers", &robot.barometers)];
-            for (key, list) in points {
+            for (key, list) in robot.point_sensors() {
                 for (k, sensor) in list.iter().enumerate() {
                     if let Some((field, message)) = sensor.problem() {
                         return problem(format!("robots[{i}].{key}[{k}].{field}"), message);
@@ -441,6 +440,17 @@ impl Config {
                             format!("'{}' is already the name of another sensor", sensor.name),
                         );
                     }
+                }
+            }
+            for (k, sensor) in robot.contacts.iter().enumerate() {
+                if let Some((field, message)) = sensor.problem() {
+                    return problem(format!("robots[{i}].contacts[{k}].{field}"), message);
+                }
+                if !names.insert(&sensor.name) {
+                    return problem(
+                        format!("robots[{i}].contacts[{k}].name"),
+                        format!("'{}' is already the name of another sensor", sensor.name),
+                    );
                 }
             }
             for (k, lidar) in robot.lidars.iter().enumerate() {

@@ -1,7 +1,8 @@
-//! The GPS receivers and barometers a robot's config places on its bodies (`gps:`,
-//! `barometers:`): each a site of the sensor's name with a `framepos` and a `framelinvel`
-//! sensor on it (`{name}_position`, `{name}_velocity`), added to the robot's spec before it
-//! joins the world, so that the physics thread measures them with its other sensors.
+//! The GPS receivers, barometers and altimeters a robot's config places on its bodies
+//! (`gps:`, `barometers:`, `altimeters:`): each a site of the sensor's name with a
+//! `framepos` and a `framelinvel` sensor on it (`{name}_position`, `{name}_velocity`),
+//! added to the robot's spec before it joins the world, so that the physics thread
+//! measures them with its other sensors.
 use crate::config::{PointSensorConfig, RobotConfig};
 use crate::error::{InputError, InputResult};
 use mujoco_rs::prelude::*;
@@ -16,16 +17,15 @@ pub fn velocity_sensor(name: &str) -> String {
     format!("{name}_velocity")
 }
 
-/// Adds robot `index`'s GPS receivers and barometers to its spec (names without the robot
-/// prefix, which attaching adds).
+/// Adds robot `index`'s GPS receivers, barometers and altimeters to its spec (names
+/// without the robot prefix, which attaching adds).
 pub fn mount(
     robot: &RobotConfig,
     spec: &mut MjSpec,
     origin: &str,
     index: usize,
 ) -> InputResult<()> {
-    let lists = [("gps", &robot.gps), ("barometers", &robot.barometers)];
-    for (key, list) in lists {
+    for (key, list) in robot.point_sensors() {
         for (k, sensor) in list.iter().enumerate() {
             let field = format!("robots[{index}].{key}[{k}]");
             mount_one(sensor, spec, origin, &field)?;

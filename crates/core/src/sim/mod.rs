@@ -31,7 +31,7 @@ pub use physics::PauseCause;
 pub use priority::{Granted, give_way, raised_above_normal};
 pub use samples::{Attachment, MAX_SCHEDULES, READER_POLL, SampleRing};
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
-pub use state::{StateExchange, StateLayout, StateSnapshot};
+pub use state::{ExportedContact, StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
 pub use tap::TapLayout;
 pub use world::{ChangeError, Changed, NextWorld, WorldEdit, WorldGeneration};
@@ -375,7 +375,9 @@ impl Simulation {
         controllers: Controllers,
         options: &SimConfig,
     ) -> Result<Self, StartError> {
-        let contacts = options.export_contacts as usize;
+        let contacts = options
+            .export_contacts
+            .max(world.config.contacts_to_export()) as usize;
         let autoplay: Vec<bool> = controllers
             .robots
             .iter()

@@ -81,22 +81,62 @@ pub struct StateSnapshot {
     /// Mocap body positions (x y z) and orientations (w x y z), per mocap body.
     pub mocap_pos: Vec<f64>,
     pub mocap_quat: Vec<f64>,
-    /// The number of contacts exported, then per contact: position (3), normal (3, from the
-    /// first geom to the second) and normal force, in the world frame.
+    /// The number of contacts exported, then per contact the values of `ExportedContact`
+    /// in its order, in the world frame.
     pub contacts: Vec<f64>,
 }
 
-/// Values per exported contact.
-pub const CONTACT_VALUES: usize = 7;
+/// Values per exported contact: position (3), frame (9), force (6), geoms (2), distance.
+pub const CONTACT_VALUES: usize = 21;
+
+/// One contact of MuJoCo's contact list, as the state carries it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExportedContact {
+    /// The contact point, in the world frame.
+    pub position: [f64; 3],
+    /// The contact frame's axes in rows, in the world frame: the normal (from the first
+    /// geom to the second), then the two tangents.
+    pub frame: [f64; 9],
+    /// The force and torque between the geoms in the contact frame (`mj_contactForce`):
+    /// what the first geom exerts on the second, the normal force first.
+    pub force: [f64; 6],
+    /// The two geoms (`usize::MAX` for a side that is a flex).
+    pub geoms: [usize; 2],
+    /// Signed distance between the geoms; negative when they penetrate.
+    pub distance: f64,
+}
+
+impl ExportedContact {
+    pub fn normal(&self) -> [f64; 3] {
+        [self.frame[0], self.frame[1], self.frame[2]]
+    }
+
+    /// A contact-frame vector (force or torque) in the world frame.
+    pub fn to_world(&self, v: [f64; 3]) -> [f64; 3] {
+        let f = &self.frame;
+        std::array::from_fn(|i| v[0] * f[i] + v[1] * f[3 + i] + v[2] * f[6 + i])
+    }
+
+    fn from_values(c: &[f64]) -> Self {
+        let geom = |v: f64| if v >= 0.0 { v as usize } else { usize::MAX };
+        Self {
+            position: [c[0], c[1], c[2]],
+            frame: std::array::from_fn(|i| c[3 + i]),
+            force: std::array::from_fn(|i| c[12 + i]),
+            geoms: [geom(c[18]), geom(c[19])],
+            distance: c[20],
+        }
+    }
+}
 
 impl StateSnapshot {
-    /// The exported contacts: (position, normal, normal force).
-    pub fn contacts(&self) -> impl Iterator<Item = ([f64; 3], [f64; 3], f64)> + '_ {
+    /// The exported contacts.
+    pub fn contacts(&self) -> impl Iterator<Item = ExportedContact> + '_ {
         let count = self.contacts.first().map_or(0, |c| *c as usize);
         self.contacts[1.min(self.contacts.len())..]
             .chunks_exact(CONTACT_VALUES)
             .take(count)
-            .map(|c| ([c[0], c[1], c[2]], [c[3], c[4], c[5]], c[6]))
+            .map(ExportedContact::from_values)
     }
 }
 
@@ -281,19 +321,23 @@ pub(super) fn write_state(
         }
         at += array.len();
     }
-    // Contacts: how many, then position, normal and normal force of each.
+    // Contacts: how many, then each as `ExportedContact` reads it.
     let contacts = data.contact();
     let count = contacts.len().min(layout.ncontact);
     values[at].store((count as f64).to_bits(), Ordering::Relaxed);
     at += 1;
     for (k, contact) in contacts.iter().take(count).enumerate() {
-        let force = data.contact_force(k)[0];
-        let normal = &contact.frame[..3];
+        let force = data.contact_force(k);
+        let geoms = contact.geom.map(|g| g as f64);
         let cells = &values[at + CONTACT_VALUES * k..at + CONTACT_VALUES * (k + 1)];
-        for (cell, v) in cells
+        let contact_values = contact
+            .pos
             .iter()
-            .zip(contact.pos.iter().chain(normal).chain([&force]))
-        {
+            .chain(&contact.frame)
+            .chain(&force)
+            .chain(&geoms)
+            .chain([&contact.dist]);
+        for (cell, v) in cells.iter().zip(contact_values) {
             cell.store(v.to_bits(), Ordering::Relaxed);
         }
     }

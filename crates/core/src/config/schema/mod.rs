@@ -1,6 +1,7 @@
 //! The YAML schema, one file per section. Every struct denies unknown fields, so a typo is
 //! an error that names it.
 mod camera;
+mod contact_sensor;
 mod control;
 mod lidar;
 mod limits;
@@ -13,6 +14,7 @@ mod world;
 mod zmq;
 
 pub use camera::*;
+pub use contact_sensor::*;
 pub use control::*;
 pub use lidar::*;
 pub use limits::*;

@@ -107,6 +107,13 @@ pub struct RobotConfig {
     /// Barometers on the robot's bodies (sensor_msgs/FluidPressure on `{name}`).
     #[serde(default)]
     pub barometers: Vec<super::PointSensorConfig>,
+    /// Altimeters on the robot's bodies (ros_gz_interfaces/Altimeter on `{name}`).
+    #[serde(default)]
+    pub altimeters: Vec<super::PointSensorConfig>,
+    /// Contact sensors on the robot's bodies or geoms (ros_gz_interfaces/Contacts on
+    /// `{name}`, a std_msgs/Bool flag on `{name}/in_contact`).
+    #[serde(default)]
+    pub contacts: Vec<super::ContactSensorConfig>,
     /// ROS 2 sensor topics of this robot; without any, every IMU, force-torque and
     /// rangefinder site of the model is mapped automatically.
     #[serde(default)]
@@ -127,6 +134,15 @@ pub struct RobotConfig {
 }
 
 impl RobotConfig {
+    /// The point sensors it lists, with their keys.
+    pub fn point_sensors(&self) -> [(&'static str, &[super::PointSensorConfig]); 3] {
+        [
+            ("gps", &self.gps),
+            ("barometers", &self.barometers),
+            ("altimeters", &self.altimeters),
+        ]
+    }
+
     /// The cameras the config lists (none when it lists none, or has no `cameras` key).
     pub fn listed_cameras(&self) -> &[CameraConfig] {
         self.cameras.as_deref().unwrap_or(&[])

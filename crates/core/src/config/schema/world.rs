@@ -70,7 +70,8 @@ pub struct SimConfig {
     #[serde(default = "default_stats_period")]
     pub stats_period: f64,
     /// Contacts copied into the latest-state snapshot each step, for the ROS contact
-    /// markers (`~/contacts`); 0 exports none.
+    /// markers (`~/contacts`) and the robots' contact sensors; 0 exports none, unless a
+    /// robot has contact sensors (then `CONTACT_SENSOR_CAPACITY`).
     #[serde(default)]
     pub export_contacts: u32,
     /// What a step that diverges (a NaN, infinite or huge position, velocity or
@@ -161,5 +162,19 @@ impl Default for WorldConfig {
             asset_cache_mb: default_asset_cache_mb(),
             origin: super::GeoOrigin::default(),
         }
+    }
+}
+
+/// Contacts exported each step when a robot has contact sensors and `sim.export_contacts`
+/// asks for fewer.
+pub const CONTACT_SENSOR_CAPACITY: u32 = 200;
+
+impl super::Config {
+    /// How many contacts each state carries: `sim.export_contacts`, raised for contact
+    /// sensors to `CONTACT_SENSOR_CAPACITY`.
+    pub fn contacts_to_export(&self) -> u32 {
+        let sensors = self.robots.iter().any(|r| !r.contacts.is_empty());
+        let floor = if sensors { CONTACT_SENSOR_CAPACITY } else { 0 };
+        self.sim.export_contacts.max(floor)
     }
 }
