@@ -22,6 +22,9 @@ pub struct Altimeter {
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
+    // The model's sensors in its initial pose, computed once for every altimeter.
+    let model = plan.model;
+    let mut initial = None;
     for robot in 0..plan.robots.len() {
         for (k, config) in plan.config.robots[robot].altimeters.clone().iter().enumerate() {
             let point = point(plan, robot, "altimeters", k, config)?;
@@ -32,7 +35,12 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             };
             let mut message = AltimeterMessage::default();
             message.header.frame_id = point.frame_id;
-            message.vertical_reference = initial_height(plan, height_adr);
+            let initial = initial.get_or_insert_with(|| {
+                let mut data = MjData::new(model);
+                data.forward();
+                data
+            });
+            message.vertical_reference = initial.sensordata()[height_adr];
             plan.add(Altimeter {
                 topic: Topic {
                     name: plan.robot_topic(robot, &config.name),
@@ -49,13 +57,6 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         }
     }
     Ok(())
-}
-
-/// The value at `adr` of the model's sensors in its initial pose.
-fn initial_height(plan: &Plan, adr: usize) -> f64 {
-    let mut data = MjData::new(plan.model);
-    data.forward();
-    data.sensordata()[adr]
 }
 
 impl Output for Altimeter {

@@ -464,7 +464,12 @@ pub fn plan(
 
 /// Checks that the outputs of `world` can be planned (for what starts no simulation).
 pub fn check(world: &World) -> Result<(), PlanError> {
-    plan_world(world, world.config.contacts_to_export() > 0).map(drop)
+    let config = &world.config;
+    let contacts = config
+        .sim
+        .export_contacts
+        .max(config.contact_sensor_capacity());
+    plan_world(world, contacts > 0).map(drop)
 }
 
 fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanError> {

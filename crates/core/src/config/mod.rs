@@ -429,27 +429,21 @@ impl Config {
                     );
                 }
             }
-            for (key, list) in robot.point_sensors() {
-                for (k, sensor) in list.iter().enumerate() {
-                    if let Some((field, message)) = sensor.problem() {
-                        return problem(format!("robots[{i}].{key}[{k}].{field}"), message);
-                    }
-                    if !names.insert(&sensor.name) {
-                        return problem(
-                            format!("robots[{i}].{key}[{k}].name"),
-                            format!("'{}' is already the name of another sensor", sensor.name),
-                        );
-                    }
+            // Point sensors, then contact sensors: (key, index, name, first problem).
+            let points = robot.point_sensors().into_iter().flat_map(|(key, list)| {
+                let each = list.iter().enumerate();
+                each.map(move |(k, s)| (key, k, &s.name, s.problem()))
+            });
+            let contacts = robot.contacts.iter().enumerate();
+            let contacts = contacts.map(|(k, s)| ("contacts", k, &s.name, s.problem()));
+            for (key, k, name, found) in points.chain(contacts) {
+                if let Some((field, message)) = found {
+                    return problem(format!("robots[{i}].{key}[{k}].{field}"), message);
                 }
-            }
-            for (k, sensor) in robot.contacts.iter().enumerate() {
-                if let Some((field, message)) = sensor.problem() {
-                    return problem(format!("robots[{i}].contacts[{k}].{field}"), message);
-                }
-                if !names.insert(&sensor.name) {
+                if !names.insert(name) {
                     return problem(
-                        format!("robots[{i}].contacts[{k}].name"),
-                        format!("'{}' is already the name of another sensor", sensor.name),
+                        format!("robots[{i}].{key}[{k}].name"),
+                        format!("'{name}' is already the name of another sensor"),
                     );
                 }
             }

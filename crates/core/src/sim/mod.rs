@@ -377,7 +377,7 @@ impl Simulation {
     ) -> Result<Self, StartError> {
         let contacts = options
             .export_contacts
-            .max(world.config.contacts_to_export()) as usize;
+            .max(world.config.contact_sensor_capacity()) as usize;
         let autoplay: Vec<bool> = controllers
             .robots
             .iter()

@@ -170,11 +170,10 @@ impl Default for WorldConfig {
 pub const CONTACT_SENSOR_CAPACITY: u32 = 200;
 
 impl super::Config {
-    /// How many contacts each state carries: `sim.export_contacts`, raised for contact
-    /// sensors to `CONTACT_SENSOR_CAPACITY`.
-    pub fn contacts_to_export(&self) -> u32 {
+    /// The fewest contacts each state must carry for the robots' contact sensors:
+    /// `CONTACT_SENSOR_CAPACITY` when a robot has one, else 0.
+    pub fn contact_sensor_capacity(&self) -> u32 {
         let sensors = self.robots.iter().any(|r| !r.contacts.is_empty());
-        let floor = if sensors { CONTACT_SENSOR_CAPACITY } else { 0 };
-        self.sim.export_contacts.max(floor)
+        if sensors { CONTACT_SENSOR_CAPACITY } else { 0 }
     }
 }
