@@ -89,11 +89,13 @@ for package in tf2_msgs control_msgs simulation_interfaces composition_interface
   generate "$package"
 done
 for package in $upstream_packages; do
-  if [ -d "$upstream/$package" ]; then
-    generate "$package" "$upstream/$package"
-  else
-    echo "setup-ros: $upstream/$package is missing; topics of its types stay off the r2r backend" >&2
+  if [ ! -d "$upstream/$package" ]; then
+    # The r2r node binds every package it publishes: without this one it does not build.
+    echo "setup-ros: $upstream/$package is missing; set MUJOCO_BRIDGE_ROS_INTERFACES to a folder" \
+      "holding the upstream $upstream_packages packages" >&2
+    exit 1
   fi
+  generate "$package" "$upstream/$package"
 done
 
 # The wheels hard-wire rmw_fastrtps_cpp and ship no librmw_implementation.so; programs that

@@ -1,6 +1,7 @@
 //! Each robot's `altimeters:`: ros_gz_interfaces/Altimeter on `{name}`, as Gazebo's
-//! altimeter gives it: the vertical reference is the site's world height in the model's
-//! initial pose (Gazebo takes the sensor's height when it loads), the vertical position is
+//! altimeter gives it: the vertical reference is the site's world height where the world
+//! starts (the model's qpos0, each robot at its initial keyframe if it has one; Gazebo takes
+//! the sensor's height when it loads), the vertical position is
 //! the height above it and the vertical velocity the world z velocity. Their noise is the
 //! config's `{name}/vertical_position` and `{name}/vertical_velocity`, Gazebo's channels.
 use super::gps::point;
@@ -8,7 +9,7 @@ use super::noise::{self, SensorNoise};
 use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
 use crate::messages::ros_gz_interfaces::msg::Altimeter as AltimeterMessage;
-use mujoco_rs::prelude::MjData;
+use crate::sim::start_data;
 
 pub struct Altimeter {
     topic: Topic,
@@ -22,8 +23,8 @@ pub struct Altimeter {
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
-    // The model's sensors in its initial pose, computed once for every altimeter.
-    let model = plan.model;
+    // The model's sensors where the world starts, computed once for every altimeter.
+    let (model, robots) = (plan.model, plan.robots);
     let mut initial = None;
     for robot in 0..plan.robots.len() {
         for (k, config) in plan.config.robots[robot].altimeters.clone().iter().enumerate() {
@@ -35,11 +36,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             };
             let mut message = AltimeterMessage::default();
             message.header.frame_id = point.frame_id;
-            let initial = initial.get_or_insert_with(|| {
-                let mut data = MjData::new(model);
-                data.forward();
-                data
-            });
+            let initial = initial.get_or_insert_with(|| start_data(model, robots));
             message.vertical_reference = initial.sensordata()[height_adr];
             plan.add(Altimeter {
                 topic: Topic {

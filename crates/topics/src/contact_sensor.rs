@@ -8,7 +8,7 @@
 //! pushes the watched geom); a depth is the penetration (MuJoCo's distance, negated: a
 //! contact within the geoms' margin has a negative depth); `body_1_wrench` is the force
 //! and torque on `collision1` at the contact point and `body_2_wrench` their opposite.
-use super::{Output, Plan, PlanError, Tick, Topic};
+use super::{Output, Plan, PlanError, Tick, Topic, scoped};
 use crate::Qos;
 use crate::config::ContactSensorConfig;
 use crate::convert::vector;
@@ -16,37 +16,54 @@ use crate::messages::geometry_msgs::msg::Wrench;
 use crate::messages::ros_gz_interfaces::msg::{Contact, Contacts, Entity, JointWrench};
 use crate::messages::std_msgs::msg::{Bool, Header};
 use crate::model::RobotMap;
-use crate::sim::ExportedContact;
+use crate::sim::{Collider, ExportedContact};
 use mujoco_rs::prelude::{MjModel, MjtObjBase};
 use std::sync::Arc;
 
-/// The geoms a sensor watches, and every geom's entity (for the other side of a contact).
+/// The geoms a sensor watches, and every collider's entity (for the other side of a
+/// contact).
 #[derive(Clone)]
 struct Watched {
     geoms: Vec<usize>,
-    entities: Arc<Vec<Entity>>,
+    entities: Arc<Entities>,
+}
+
+/// Every geom and flex as a Gazebo collision entity; a flex's id follows the geoms'.
+struct Entities {
+    geoms: Vec<Entity>,
+    flexes: Vec<Entity>,
 }
 
 impl Watched {
-    /// `contact` as seen from the watched side: (watched geom, other geom, sign), the sign
+    /// `contact` as seen from the watched side: (watched geom, other side, sign), the sign
     /// turning MuJoCo's first-to-second direction into other-to-watched.
-    fn sides(&self, contact: &ExportedContact) -> Option<(usize, usize, f64)> {
-        let [first, second] = contact.geoms;
-        if self.geoms.contains(&second) {
-            Some((second, first, 1.0))
-        } else if self.geoms.contains(&first) {
-            Some((first, second, -1.0))
-        } else {
-            None
+    fn sides(&self, contact: &ExportedContact) -> Option<(usize, Collider, f64)> {
+        let watched = |side| matches!(side, Collider::Geom(g) if self.geoms.contains(&g));
+        match contact.sides {
+            [first, Collider::Geom(second)] if watched(Collider::Geom(second)) => {
+                Some((second, first, 1.0))
+            }
+            [Collider::Geom(first), second] if watched(Collider::Geom(first)) => {
+                Some((first, second, -1.0))
+            }
+            _ => None,
         }
     }
 
-    fn entity(&self, geom: usize) -> Entity {
-        self.entities.get(geom).cloned().unwrap_or_else(|| Entity {
-            name: "flex".into(),
-            type_: Entity::COLLISION,
-            ..Default::default()
-        })
+    /// The id of `side`'s entity.
+    fn id(&self, side: Collider) -> u64 {
+        match side {
+            Collider::Geom(g) => g as u64,
+            Collider::Flex(f) => (self.entities.geoms.len() + f) as u64,
+        }
+    }
+
+    fn entity(&self, side: Collider) -> Entity {
+        let found = match side {
+            Collider::Geom(g) => self.entities.geoms.get(g),
+            Collider::Flex(f) => self.entities.flexes.get(f),
+        };
+        found.cloned().unwrap_or_default()
     }
 }
 
@@ -54,6 +71,25 @@ pub struct ContactSensor {
     topic: Topic,
     watched: Watched,
     message: Contacts,
+    /// Whether it has said that the state had no room for every contact.
+    warned: bool,
+}
+
+impl ContactSensor {
+    /// Says once that contacts were found that the state had no room for (the contacts it
+    /// carries are MuJoCo's first).
+    fn warn_if_left_out(&mut self, tick: &Tick) {
+        let left_out = tick.state.contacts_left_out();
+        if left_out > 0 && !self.warned {
+            self.warned = true;
+            log::warn!(
+                "{}: MuJoCo found {} contacts, {left_out} more than this world exports; \
+                 those are left out (raise sim.export_contacts)",
+                self.topic.name,
+                tick.state.contacts_found()
+            );
+        }
+    }
 }
 
 pub struct ContactFlag {
@@ -68,10 +104,11 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for robot in 0..plan.robots.len() {
         for (k, config) in plan.config.robots[robot].contacts.iter().enumerate() {
             let field = format!("robots[{robot}].contacts[{k}]");
-            if !plan.contacts_exported {
+            if plan.exported_contacts == 0 {
                 return Err(PlanError::NoContactsExported { field });
             }
-            let entities = entities.get_or_insert_with(|| Arc::new(geom_entities(plan.model, plan.robots)));
+            warn_if_little_room(plan, &field);
+            let entities = entities.get_or_insert_with(|| Arc::new(entities_of(plan.model, plan.robots)));
             let watched = Watched {
                 geoms: watched_geoms(plan, robot, config, &field)?,
                 entities: entities.clone(),
@@ -87,6 +124,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 topic: topic(config.name.clone()),
                 watched: watched.clone(),
                 message,
+                warned: false,
             };
             let flag = ContactFlag {
                 topic: topic(format!("{}/in_contact", config.name)),
@@ -101,35 +139,42 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     Ok(())
 }
 
-/// Every geom as a Gazebo collision entity, named as Gazebo scopes names: a robot's geom
-/// `{robot}::{body}::{geom}` with the robot's own names (`world` for a geom its model puts
-/// in the world body), any other `{body}::{geom}`, with `geom_{id}` for an unnamed geom; its
-/// id the geom's.
-fn geom_entities(model: &MjModel, robots: &[RobotMap]) -> Vec<Entity> {
-    let count = model.ffi().ngeom.max(0) as usize;
-    (0..count)
-        .map(|geom| {
-            let body = model.geom_bodyid()[geom] as usize;
-            let body = model.id_to_name(MjtObjBase::mjOBJ_BODY, body).unwrap_or("world");
-            let unnamed = format!("geom_{geom}");
-            let name = model.id_to_name(MjtObjBase::mjOBJ_GEOM, geom).unwrap_or(&unnamed);
-            let robot = robots
-                .iter()
-                .find(|r| !r.prefix.is_empty() && name.starts_with(&r.prefix));
-            let scoped = match robot {
-                Some(r) => {
-                    let short = |n: &str| n.strip_prefix(&r.prefix).unwrap_or(n).to_string();
-                    format!("{}::{}::{}", r.name, short(body), short(name))
-                }
-                None => format!("{body}::{name}"),
-            };
-            Entity {
-                id: geom as u64,
-                name: scoped,
-                type_: Entity::COLLISION,
-            }
-        })
-        .collect()
+/// Says when the world exports fewer contacts than contact sensors are given (a world
+/// change added them to a world that started with a short `sim.export_contacts`).
+fn warn_if_little_room(plan: &Plan, field: &str) {
+    let wanted = crate::config::CONTACT_SENSOR_CAPACITY as usize;
+    if plan.exported_contacts < wanted {
+        log::warn!(
+            "{field}: this world exports {} contacts a step (fixed when it started), fewer \
+             than the {wanted} contact sensors are given; restart it to see every contact",
+            plan.exported_contacts
+        );
+    }
+}
+
+/// Every geom and flex as a Gazebo collision entity, named as `scoped` names them; a flex
+/// `{flex}` (or `flex_{id}`).
+fn entities_of(model: &MjModel, robots: &[RobotMap]) -> Entities {
+    let ngeom = model.ffi().ngeom.max(0) as usize;
+    let geoms = (0..ngeom).map(|geom| collision(geom, scoped::geom_name(model, robots, geom)));
+    let nflex = model.ffi().nflex.max(0) as usize;
+    let flexes = (0..nflex).map(|flex| {
+        let name = model.id_to_name(MjtObjBase::mjOBJ_FLEX, flex);
+        let name = name.map_or_else(|| format!("flex_{flex}"), str::to_string);
+        collision(ngeom + flex, name)
+    });
+    Entities {
+        geoms: geoms.collect(),
+        flexes: flexes.collect(),
+    }
+}
+
+fn collision(id: usize, name: String) -> Entity {
+    Entity {
+        id: id as u64,
+        name,
+        type_: Entity::COLLISION,
+    }
 }
 
 /// The geoms `config` names: its geom, or every geom of its body.
@@ -169,6 +214,7 @@ impl Output for ContactSensor {
     }
 
     fn fill(&mut self, tick: &Tick) -> Option<&Contacts> {
+        self.warn_if_left_out(tick);
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
         m.contacts.clear();
@@ -176,19 +222,17 @@ impl Output for ContactSensor {
             let Some((watched, other, sign)) = self.watched.sides(&contact) else {
                 continue;
             };
-            let at = match m.contacts.iter().position(|c| {
-                c.collision1.id == watched as u64 && c.collision2.id == other as u64
-            }) {
-                Some(at) => at,
-                None => {
-                    m.contacts.push(Contact {
-                        collision1: self.watched.entity(watched),
-                        collision2: self.watched.entity(other),
-                        ..Default::default()
-                    });
-                    m.contacts.len() - 1
-                }
-            };
+            let watched = Collider::Geom(watched);
+            let ids = (self.watched.id(watched), self.watched.id(other));
+            let pair = m.contacts.iter().position(|c| (c.collision1.id, c.collision2.id) == ids);
+            let at = pair.unwrap_or_else(|| {
+                m.contacts.push(Contact {
+                    collision1: self.watched.entity(watched),
+                    collision2: self.watched.entity(other),
+                    ..Default::default()
+                });
+                m.contacts.len() - 1
+            });
             let header = m.header.clone();
             add_point(&mut m.contacts[at], &contact, sign, header);
         }
@@ -280,7 +324,8 @@ impl Debounce {
             Some(t) if t <= time => t,
             _ => time,
         };
-        if time - since >= self.seconds {
+        // A nanosecond's grace: sim times are sums of steps and their differences round.
+        if time - since >= self.seconds - 1e-9 {
             self.on = wanted;
             self.crossed_at = None;
         } else {
@@ -301,6 +346,13 @@ mod tests {
         let seen: Vec<bool> = forces.iter().map(|(t, f)| flag.update(*f, *t)).collect();
         // On at 0.02 (held 0.02 s); the dip at 0.03 is shorter than the debounce.
         assert_eq!(seen, [false, false, true, true, true]);
+        // Sim time as the physics thread sums it: from the first to the third step of 0.01 s
+        // is a hair under 0.02 s, and the flag is on there all the same.
+        let mut flag = Debounce::new(5.0, 0.02);
+        let times: Vec<f64> = (1..=3).scan(0.0, |t, _| Some({ *t += 0.01; *t })).collect();
+        assert!(times[2] - times[0] < 0.02);
+        let seen: Vec<bool> = times.iter().map(|t| flag.update(9.0, *t)).collect();
+        assert_eq!(seen, [false, false, true]);
         let mut flag = Debounce::new(5.0, 0.0);
         assert!(flag.update(5.0, 0.0) && !flag.update(4.9, 0.001));
     }

@@ -16,7 +16,7 @@ pub struct Contacts {
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
-    if !plan.contacts_exported {
+    if plan.exported_contacts == 0 {
         return Ok(());
     }
     plan.add(Contacts {

@@ -103,7 +103,7 @@ impl Fixture {
             &self.world.sensors,
             &self.config,
             &self.world.broadcaster_gates,
-            false,
+            0,
         )
     }
 

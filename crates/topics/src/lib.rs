@@ -25,6 +25,7 @@ mod noise;
 pub mod offload;
 mod qos;
 pub mod sampler;
+mod scoped;
 mod sensors;
 // Planned after every kind: they send the transforms and fixed frames the others planned.
 mod tf;
@@ -317,8 +318,8 @@ pub struct Plan<'a> {
     pub static_frames: Vec<TransformStamped>,
     /// The odometry estimate of each robot that has one, for tf.
     pub odometry: Vec<Option<Shared<odometry::Estimate>>>,
-    /// Whether the world holds the physics thread's contacts.
-    pub contacts_exported: bool,
+    /// How many of the physics thread's contacts each state of the world holds.
+    pub exported_contacts: usize,
     /// Whether each sensor broadcaster is active.
     gates: &'a BroadcasterGates,
     outputs: Vec<Box<dyn Planned>>,
@@ -332,7 +333,7 @@ impl<'a> Plan<'a> {
         sensors: &'a SensorPlan,
         config: &'a Config,
         gates: &'a BroadcasterGates,
-        contacts_exported: bool,
+        exported_contacts: usize,
     ) -> Result<Self, PlanError> {
         let mut plan = Self {
             gates,
@@ -342,7 +343,7 @@ impl<'a> Plan<'a> {
             config,
             static_frames: Vec::new(),
             odometry: robots.iter().map(|_| None).collect(),
-            contacts_exported,
+            exported_contacts,
             outputs: Vec::new(),
         };
         for kind in KINDS {
@@ -457,7 +458,7 @@ pub fn plan(
     world: &World,
     context: &crate::sim::PlanContext,
 ) -> crate::error::InputResult<WorldOutputs> {
-    let plan = plan_world(world, context.exported_contacts > 0)
+    let plan = plan_world(world, context.exported_contacts)
         .map_err(|e| crate::error::InputError::new(&world.config.origin, e))?;
     Ok(WorldOutputs(plan.into_outputs()))
 }
@@ -469,17 +470,17 @@ pub fn check(world: &World) -> Result<(), PlanError> {
         .sim
         .export_contacts
         .max(config.contact_sensor_capacity());
-    plan_world(world, contacts > 0).map(drop)
+    plan_world(world, contacts as usize).map(drop)
 }
 
-fn plan_world(world: &World, contacts_exported: bool) -> Result<Plan<'_>, PlanError> {
+fn plan_world(world: &World, exported_contacts: usize) -> Result<Plan<'_>, PlanError> {
     Plan::new(
         &world.model,
         &world.robots,
         &world.sensors,
         &world.config,
         &world.broadcaster_gates,
-        contacts_exported,
+        exported_contacts,
     )
 }
 

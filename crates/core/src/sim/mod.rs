@@ -26,12 +26,13 @@ pub use commands::{
     Bounded, Command, Operation, OperationDone, OperationError, OperationResult, Stamped,
 };
 pub use follow::{Following, PlanContext};
+pub use initial::start_data;
 pub use observer::Observer;
 pub use physics::PauseCause;
 pub use priority::{Granted, give_way, raised_above_normal};
 pub use samples::{Attachment, MAX_SCHEDULES, READER_POLL, SampleRing};
 pub use snapshot::{STATE_SPEC, Snapshot, SnapshotError, model_fingerprint};
-pub use state::{ExportedContact, StateExchange, StateLayout, StateSnapshot};
+pub use state::{Collider, ExportedContact, StateExchange, StateLayout, StateSnapshot};
 pub use stats::SimStats;
 pub use tap::TapLayout;
 pub use world::{ChangeError, Changed, NextWorld, WorldEdit, WorldGeneration};

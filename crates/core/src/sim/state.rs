@@ -81,13 +81,40 @@ pub struct StateSnapshot {
     /// Mocap body positions (x y z) and orientations (w x y z), per mocap body.
     pub mocap_pos: Vec<f64>,
     pub mocap_quat: Vec<f64>,
-    /// The number of contacts exported, then per contact the values of `ExportedContact`
+    /// The number of contacts MuJoCo found (more than are exported when the list is longer
+    /// than the layout's room), then per exported contact the values of `ExportedContact`
     /// in its order, in the world frame.
     pub contacts: Vec<f64>,
 }
 
-/// Values per exported contact: position (3), frame (9), force (6), geoms (2), distance.
+/// Values per exported contact: position (3), frame (9), force (6), sides (2), distance.
 pub const CONTACT_VALUES: usize = 21;
+
+/// One side of a contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collider {
+    Geom(usize),
+    Flex(usize),
+}
+
+impl Collider {
+    /// The side's value in the state: a geom's id, or a flex's id as `-(id + 1)`.
+    fn value(geom: i32, flex: i32) -> f64 {
+        if geom >= 0 {
+            geom as f64
+        } else {
+            -(flex.max(0) as f64) - 1.0
+        }
+    }
+
+    fn from_value(v: f64) -> Self {
+        if v >= 0.0 {
+            Self::Geom(v as usize)
+        } else {
+            Self::Flex((-v - 1.0) as usize)
+        }
+    }
+}
 
 /// One contact of MuJoCo's contact list, as the state carries it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,8 +127,8 @@ pub struct ExportedContact {
     /// The force and torque between the geoms in the contact frame (`mj_contactForce`):
     /// what the first geom exerts on the second, the normal force first.
     pub force: [f64; 6],
-    /// The two geoms (`usize::MAX` for a side that is a flex).
-    pub geoms: [usize; 2],
+    /// The two sides: geoms, or flexes.
+    pub sides: [Collider; 2],
     /// Signed distance between the geoms; negative when they penetrate.
     pub distance: f64,
 }
@@ -118,12 +145,11 @@ impl ExportedContact {
     }
 
     fn from_values(c: &[f64]) -> Self {
-        let geom = |v: f64| if v >= 0.0 { v as usize } else { usize::MAX };
         Self {
             position: [c[0], c[1], c[2]],
             frame: std::array::from_fn(|i| c[3 + i]),
             force: std::array::from_fn(|i| c[12 + i]),
-            geoms: [geom(c[18]), geom(c[19])],
+            sides: [Collider::from_value(c[18]), Collider::from_value(c[19])],
             distance: c[20],
         }
     }
@@ -132,11 +158,22 @@ impl ExportedContact {
 impl StateSnapshot {
     /// The exported contacts.
     pub fn contacts(&self) -> impl Iterator<Item = ExportedContact> + '_ {
-        let count = self.contacts.first().map_or(0, |c| *c as usize);
         self.contacts[1.min(self.contacts.len())..]
             .chunks_exact(CONTACT_VALUES)
-            .take(count)
+            .take(self.contacts_found())
             .map(ExportedContact::from_values)
+    }
+
+    /// How many contacts MuJoCo found in this state; more than `contacts()` gives when the
+    /// layout had no room for all.
+    pub fn contacts_found(&self) -> usize {
+        self.contacts.first().map_or(0, |c| *c as usize)
+    }
+
+    /// How many contacts found were not exported, for lack of room.
+    pub fn contacts_left_out(&self) -> usize {
+        let room = self.contacts.len().saturating_sub(1) / CONTACT_VALUES;
+        self.contacts_found().saturating_sub(room)
     }
 }
 
@@ -321,21 +358,21 @@ pub(super) fn write_state(
         }
         at += array.len();
     }
-    // Contacts: how many, then each as `ExportedContact` reads it.
+    // Contacts: how many were found, then as many as fit, each as `ExportedContact` reads it.
     let contacts = data.contact();
     let count = contacts.len().min(layout.ncontact);
-    values[at].store((count as f64).to_bits(), Ordering::Relaxed);
+    values[at].store((contacts.len() as f64).to_bits(), Ordering::Relaxed);
     at += 1;
     for (k, contact) in contacts.iter().take(count).enumerate() {
         let force = data.contact_force(k);
-        let geoms = contact.geom.map(|g| g as f64);
+        let sides = [0, 1].map(|s| Collider::value(contact.geom[s], contact.flex[s]));
         let cells = &values[at + CONTACT_VALUES * k..at + CONTACT_VALUES * (k + 1)];
         let contact_values = contact
             .pos
             .iter()
             .chain(&contact.frame)
             .chain(&force)
-            .chain(&geoms)
+            .chain(&sides)
             .chain([&contact.dist]);
         for (cell, v) in cells.iter().zip(contact_values) {
             cell.store(v.to_bits(), Ordering::Relaxed);
