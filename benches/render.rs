@@ -9,7 +9,11 @@
 //! (c) lidar rays/s of the bridge's caster (16 x 1800 rays per scan, back to back) divided
 //!     by a Python loop of `mj_kinematics` and `mujoco.mj_multiRay` on the same model, from
 //!     the same pose, with the same rays;
-//! (d) the real-time factor of Go1 at 1 kHz with a 16 x 1800 lidar at 10 Hz, beside none.
+//! (d) the real-time factor of Go1 at 1 kHz with a 16 x 1800 lidar at 10 Hz, beside none;
+//! (e) a segmentation camera at 640x480 `fast`: the render thread's frames/s and CPU per
+//!     frame with the segmentation pass beside RGB alone, and beside the Python `Renderer`'s
+//!     RGB and segmentation passes; the CPU per frame of its maps, label maps and boxes (the
+//!     frames thread's work); the real-time factor while it renders back to back.
 //! Run: bash scripts/bench-render.sh
 #[path = "common/threads.rs"]
 mod threads;
@@ -102,6 +106,7 @@ fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
                 depth,
                 near: None,
                 far: None,
+                segmentation: false,
             };
             let renderer = one_camera(camera_of(world), spec);
             let cameras = renderer.sources(&sim.handle().world());
@@ -169,6 +174,7 @@ fn camera_rtf(world: &World, config: &Config) {
                 depth: true,
                 near: None,
                 far: None,
+                segmentation: false,
             };
             let renderer = one_camera(camera_of(world), spec);
             let cameras = renderer.sources(&handle.world());
@@ -286,6 +292,108 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
     }
 }
 
+/// The render thread's frames/s and CPU ms per frame of `spec` back to back, over `ROUNDS`.
+fn frames_per_second(world: &World, sim: &Simulation, spec: CameraSpec) -> (f64, f64) {
+    let renderer = one_camera(camera_of(world), spec);
+    let cameras = renderer.sources(&sim.handle().world());
+    let (mut frames, mut cpu) = (0, 0.0);
+    for _ in 0..ROUNDS {
+        let before = threads::threads_cpu("self", &["cameras", "llvmpipe"]);
+        frames += back_to_back(|| cameras.request(0), cameras.slot(0), SECONDS);
+        cpu += threads::threads_cpu("self", &["cameras", "llvmpipe"]) - before;
+    }
+    let rate = frames as f64 / (SECONDS * ROUNDS as f64);
+    (rate, cpu / frames.max(1) as f64 * 1e3)
+}
+
+fn segmentation(world: &World, config: &Config, mjb: &std::path::Path) {
+    use mujoco_bridge::config::{InstanceUnit, SemanticClass};
+    use mujoco_bridge::topics::segmentation::{self as maps, Labels};
+    let camera = head_camera(world);
+    let sim = Simulation::start(world, &config.sim).unwrap();
+    let spec = |segmentation| CameraSpec {
+        camera,
+        width: 640,
+        height: 480,
+        quality: RenderQuality::Fast,
+        depth: false,
+        near: None,
+        far: None,
+        segmentation,
+    };
+    let (rgb, rgb_cpu) = frames_per_second(world, &sim, spec(false));
+    let (both, both_cpu) = frames_per_second(world, &sim, spec(true));
+    let reference = |second: &str| {
+        let args = [
+            mjb.display().to_string(),
+            "camera".into(),
+            camera.to_string(),
+            "fast".into(),
+        ];
+        let args = [&args[..], &[second.into(), SECONDS.to_string()]].concat();
+        python(&args)
+    };
+    let (python_rgb, python_both) = (reference("false"), reference("segmentation"));
+    println!(
+        "(e) segmentation camera 640x480 fast: bridge RGB {rgb:.1} frames/s ({rgb_cpu:.1} ms CPU a frame), RGB+segmentation {both:.1} frames/s ({both_cpu:.1} ms), cost of the pass {:.2}x RGB's; MuJoCo Python Renderer RGB {python_rgb:.1}, RGB+segmentation {python_both:.1} frames/s, ratio {:.2} (target >= 1.0)",
+        both_cpu / rgb_cpu,
+        both / python_both,
+    );
+    // The messages of one frame, made as the frames thread makes them: every robot geom and
+    // the floor labelled, so that every pixel counts for a box.
+    let renderer = one_camera(camera_of(world), spec(true));
+    let cameras = renderer.sources(&sim.handle().world());
+    let mut frame = mujoco_bridge::render::Frame::default();
+    back_to_back(|| cameras.request(0), cameras.slot(0), 0.5);
+    cameras.slot(0).read(&mut frame, &mut 0);
+    let class = |name: &str, robots: Vec<String>, geoms: Vec<String>| SemanticClass {
+        name: name.into(),
+        id: None,
+        robots,
+        bodies: Vec::new(),
+        geoms,
+    };
+    let classes = [
+        class("robot", vec![world.robots[0].name.clone()], Vec::new()),
+        class("floor", Vec::new(), vec!["floor".into()]),
+    ];
+    let labels =
+        Labels::of_world(&world.model, &world.robots, &classes, InstanceUnit::Body).unwrap();
+    let (mut image, mut boxes, mut bounds) = Default::default();
+    let (start, mut made) = (Instant::now(), 0);
+    while start.elapsed().as_secs_f64() < SECONDS {
+        maps::fill_semantic_labels(&mut image, &frame, "eye", &labels);
+        maps::fill_semantic_colored(&mut image, &frame, "eye", &labels);
+        maps::fill_instance_labels(&mut image, &frame, "eye", &labels);
+        maps::fill_instance_colored(&mut image, &frame, "eye", &labels);
+        maps::fill_detections(&mut boxes, &frame, "eye", &labels, &mut bounds);
+        made += 1;
+    }
+    let seen = frame.segments.iter().filter(|g| **g >= 0).count();
+    println!(
+        "    the four maps and the boxes of one frame: {:.2} ms CPU ({} of {} pixels see a geom, {} boxes)",
+        start.elapsed().as_secs_f64() * 1e3 / made as f64,
+        seen,
+        frame.segments.len(),
+        boxes.detections.len(),
+    );
+    drop(renderer);
+    drop(sim);
+    let idle = real_time_factor(world, config, |_, s| {
+        std::thread::sleep(Duration::from_secs_f64(s))
+    });
+    let mut frames = 0;
+    let streaming = real_time_factor(world, config, |handle, seconds| {
+        let renderer = one_camera(camera_of(world), spec(true));
+        let cameras = renderer.sources(&handle.world());
+        frames = back_to_back(|| cameras.request(0), cameras.slot(0), seconds);
+    });
+    println!(
+        "    Go1 at 1 kHz realtime: real-time factor {streaming:.4} while it renders back to back ({:.1} frames/s), {idle:.4} without (target 1.00 +- 0.01)",
+        frames as f64 / RTF_SECONDS
+    );
+}
+
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
@@ -300,6 +408,7 @@ fn main() {
         config.origin
     );
     cameras(&world, &config, &mjb);
+    segmentation(&world, &config, &mjb);
     if std::env::var("BENCH_CAMERAS_ONLY").is_ok_and(|v| v == "1") {
         return;
     }

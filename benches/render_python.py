@@ -1,10 +1,11 @@
 """The Python reference of benches/render.rs (started by it; not run alone): MuJoCo's own
 Python bindings on the same compiled model (MJB).
 
-  MODEL camera CAMERA_ID QUALITY DEPTH SECONDS
+  MODEL camera CAMERA_ID QUALITY SECOND SECONDS
       mujoco.Renderer at 640x480 on camera CAMERA_ID, `fast` (no shadows, reflections or
-      multisampling) or `full`; DEPTH true renders a depth pass after each RGB pass, as the
-      Renderer reads depth. Prints frames per second.
+      multisampling) or `full`; SECOND `true` renders a depth pass after each RGB pass, as the
+      Renderer reads depth, `segmentation` a segmentation pass (with the Renderer's map from
+      colours to geoms), `false` none. Prints frames per second.
   MODEL lidar CHANNELS SAMPLES SECONDS X,Y,Z,QW,QX,QY,QZ QPOS OWN_GEOMS
       in the state QPOS, with the geoms OWN_GEOMS made invisible (the bridge's caster leaves
       the lidar's own robot out so), per scan mujoco.mj_kinematics, then mujoco.mj_multiRay
@@ -21,7 +22,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 import mujoco  # noqa: E402
 
 
-def camera(model, camera_id, quality, depth, seconds):
+def camera(model, camera_id, quality, second, seconds):
     if quality == "fast":
         model.vis.quality.offsamples = 0
     renderer = mujoco.Renderer(model, 480, 640)
@@ -37,10 +38,14 @@ def camera(model, camera_id, quality, depth, seconds):
             renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
             renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
         renderer.render()
-        if depth:
+        if second == "true":
             renderer.enable_depth_rendering()
             renderer.render()
             renderer.disable_depth_rendering()
+        elif second == "segmentation":
+            renderer.enable_segmentation_rendering()
+            renderer.render()
+            renderer.disable_segmentation_rendering()
         frames += 1
     return frames / (time.perf_counter() - start)
 
@@ -76,8 +81,7 @@ def lidar(model, channels, samples, seconds, pose, qpos, own):
 def main():
     model = mujoco.MjModel.from_binary_path(sys.argv[1])
     if sys.argv[2] == "camera":
-        rate = camera(model, int(sys.argv[3]), sys.argv[4], sys.argv[5] == "true",
-                      float(sys.argv[6]))
+        rate = camera(model, int(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6]))
     else:
         rate = lidar(model, int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
                      [float(v) for v in sys.argv[6].split(",")],

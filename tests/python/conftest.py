@@ -14,6 +14,9 @@ import time
 import pytest
 import zmq
 
+# MuJoCo's Python bindings pick their GL platform when first imported: the tests that render
+# with them do so headless, as the bridge does.
+os.environ.setdefault("MUJOCO_GL", "egl")
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BINARY = os.environ.get("MUJOCO_BRIDGE_BIN", str(REPO / "target" / "debug" / "mujoco_bridge"))
 

@@ -193,3 +193,32 @@ robots:
     lift = sum(w["body_1_wrench"]["force"]["z"] for c in m["/box_contact"]["contacts"] for w in c["wrenches"])
     assert abs(lift - 2 * 9.81) < 0.2 and m["/box_contact/in_contact"]["data"] is True
     print(f"foxglove: {sorted(seen['seen'].items())}; the box carried by {lift:.2f} N")
+
+
+def test_segmentation_label_maps_and_boxes_reach_a_foxglove_client(tmp_path):
+    from test_segmentation import HEIGHT, MJCF, WIDTH, WORLD
+
+    model = "\n".join("      " + line for line in MJCF.splitlines())
+    config = tmp_path / "segmentation.yaml"
+    config.write_text(WORLD.replace("MODEL", model).replace("WIDTH", str(WIDTH))
+                      .replace("HEIGHT", str(HEIGHT)))
+    (port,) = free_ports(1)
+    bridge = start_bridge(port, "--config", str(config), "--set", "zmq.enabled=false",
+                          "--duration", "8")
+    wait_for_port(port)
+    # The maps' pixels make more JSON than the client's pipe takes: their channels are listed.
+    topics = ["/eye/detections", "/eye/instance/label_info"]
+    seen = seen_by(node_client("decode", port, 4, *topics))
+    bridge.communicate(timeout=60)
+    assert not seen["errors"], seen["errors"]
+    schemas = {c["topic"]: c["schemaName"] for c in seen["channels"]}
+    assert schemas["/eye/detections"] == "vision_msgs/msg/Detection2DArray"
+    assert schemas["/eye/instance/label_info"] == "vision_msgs/msg/LabelInfo"
+    assert schemas["/eye/semantic/labels_map"] == schemas["/eye/instance/labels_map"] == "sensor_msgs/msg/Image"
+    m = seen["messages"]
+    boxes = {d["id"]: d for d in m["/eye/detections"]["detections"]}
+    assert set(boxes) == {"rig::crate", "rig::ball"}
+    assert boxes["rig::crate"]["results"][0]["hypothesis"]["class_id"] == "crate"
+    names = {c["class_name"] for c in m["/eye/instance/label_info"]["class_map"]}
+    assert {"rig::crate", "rig::ball"} <= names
+    print(f"foxglove: {sorted(seen['seen'].items())}; boxes {sorted(boxes)}")

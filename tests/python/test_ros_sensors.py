@@ -127,3 +127,36 @@ def test_contacts_and_the_foot_flag_reach_a_ros_subscriber(ros, tmp_path):
     assert not received["/foot_contact/in_contact"][0].data, "in the air at the start"
     print(f"rclpy: {len(received['/box_contact'])} contact messages, the box carried by "
           f"{lift:.2f} N; {len(received['/foot_contact/in_contact'])} flags")
+
+
+def test_segmentation_boxes_and_the_lens_reach_a_ros_subscriber(ros, tmp_path):
+    from sensor_msgs.msg import CameraInfo, Image
+    from vision_msgs.msg import Detection2DArray, LabelInfo
+
+    from test_segmentation import HEIGHT, MJCF, WIDTH, WORLD
+
+    model = "\n".join("      " + line for line in MJCF.splitlines())
+    world = (WORLD.replace("MODEL", model).replace("WIDTH", str(WIDTH))
+             .replace("HEIGHT", str(HEIGHT))
+             .replace("segmentation: true", "segmentation: true, distortion: {k1: -0.1, p1: 0.001}"))
+    bridge = bridge_of(tmp_path, world)
+    try:
+        bridge.console("realtime")
+        received = collections.defaultdict(list)
+        qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        topics = ((Image, "/eye/instance/labels_map"), (LabelInfo, "/eye/semantic/label_info"),
+                  (Detection2DArray, "/eye/detections"), (CameraInfo, "/eye/camera_info"))
+        for kind, topic in topics:
+            ros.create_subscription(kind, topic, received[topic].append, qos)
+        spin_until(ros, lambda: all(received[t] for _, t in topics), what="the segmentation topics")
+    finally:
+        bridge.close()
+    labels = received["/eye/instance/labels_map"][-1]
+    assert (labels.encoding, labels.width, labels.height) == ("rgb8", WIDTH, HEIGHT)
+    classes = {c.class_id: c.class_name for c in received["/eye/semantic/label_info"][-1].class_map}
+    assert classes == {0: "background", 1: "crate", 7: "class_7", 20: "cap"}
+    boxes = received["/eye/detections"][-1]
+    assert {d.id for d in boxes.detections} == {"rig::crate", "rig::ball"}
+    assert boxes.header.frame_id == "eye_optical_frame"
+    assert list(received["/eye/camera_info"][-1].d) == [-0.1, 0.0, 0.001, 0.0, 0.0]
+    print(f"rclpy: {len(boxes.detections)} boxes, classes {sorted(classes.values())}")

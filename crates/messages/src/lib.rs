@@ -204,4 +204,5 @@ pub mod std_msgs;
 pub mod std_srvs;
 pub mod tf2_msgs;
 pub mod trajectory_msgs;
+pub mod vision_msgs;
 pub mod visualization_msgs;

@@ -7,11 +7,14 @@ use crate::model::sensors::CameraSpec;
 use mujoco_rs::prelude::*;
 use std::sync::Arc;
 
-/// A camera with its buffer.
+/// A camera with its buffers.
 pub(super) struct View {
     pub spec: CameraSpec,
     camera: MjvCamera,
     frame: Frame,
+    /// The segmentation pass's colours, and the geom each colour stands for.
+    segment_colours: Vec<u8>,
+    geom_of_colour: Vec<i32>,
 }
 
 impl View {
@@ -20,6 +23,8 @@ impl View {
             camera: MjvCamera::new_fixed(spec.camera),
             spec,
             frame: Frame::default(),
+            segment_colours: Vec::new(),
+            geom_of_colour: Vec::new(),
         }
     }
 
@@ -71,13 +76,65 @@ impl View {
                 *value = to_metres.metres(*value);
             }
         }
+        if self.spec.segmentation {
+            self.draw_segments(scene, context, &viewport)?;
+        } else {
+            self.frame.segments.clear();
+        }
         self.frame.time = data.time();
+        Ok(())
+    }
+
+    /// Draws the scene again with each of its geoms in one flat colour that numbers it
+    /// (MuJoCo's segmentation rendering: no lighting, no blending), and reads back which
+    /// model geom each pixel sees.
+    fn draw_segments(
+        &mut self,
+        scene: &mut MjvScene,
+        context: &mut super::RenderContext,
+        viewport: &MjrRectangle,
+    ) -> Result<(), super::context::PixelsError> {
+        set_segmenting(scene, true);
+        context.render(scene, viewport);
+        set_segmenting(scene, false);
+        let (width, pixels) = (self.spec.width, self.spec.width * self.spec.height);
+        self.segment_colours.resize(3 * pixels, 0);
+        context.read_pixels(Some(&mut self.segment_colours), None, viewport)?;
+        // Colour k + 1 is the scene's geom k; 0 is the cleared background.
+        self.geom_of_colour.clear();
+        self.geom_of_colour.resize(scene.geoms().len() + 1, -1);
+        for drawn in scene.geoms() {
+            let colour = drawn.segid as usize + 1;
+            if drawn.segid >= 0
+                && drawn.objtype == MjtObj::mjOBJ_GEOM as i32
+                && let Some(geom) = self.geom_of_colour.get_mut(colour)
+            {
+                *geom = drawn.objid;
+            }
+        }
+        let segments = &mut self.frame.segments;
+        segments.clear();
+        // Rows come bottom to top.
+        for row in self.segment_colours.chunks_exact(3 * width).rev() {
+            segments.extend(row.chunks_exact(3).map(|c| {
+                let colour = c[0] as usize | (c[1] as usize) << 8 | (c[2] as usize) << 16;
+                self.geom_of_colour.get(colour).copied().unwrap_or(-1)
+            }));
+        }
         Ok(())
     }
 
     pub fn frame(&mut self) -> &mut Frame {
         &mut self.frame
     }
+}
+
+/// Turns MuJoCo's segmentation rendering (colours that number the geoms) on or off.
+fn set_segmenting(scene: &mut MjvScene, on: bool) {
+    // SAFETY: plain flag bytes of a scene.
+    let flags = unsafe { &mut scene.ffi_mut().flags };
+    flags[MjtRndFlag::mjRND_SEGMENT as usize] = on as u8;
+    flags[MjtRndFlag::mjRND_IDCOLOR as usize] = on as u8;
 }
 
 /// K of the pinhole the scene camera's frustum makes on a `width` x `height` image.

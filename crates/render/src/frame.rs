@@ -26,6 +26,9 @@ pub struct Frame {
     /// Metres along the optical axis per pixel, rows top to bottom; +inf where nothing lies
     /// before the far plane. Empty when the camera renders no depth.
     pub depth: Vec<f32>,
+    /// The model geom each pixel sees (-1: none, or something drawn that is not a geom),
+    /// rows top to bottom. Empty when the camera renders no segmentation.
+    pub segments: Vec<i32>,
     pub intrinsics: Intrinsics,
 }
 

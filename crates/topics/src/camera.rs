@@ -8,7 +8,7 @@
 //! `noise:` entry for the camera's name is the pixels' noise (on intensities from 0 to 1, as
 //! Gazebo's camera noise is), and for `{name}/depth` the depth's (metres).
 use super::noise::{self, SensorNoise};
-use super::{Plan, PlanError, Planned, Schedule, Topic};
+use super::{Plan, PlanError, Planned, Schedule, Topic, segmentation};
 use crate::model::pose;
 use crate::render::{Frame, PlannedCamera};
 use crate::Qos;
@@ -27,6 +27,8 @@ pub struct Camera {
     pub frame_id: String,
     pub pixel_noise: Option<SensorNoise>,
     pub depth_noise: Option<SensorNoise>,
+    pub segmentation: Option<super::segmentation::Segmentation>,
+    pub lens: Option<super::lens::Lens>,
 }
 
 pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
@@ -54,6 +56,11 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             frame_id,
             pixel_noise: noise::named(plan, camera.robot, &camera.name, 1, 0.0),
             depth_noise: noise::named(plan, camera.robot, &format!("{}/depth", camera.name), 1, 0.0),
+            lens: camera.distortion.map(super::lens::Lens::new),
+            segmentation: match camera.spec.segmentation {
+                true => Some(segmentation::plan(plan, camera.robot, &camera.name, camera.rate, camera.instances)?),
+                false => None,
+            },
         };
         plan.add_planned(Box::new(planned));
     }
@@ -117,7 +124,7 @@ pub fn add_noise(frame: &mut Frame, pixels: &mut Option<SensorNoise>, depth: &mu
 }
 
 /// An Image of `width` x `height` with `encoding`, rows of `step` bytes.
-fn image_header(image: &mut Image, frame: &Frame, frame_id: &str, encoding: &str, step: usize) {
+pub(crate) fn image_header(image: &mut Image, frame: &Frame, frame_id: &str, encoding: &str, step: usize) {
     image.header.stamp = crate::convert::time(frame.time);
     if image.header.frame_id != frame_id {
         image.header.frame_id = frame_id.to_string();
@@ -151,8 +158,8 @@ pub fn fill_depth(image: &mut Image, frame: &Frame, frame_id: &str) {
         .extend_from_slice(bytemuck::cast_slice(frame.depth.as_slice()));
 }
 
-/// CameraInfo of the frame: K from its intrinsics, no distortion, P = K | 0.
-pub fn fill_info(info: &mut CameraInfo, frame: &Frame, frame_id: &str) {
+/// CameraInfo of the frame: K from its intrinsics, the plumb-bob coefficients `d`, P = K | 0.
+pub fn fill_info(info: &mut CameraInfo, frame: &Frame, frame_id: &str, d: [f64; 5]) {
     info.header.stamp = crate::convert::time(frame.time);
     if info.header.frame_id != frame_id {
         info.header.frame_id = frame_id.to_string();
@@ -161,7 +168,9 @@ pub fn fill_info(info: &mut CameraInfo, frame: &Frame, frame_id: &str) {
     info.height = frame.height as u32;
     if info.distortion_model.is_empty() {
         info.distortion_model = "plumb_bob".into();
-        info.d = vec![0.0; 5];
+    }
+    if info.d != d {
+        info.d = d.to_vec();
     }
     let k = frame.intrinsics;
     info.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0];
@@ -208,6 +217,7 @@ mod tests {
             height: 1,
             rgb: vec![1, 2, 3, 4, 5, 6],
             depth: vec![0.5, f32::INFINITY],
+            segments: Vec::new(),
             intrinsics: Intrinsics {
                 fx: 10.0,
                 fy: 11.0,
@@ -247,7 +257,7 @@ mod tests {
     #[test]
     fn camera_info_holds_k_and_p() {
         let mut info = CameraInfo::default();
-        fill_info(&mut info, &frame(), "cam_optical_frame");
+        fill_info(&mut info, &frame(), "cam_optical_frame", [0.0; 5]);
         assert_eq!(info.k, [10.0, 0.0, 0.5, 0.0, 11.0, 0.0, 0.0, 0.0, 1.0]);
         assert_eq!(info.p[0..4], [10.0, 0.0, 0.5, 0.0]);
         assert_eq!(info.distortion_model, "plumb_bob");

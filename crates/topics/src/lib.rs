@@ -20,12 +20,14 @@ mod fixture;
 mod gated;
 mod geodesy;
 pub mod inputs;
+mod lens;
 pub mod names;
 mod noise;
 pub mod offload;
 mod qos;
 pub mod sampler;
 mod scoped;
+pub mod segmentation;
 mod sensors;
 // Planned after every kind: they send the transforms and fixed frames the others planned.
 mod tf;
@@ -301,6 +303,8 @@ pub enum PlanError {
         kind: &'static str,
         name: String,
     },
+    #[error("{field}: the world has no such name '{name}'")]
+    NoClassMember { field: String, name: String },
     #[error(
         "{field}: contact sensors need contacts exported, which this world started without (sim.export_contacts)"
     )]

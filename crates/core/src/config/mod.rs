@@ -213,6 +213,9 @@ impl Config {
         if let Some((field, message)) = self.world.origin.problem() {
             return problem(format!("world.origin.{field}"), message);
         }
+        if let Some((field, message)) = schema::classes_problem(&self.world.classes) {
+            return problem(format!("world.classes{field}"), message);
+        }
         if !SPEED_RANGE.contains(&self.sim.speed) {
             return problem(
                 "sim.speed".into(),

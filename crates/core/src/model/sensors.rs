@@ -56,6 +56,8 @@ pub struct CameraSpec {
     /// Clip planes in metres; None: the model's.
     pub near: Option<f64>,
     pub far: Option<f64>,
+    /// Also draw which geom each pixel sees.
+    pub segmentation: bool,
 }
 
 /// One camera of one robot.
@@ -69,6 +71,10 @@ pub struct PlannedCamera {
     /// Topics wanted besides the image: the depth image, the point cloud.
     pub depth_topic: bool,
     pub points_topic: bool,
+    /// What one instance of its segmentation is.
+    pub instances: crate::config::InstanceUnit,
+    /// Its lens, when it distorts.
+    pub distortion: Option<crate::config::LensDistortion>,
     pub spec: CameraSpec,
 }
 
@@ -123,6 +129,8 @@ fn plan_cameras(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamer
                 rate: camera.rate,
                 depth_topic: camera.depth,
                 points_topic: camera.points,
+                instances: camera.instances,
+                distortion: camera.distortion,
                 spec: CameraSpec {
                     camera: id,
                     width: camera.width as usize,
@@ -132,6 +140,7 @@ fn plan_cameras(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamer
                     depth: camera.depth || camera.points,
                     near: camera.near,
                     far: camera.far,
+                    segmentation: camera.segmentation,
                 },
             });
         }

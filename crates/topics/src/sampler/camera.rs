@@ -1,7 +1,10 @@
 //! A camera's messages: the frames the renderer made on request, as Image, depth Image,
-//! PointCloud2 and CameraInfo on the topics the camera was planned with.
+//! PointCloud2 and CameraInfo on the topics the camera was planned with, and a segmentation
+//! camera's maps, label maps and boxes.
 use super::requested::{Made, OnRequest, Requested, add, encoded};
+use super::segmentation::SegmentationMessages;
 use super::{Routes, TopicSpec};
+use crate::lens::Lens;
 use crate::messages::sensor_msgs::msg::{CameraInfo, Image, PointCloud2};
 use crate::noise::SensorNoise;
 use crate::render::{Cameras, Frame, PlannedCamera, Slot};
@@ -24,6 +27,8 @@ struct CameraMessages {
     info_message: CameraInfo,
     cloud: PointCloud2,
     bytes: Vec<u8>,
+    segmentation: Option<SegmentationMessages>,
+    lens: Option<Lens>,
 }
 
 /// The running output of `camera`, its topics added to `topics`.
@@ -35,6 +40,10 @@ pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> 
         .as_ref()
         .map(|t| add::<PointCloud2>(topics, t));
     let info = add::<CameraInfo>(topics, &camera.info);
+    let segmentation = camera
+        .segmentation
+        .map(|s| SegmentationMessages::start(s, topics));
+    let segmentation_topics: Vec<usize> = segmentation.iter().flat_map(|s| s.topics()).collect();
     let messages = CameraMessages {
         image,
         depth,
@@ -50,10 +59,13 @@ pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> 
         info_message: CameraInfo::default(),
         cloud: PointCloud2::default(),
         bytes: Vec::new(),
+        segmentation,
+        lens: camera.lens,
     };
     let all = [Some(image), depth, points, Some(info)]
         .into_iter()
-        .flatten();
+        .flatten()
+        .chain(segmentation_topics);
     Box::new(OnRequest::new(
         camera.index,
         camera.image.name.clone(),
@@ -73,6 +85,9 @@ impl Made for CameraMessages {
 
     fn send(&mut self, slot: &Slot<Frame>, routes: &Routes) {
         slot.read(&mut self.frame, &mut self.seen);
+        if let Some(lens) = &mut self.lens {
+            lens.apply(&mut self.frame);
+        }
         add_camera_noise(
             &mut self.frame,
             &mut self.pixel_noise,
@@ -94,7 +109,11 @@ impl Made for CameraMessages {
             fill_depth_points(&mut self.cloud, frame, frame_id);
             encoded(routes.encode_and_send(points, &self.cloud, time, bytes));
         }
-        fill_info(&mut self.info_message, frame, frame_id);
+        let d = self.lens.as_ref().map_or([0.0; 5], Lens::d);
+        fill_info(&mut self.info_message, frame, frame_id, d);
         encoded(routes.encode_and_send(self.info, &self.info_message, time, bytes));
+        if let Some(segmentation) = &mut self.segmentation {
+            segmentation.send(frame, frame_id, routes, bytes);
+        }
     }
 }

@@ -11,6 +11,7 @@ mod camera;
 mod lidar;
 mod requested;
 mod schedules;
+mod segmentation;
 mod sink;
 mod state;
 

@@ -42,6 +42,61 @@ pub struct CameraConfig {
     pub near: Option<f64>,
     #[serde(default)]
     pub far: Option<f64>,
+    /// Also render what each pixel sees (a second pass of the same frame) and publish
+    /// Gazebo's segmentation maps under `{name}/semantic/` and `{name}/instance/`, with
+    /// vision_msgs/Detection2DArray boxes on `{name}/detections`.
+    #[serde(default)]
+    pub segmentation: bool,
+    /// What one instance is in the instance map and the boxes.
+    #[serde(default)]
+    pub instances: InstanceUnit,
+    /// The lens: plumb-bob distortion applied to every image and written in CameraInfo.
+    #[serde(default)]
+    pub distortion: Option<LensDistortion>,
+}
+
+/// Brown-Conrady ("plumb bob") coefficients, as Gazebo's `<distortion>` and OpenCV take
+/// them: radial k1, k2, k3 and tangential p1, p2, about the principal point.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LensDistortion {
+    #[serde(default)]
+    pub k1: f64,
+    #[serde(default)]
+    pub k2: f64,
+    #[serde(default)]
+    pub k3: f64,
+    #[serde(default)]
+    pub p1: f64,
+    #[serde(default)]
+    pub p2: f64,
+}
+
+impl LensDistortion {
+    /// CameraInfo's `d` for the plumb_bob model: k1, k2, p1, p2, k3.
+    pub fn coefficients(&self) -> [f64; 5] {
+        [self.k1, self.k2, self.p1, self.p2, self.k3]
+    }
+
+    /// Where the lens puts the undistorted normalized image point (x, y).
+    pub fn distort(&self, x: f64, y: f64) -> (f64, f64) {
+        let r2 = x * x + y * y;
+        let radial = 1.0 + r2 * (self.k1 + r2 * (self.k2 + r2 * self.k3));
+        let dx = 2.0 * self.p1 * x * y + self.p2 * (r2 + 2.0 * x * x);
+        let dy = self.p1 * (r2 + 2.0 * y * y) + 2.0 * self.p2 * x * y;
+        (x * radial + dx, y * radial + dy)
+    }
+}
+
+/// What a segmentation camera counts as one instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstanceUnit {
+    /// A body with its geoms (a link, an object).
+    #[default]
+    Body,
+    /// Each geom.
+    Geom,
 }
 
 /// Where a camera is added: on `body` at `xyz`, turned by `rpy` (roll, pitch, yaw in radians,
@@ -100,6 +155,9 @@ impl CameraConfig {
             points: false,
             near: None,
             far: None,
+            segmentation: false,
+            instances: InstanceUnit::default(),
+            distortion: None,
         }
     }
 
@@ -144,6 +202,11 @@ impl CameraConfig {
             && near >= far
         {
             return Some(("far", format!("must be beyond near ({near} m), got {far}")));
+        }
+        if let Some(lens) = &self.distortion
+            && lens.coefficients().iter().any(|c| !c.is_finite())
+        {
+            return Some(("distortion", "k1, k2, k3, p1 and p2 must be finite".into()));
         }
         if let Some(mount) = &self.mount {
             if mount.body.is_empty() {

@@ -1,6 +1,7 @@
 //! The YAML schema, one file per section. Every struct denies unknown fields, so a typo is
 //! an error that names it.
 mod camera;
+mod classes;
 mod contact_sensor;
 mod control;
 mod lidar;
@@ -14,6 +15,8 @@ mod world;
 mod zmq;
 
 pub use camera::*;
+pub use classes::{MAX_CLASS_ID, SemanticClass};
+pub use classes::{labels as class_labels, problem as classes_problem};
 pub use contact_sensor::*;
 pub use control::*;
 pub use lidar::*;

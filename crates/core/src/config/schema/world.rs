@@ -25,6 +25,9 @@ pub struct WorldConfig {
     /// Where the world's origin lies on the earth, for the GPS receivers and barometers.
     #[serde(default)]
     pub origin: super::GeoOrigin,
+    /// The semantic classes segmentation cameras label with.
+    #[serde(default)]
+    pub classes: Vec<super::SemanticClass>,
 }
 
 /// The real-time factors `sim.speed` may take: beyond them a paced tick would sleep for
@@ -161,6 +164,7 @@ impl Default for WorldConfig {
             search_paths: Vec::new(),
             asset_cache_mb: default_asset_cache_mb(),
             origin: super::GeoOrigin::default(),
+            classes: Vec::new(),
         }
     }
 }
