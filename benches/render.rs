@@ -77,6 +77,12 @@ fn python(args: &[String]) -> f64 {
     })
 }
 
+/// Draws frames for a second, uncounted: the first ones make the GL context and compile the
+/// driver's shaders (the Python reference likewise draws one before its clock starts).
+fn warm_up(cameras: &mujoco_bridge::render::Cameras) {
+    back_to_back(|| cameras.request(0), cameras.slot(0), 1.0);
+}
+
 /// The head camera of config/go1.yaml at 640x480.
 fn head_camera(world: &World) -> usize {
     camera_of(world).spec.camera
@@ -110,6 +116,7 @@ fn cameras(world: &World, config: &Config, mjb: &std::path::Path) {
             };
             let renderer = one_camera(camera_of(world), spec);
             let cameras = renderer.sources(&sim.handle().world());
+            warm_up(&cameras);
             let (mut bridge, mut reference, mut cpu) = (0.0, 0.0, 0.0);
             let mut frames = 0;
             for _ in 0..ROUNDS {
@@ -296,6 +303,7 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
 fn frames_per_second(world: &World, sim: &Simulation, spec: CameraSpec) -> (f64, f64) {
     let renderer = one_camera(camera_of(world), spec);
     let cameras = renderer.sources(&sim.handle().world());
+    warm_up(&cameras);
     let (mut frames, mut cpu) = (0, 0.0);
     for _ in 0..ROUNDS {
         let before = threads::threads_cpu("self", &["cameras", "llvmpipe"]);

@@ -23,6 +23,7 @@ import mujoco  # noqa: E402
 
 
 def camera(model, camera_id, quality, second, seconds):
+    """Frames per second after a first frame (which compiles the GL driver's shaders)."""
     if quality == "fast":
         model.vis.quality.offsamples = 0
     renderer = mujoco.Renderer(model, 480, 640)
@@ -31,8 +32,10 @@ def camera(model, camera_id, quality, second, seconds):
     if quality == "fast":
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
-    frames, start = 0, time.perf_counter()
+    frames, start = -1, time.perf_counter()
     while time.perf_counter() - start < seconds:
+        if frames == 0:
+            start = time.perf_counter()
         renderer.update_scene(data, camera=camera_id)
         if quality == "fast":
             renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0

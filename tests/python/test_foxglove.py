@@ -218,7 +218,7 @@ def test_segmentation_label_maps_and_boxes_reach_a_foxglove_client(tmp_path):
     m = seen["messages"]
     boxes = {d["id"]: d for d in m["/eye/detections"]["detections"]}
     assert set(boxes) == {"rig::crate", "rig::ball"}
-    assert boxes["rig::crate"]["results"][0]["hypothesis"]["class_id"] == "crate"
+    assert boxes["rig::crate"]["results"][0]["hypothesis"]["class_id"] == "2"
     names = {c["class_name"] for c in m["/eye/instance/label_info"]["class_map"]}
     assert {"rig::crate", "rig::ball"} <= names
     print(f"foxglove: {sorted(seen['seen'].items())}; boxes {sorted(boxes)}")

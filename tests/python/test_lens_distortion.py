@@ -3,7 +3,8 @@ MCAP recording by the official readers. Fifteen small glowing balls hang on a gr
 dark wall; each one's centre, projected through the camera's K (from its CameraInfo) and
 then through the plumb-bob equations with the config's coefficients, must be where its blob
 lies in the distorted image, and where the pinhole puts it in the image of the same camera
-without a lens."""
+without a lens; and the point cloud of the distorted image puts each ball's pixels where
+the ball is."""
 import collections
 
 import numpy as np
@@ -26,7 +27,7 @@ robots:
     mjcf_string: |
 MODEL
     cameras:
-      - {camera: eye, width: WIDTH, height: HEIGHT, rate: 10, depth: false LENS}
+      - {camera: eye, width: WIDTH, height: HEIGHT, rate: 10, depth: false, points: true LENS}
 """
 
 
@@ -50,7 +51,10 @@ def record(tmp_path, name, lens):
     image = decoded["/eye/image_raw"][-1]
     assert (image.encoding, image.width, image.height) == ("rgb8", WIDTH, HEIGHT)
     pixels = np.frombuffer(bytes(image.data), np.uint8).reshape(HEIGHT, WIDTH, 3)
-    return pixels, decoded["/eye/camera_info"][-1]
+    cloud = decoded["/eye/points"][-1]
+    assert (cloud.width, cloud.height, cloud.point_step) == (WIDTH, HEIGHT, 16)
+    points = np.frombuffer(bytes(cloud.data), np.float32).reshape(HEIGHT, WIDTH, 4)[..., :3]
+    return pixels, decoded["/eye/camera_info"][-1], points
 
 
 def pinhole(ball):
@@ -84,13 +88,13 @@ def blob_centre(pixels, near):
 
 
 def test_the_image_is_what_the_plumb_bob_lens_shows_and_camera_info_says_so(tmp_path):
-    pinhole_pixels, pinhole_info = record(tmp_path, "pinhole", lens=False)
-    pixels, info = record(tmp_path, "lens", lens=True)
+    pinhole_pixels, pinhole_info, _ = record(tmp_path, "pinhole", lens=False)
+    pixels, info, points = record(tmp_path, "lens", lens=True)
     assert list(pinhole_info.d) == [0.0] * 5
     assert info.distortion_model == "plumb_bob"
     assert list(info.d) == [LENS["k1"], LENS["k2"], LENS["p1"], LENS["p2"], LENS["k3"]]
     assert list(info.k) == list(pinhole_info.k), "K stays the pinhole's"
-    worst_pinhole = worst_lens = 0.0
+    worst_pinhole = worst_lens = worst_cloud = 0.0
     moved = []
     for ball in BALLS:
         x, y = pinhole(ball)
@@ -101,9 +105,22 @@ def test_the_image_is_what_the_plumb_bob_lens_shows_and_camera_info_says_so(tmp_
         worst_pinhole = max(worst_pinhole, np.hypot(*np.subtract(seen_straight, straight)))
         worst_lens = max(worst_lens, np.hypot(*np.subtract(seen_bent, bent)))
         moved.append(np.hypot(*np.subtract(bent, straight)))
+        # The cloud's points of the ball's pixels (the optical frame: x right, y down, z
+        # ahead): on its surface, which a pixel's ray through the wrong place would miss.
+        u0, v0 = int(round(bent[0])), int(round(bent[1]))
+        window = (slice(v0 - 6, v0 + 7), slice(u0 - 6, u0 + 7))
+        bright = pixels[window][..., 0] > 100
+        seen = points[window][bright]
+        centre = np.array([-ball[1], -(ball[2] - 1.0), ball[0]])
+        # On the ball's surface, 0.05 m from its centre (but for the odd edge pixel whose
+        # colour blends into the ball and whose depth is the wall's).
+        on_surface = np.median(np.linalg.norm(seen - centre, axis=1))
+        worst_cloud = max(worst_cloud, abs(on_surface - 0.05))
     # The lens moves the outer balls by several pixels; each blob is where the equations say.
     assert max(moved) > 5.0, moved
     assert worst_pinhole < 0.3, worst_pinhole
     assert worst_lens < 0.3, worst_lens
+    assert worst_cloud < 0.005, f"the cloud's balls are off their surfaces by {worst_cloud:.3f} m"
     print(f"{len(BALLS)} balls: moved up to {max(moved):.1f} px by the lens; blobs within "
-          f"{worst_lens:.3f} px of the plumb-bob equations ({worst_pinhole:.3f} px without a lens)")
+          f"{worst_lens:.3f} px of the plumb-bob equations ({worst_pinhole:.3f} px without a lens); "
+          f"the cloud's points within {worst_cloud * 1000:.1f} mm of the balls' surfaces")

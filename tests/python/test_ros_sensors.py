@@ -154,7 +154,7 @@ def test_segmentation_boxes_and_the_lens_reach_a_ros_subscriber(ros, tmp_path):
     labels = received["/eye/instance/labels_map"][-1]
     assert (labels.encoding, labels.width, labels.height) == ("rgb8", WIDTH, HEIGHT)
     classes = {c.class_id: c.class_name for c in received["/eye/semantic/label_info"][-1].class_map}
-    assert classes == {0: "background", 1: "crate", 7: "class_7", 20: "cap"}
+    assert classes == {0: "background", 1: "class_1", 2: "crate", 20: "cap"}
     boxes = received["/eye/detections"][-1]
     assert {d.id for d in boxes.detections} == {"rig::crate", "rig::ball"}
     assert boxes.header.frame_id == "eye_optical_frame"

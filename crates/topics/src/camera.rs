@@ -182,14 +182,23 @@ pub fn fill_info(info: &mut CameraInfo, frame: &Frame, frame_id: &str, d: [f64; 
 
 /// The depth image as an organized cloud in the optical frame: per pixel x, y, z (float32
 /// metres) and rgb (PCL's packing: 0x00RRGGBB in the bytes of a float32); NaN where the pixel
-/// sees nothing within the far plane.
-pub fn fill_depth_points(cloud: &mut PointCloud2, frame: &Frame, frame_id: &str) {
+/// sees nothing within the far plane. `rays`: through a lens, where each pixel's ray falls in
+/// the pinhole image that K describes (NaN: outside it); without, the pixel itself.
+pub fn fill_depth_points(
+    cloud: &mut PointCloud2,
+    frame: &Frame,
+    frame_id: &str,
+    rays: Option<&[[f32; 2]]>,
+) {
     super::cloud::begin(cloud, frame.time, frame_id, &["x", "y", "z", "rgb"]);
     let k = frame.intrinsics;
     cloud.data.reserve(frame.depth.len() * 16);
     for (pixel, (z, rgb)) in frame.depth.iter().zip(frame.rgb.chunks_exact(3)).enumerate() {
-        let (u, v) = ((pixel % frame.width) as f64, (pixel / frame.width) as f64);
-        let point = if z.is_finite() {
+        let (u, v) = match rays.and_then(|r| r.get(pixel)) {
+            Some(at) => (at[0] as f64, at[1] as f64),
+            None => ((pixel % frame.width) as f64, (pixel / frame.width) as f64),
+        };
+        let point = if z.is_finite() && u.is_finite() {
             let z = *z as f64;
             [(u - k.cx) * z / k.fx, (v - k.cy) * z / k.fy, z].map(|c| c as f32)
         } else {
@@ -245,13 +254,19 @@ mod tests {
     #[test]
     fn points_come_from_depth_through_k() {
         let mut cloud = PointCloud2::default();
-        fill_depth_points(&mut cloud, &frame(), "cam_optical_frame");
+        fill_depth_points(&mut cloud, &frame(), "cam_optical_frame", None);
         assert_eq!((cloud.width, cloud.height, cloud.point_step), (2, 1, 16));
         let value = |i: usize| f32::from_le_bytes(cloud.data[4 * i..4 * i + 4].try_into().unwrap());
         // Pixel (0, 0) at 0.5 m: x = (0 - 0.5) * 0.5 / 10, y = (0 - 0) * 0.5 / 11.
         assert!((value(0) + 0.025).abs() < 1e-7 && value(1) == 0.0 && value(2) == 0.5);
         assert_eq!(value(3).to_bits(), 0x010203, "packed rgb");
         assert!(value(4).is_nan(), "nothing seen: NaN");
+        // Through a lens, pixel (0, 0) sees along the ray of pinhole pixel (0.5, 0): the axis.
+        let rays = [[0.5, 0.0], [1.0, 0.0]];
+        let mut through_lens = PointCloud2::default();
+        fill_depth_points(&mut through_lens, &frame(), "cam_optical_frame", Some(&rays));
+        let x_y_z = &through_lens.data[..12];
+        assert_eq!(x_y_z, [0.0f32, 0.0, 0.5].map(f32::to_le_bytes).concat());
     }
 
     #[test]

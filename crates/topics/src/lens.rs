@@ -37,6 +37,12 @@ impl Lens {
         self.coefficients.coefficients()
     }
 
+    /// Per pixel of the last frame `apply` distorted, where its ray falls in the pinhole
+    /// image (NaN: outside it): what a point cloud back-projects through K.
+    pub fn sources(&self) -> &[[f32; 2]] {
+        &self.sources
+    }
+
     /// The frame as seen through the lens.
     pub fn apply(&mut self, frame: &mut Frame) {
         let key = (frame.width, frame.height, frame.intrinsics);

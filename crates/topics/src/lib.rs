@@ -306,6 +306,10 @@ pub enum PlanError {
     #[error("{field}: the world has no such name '{name}'")]
     NoClassMember { field: String, name: String },
     #[error(
+        "a segmentation camera numbers its instances in 16 bits, and this world would have {most}; use instances: geom or fewer bodies"
+    )]
+    TooManyInstances { most: usize },
+    #[error(
         "{field}: contact sensors need contacts exported, which this world started without (sim.export_contacts)"
     )]
     NoContactsExported { field: String },

@@ -11,9 +11,10 @@
 //!   world body's geoms are one each. `instance/colored_map`: one colour per instance.
 //! - `semantic/label_info` maps each class id to its name (`background` for 0),
 //!   `instance/label_info` each instance id to its scoped name (`robot::body`).
-//! - `detections`: per labelled instance in view, the box around its pixels (centre and
-//!   size in the image's pixel coordinates, pixel centres at whole numbers as in K), its
-//!   class name as the hypothesis (score 1) and its scoped name as the id.
+//! - `detections`: per labelled instance in view, the box around its visible pixels (centre
+//!   and size in the image's pixel coordinates, pixel centres at whole numbers as in K), its
+//!   class id as the hypothesis (a number, as Gazebo's; score 1) and its scoped name as the
+//!   id.
 use super::{Plan, PlanError, Schedule, Topic, scoped};
 use crate::Qos;
 use crate::config::{InstanceUnit, SemanticClass, class_labels};
@@ -46,8 +47,6 @@ pub struct Labels {
     /// Per instance id, its class (its first labelled geom's, should the config split a
     /// body between classes).
     class_of_instance: Vec<u8>,
-    /// Per class id, its name (empty: no such class).
-    class_names: Vec<String>,
     /// Per instance id, its scoped name.
     instance_names: Vec<String>,
     semantic_info: LabelInfo,
@@ -85,12 +84,13 @@ pub fn plan(
 }
 
 /// Each geom's class: the config's classes (a geom named beats its body, a body its robot),
-/// else its MJCF `user` data's first value when that is a label, else 0.
+/// else its MJCF `user` data's first value when that is a label, else 0; and each config
+/// class's label.
 fn geom_classes(
     model: &MjModel,
     robots: &[RobotMap],
     classes: &[SemanticClass],
-) -> Result<Vec<u8>, PlanError> {
+) -> Result<(Vec<u8>, Vec<u8>), PlanError> {
     let ngeom = model.ffi().ngeom.max(0) as usize;
     let nuser = model.ffi().nuser_geom.max(0) as usize;
     let user = model.geom_user();
@@ -100,7 +100,9 @@ fn geom_classes(
             _ => 0,
         })
         .collect();
-    let labels = class_labels(classes);
+    let mut reserved: Vec<u8> = class_of.iter().copied().filter(|&c| c != 0).collect();
+    reserved.dedup();
+    let labels = class_labels(classes, &reserved);
     let body_of = model.geom_bodyid();
     let mut set = |geoms: &mut dyn Iterator<Item = usize>, label: u8| {
         for g in geoms {
@@ -137,7 +139,7 @@ fn geom_classes(
             );
         }
     }
-    Ok(class_of)
+    Ok((class_of, labels))
 }
 
 /// The element named `name` in the world's model, or by a robot's own name for it (the
@@ -166,16 +168,29 @@ impl Labels {
         classes: &[SemanticClass],
         unit: InstanceUnit,
     ) -> Result<Self, PlanError> {
-        let class_of_geom = geom_classes(model, robots, classes)?;
+        let (class_of_geom, labels) = geom_classes(model, robots, classes)?;
+        let ngeom = class_of_geom.len();
+        let nbody = model.ffi().nbody.max(0) as usize;
+        let most = match unit {
+            InstanceUnit::Geom => ngeom,
+            InstanceUnit::Body => nbody + ngeom,
+        };
+        if most > u16::MAX as usize {
+            return Err(PlanError::TooManyInstances { most });
+        }
+        let classes = classes
+            .iter()
+            .zip(labels)
+            .map(|(c, l)| (c.name.as_str(), l));
         Ok(Self::new(model, robots, class_of_geom, unit, classes))
     }
 
-    fn new(
+    fn new<'c>(
         model: &MjModel,
         robots: &[RobotMap],
         class_of_geom: Vec<u8>,
         unit: InstanceUnit,
-        classes: &[SemanticClass],
+        classes: impl Iterator<Item = (&'c str, u8)>,
     ) -> Self {
         let ngeom = class_of_geom.len();
         let nbody = model.ffi().nbody.max(0) as usize;
@@ -186,9 +201,8 @@ impl Labels {
             InstanceUnit::Body if body_of[g] == 0 => nbody + g,
             InstanceUnit::Body => body_of[g] as usize,
         };
-        let instance_of_geom: Vec<u16> = (0..ngeom)
-            .map(|g| instance(g).min(u16::MAX as usize) as u16)
-            .collect();
+        // At most u16::MAX (`of_world` checked).
+        let instance_of_geom: Vec<u16> = (0..ngeom).map(|g| instance(g) as u16).collect();
         let mut instance_names =
             vec![String::new(); instance_of_geom.iter().max().map_or(1, |m| *m as usize + 1)];
         for g in 0..ngeom {
@@ -216,8 +230,8 @@ impl Labels {
                 class_names[c as usize] = format!("class_{c}");
             }
         }
-        for (class, label) in classes.iter().zip(class_labels(classes)) {
-            class_names[label as usize] = class.name.clone();
+        for (name, label) in classes {
+            class_names[label as usize] = name.to_string();
         }
         let info = |names: &[String]| LabelInfo {
             class_map: names
@@ -237,7 +251,6 @@ impl Labels {
             instance_of_geom,
             class_of_geom,
             class_of_instance,
-            class_names,
             instance_names,
         }
     }
@@ -325,12 +338,12 @@ pub fn fill_detections(
     bounds.clear();
     bounds.resize(labels.instance_names.len(), [usize::MAX, usize::MAX, 0, 0]);
     for (pixel, &geom) in frame.segments.iter().enumerate() {
-        let (instance, class) = labels.of(geom);
-        if class == 0 {
+        let instance = labels.of(geom).0 as usize;
+        if labels.class_of_instance[instance] == 0 {
             continue;
         }
         let (u, v) = (pixel % frame.width.max(1), pixel / frame.width.max(1));
-        let b = &mut bounds[instance as usize];
+        let b = &mut bounds[instance];
         *b = [b[0].min(u), b[1].min(v), b[2].max(u), b[3].max(v)];
     }
     detections.detections.clear();
@@ -351,7 +364,8 @@ pub fn fill_detections(
         detection.bbox.size_x = u1 - u0 + 1.0;
         detection.bbox.size_y = v1 - v0 + 1.0;
         let mut result = ObjectHypothesisWithPose::default();
-        result.hypothesis.class_id = labels.class_names[class as usize].clone();
+        // Gazebo's bounding-box camera names the label by its number; LabelInfo names it.
+        result.hypothesis.class_id = class.to_string();
         result.hypothesis.score = 1.0;
         detection.results.push(result);
         detections.detections.push(detection);

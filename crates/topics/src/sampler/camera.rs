@@ -106,7 +106,8 @@ impl Made for CameraMessages {
             encoded(routes.encode_and_send(depth, &self.depth_message, time, bytes));
         }
         if let Some(points) = with_depth(&self.points) {
-            fill_depth_points(&mut self.cloud, frame, frame_id);
+            let rays = self.lens.as_ref().map(Lens::sources);
+            fill_depth_points(&mut self.cloud, frame, frame_id, rays);
             encoded(routes.encode_and_send(points, &self.cloud, time, bytes));
         }
         let d = self.lens.as_ref().map_or([0.0; 5], Lens::d);

@@ -2,7 +2,9 @@
 //! label Gazebo's label system gives a model or a visual). A class names its members by
 //! their MuJoCo names: whole robots, bodies (their geoms) or single geoms. A geom no class
 //! names takes the class its MJCF `user` data starts with, when that is a whole number from
-//! 1 to 255; any other is unlabeled (class 0, the background).
+//! 1 to 255; any other is unlabeled (class 0, the background). A class whose `id` is such a
+//! label names it (members or not); a class without an `id` takes one that neither another
+//! class nor the model's user data takes.
 use serde::Deserialize;
 
 /// The most classes a world has: labels are one byte, and 0 is the background.
@@ -29,8 +31,14 @@ pub struct SemanticClass {
 /// Why `classes` cannot be used: the field under `world.classes` and the message.
 pub fn problem(classes: &[SemanticClass]) -> Option<(String, String)> {
     for (k, class) in classes.iter().enumerate() {
-        if class.name.is_empty() {
-            return Some((format!("[{k}].name"), "needs a name".into()));
+        if class.name.is_empty() || class.name == "background" {
+            let message = "needs a name other than 'background' (label 0's)".into();
+            return Some((format!("[{k}].name"), message));
+        }
+        let members = class.robots.len() + class.bodies.len() + class.geoms.len();
+        if members == 0 && class.id.is_none() {
+            let message = "names no robots, bodies or geoms (or, with an id, an MJCF label)".into();
+            return Some((format!("[{k}]"), message));
         }
         if let Some(id) = class.id
             && !(1..=MAX_CLASS_ID).contains(&id)
@@ -57,9 +65,11 @@ pub fn problem(classes: &[SemanticClass]) -> Option<(String, String)> {
     None
 }
 
-/// Each class's label: its `id`, else the lowest free one, in the order given.
-pub fn labels(classes: &[SemanticClass]) -> Vec<u8> {
+/// Each class's label: its `id`, else the lowest one free of the other classes' and of
+/// `reserved` (the model's user-data labels), in the order given.
+pub fn labels(classes: &[SemanticClass], reserved: &[u8]) -> Vec<u8> {
     let mut taken: Vec<u16> = classes.iter().filter_map(|c| c.id).collect();
+    taken.extend(reserved.iter().map(|&l| l as u16));
     classes
         .iter()
         .map(|class| {
@@ -91,19 +101,29 @@ mod tests {
 
     #[test]
     fn classes_without_an_id_take_the_lowest_free_one() {
-        let classes = [class("a", None), class("b", Some(1)), class("c", None)];
-        assert_eq!(labels(&classes), [2, 1, 3]);
+        let mut classes = [class("a", None), class("b", Some(1)), class("c", None)];
+        for class in classes.iter_mut() {
+            class.geoms.push("g".into());
+        }
+        assert_eq!(labels(&classes, &[]), [2, 1, 3]);
+        // The model's user data labels some geoms 2: the classes go round it.
+        assert_eq!(labels(&classes, &[2]), [3, 1, 4]);
         assert!(problem(&classes).is_none());
     }
 
     #[test]
     fn bad_classes_are_named() {
+        let (field, _) = problem(&[class("background", Some(3))]).unwrap();
+        assert_eq!(field, "[0].name");
+        let (field, message) = problem(&[class("a", None)]).unwrap();
+        assert_eq!(field, "[0]");
+        assert!(message.contains("names no"), "{message}");
         let (field, message) = problem(&[class("a", Some(0))]).unwrap();
         assert_eq!(field, "[0].id");
         assert!(message.contains("0 is the background"), "{message}");
         let (field, _) = problem(&[class("a", Some(3)), class("b", Some(3))]).unwrap();
         assert_eq!(field, "[1].id");
-        let (field, _) = problem(&[class("a", None), class("a", None)]).unwrap();
+        let (field, _) = problem(&[class("a", Some(1)), class("a", Some(2))]).unwrap();
         assert_eq!(field, "[1].name");
     }
 }
