@@ -3,15 +3,12 @@ MCAP recording by the official readers, against MuJoCo's own contact list: the s
 stepped here by MuJoCo's Python bindings, step for step. A box rests on the ground (its
 contacts carry its weight) and a ball, the foot, drops onto it from 0.45 m (the flag turns on
 once the force has held for the debounce)."""
-import collections
 
 import mujoco
 import numpy as np
 import pytest
-from mcap.reader import make_reader
-from mcap_ros2.decoder import DecoderFactory
 
-from test_mcap import run_bridge
+from test_mcap import by_topic, run_bridge
 
 TIMESTEP = 0.002
 MJCF = """<mujoco><option timestep="0.002"/><worldbody>
@@ -40,12 +37,7 @@ def record(tmp_path, seconds):
     path = tmp_path / "contacts.mcap"
     run_bridge("--config", str(config), "--set", "zmq.enabled=false", "--mode", "fast",
                "--duration", str(seconds), "--mcap", str(path))
-    decoded = collections.defaultdict(list)
-    with open(path, "rb") as f:
-        reader = make_reader(f, decoder_factories=[DecoderFactory()])
-        for schema, channel, message, m in reader.iter_decoded_messages(log_time_order=False):
-            decoded[channel.topic].append((message.log_time, schema.name, m))
-    return decoded
+    return by_topic(path)
 
 
 def mujoco_contacts(seconds):

@@ -4,14 +4,11 @@ is the body's pose on /tf of the same run: a free body falling under a slanted g
 that it moves east, north and down; the fix is checked against an independent WGS84
 conversion (iterated, where the bridge uses Bowring's closed form), the pressure against the
 standard atmosphere."""
-import collections
 import math
 
 import pytest
-from mcap.reader import make_reader
-from mcap_ros2.decoder import DecoderFactory
 
-from test_mcap import run_bridge
+from test_mcap import by_topic, run_bridge
 from test_sim_time import on_steps
 
 ORIGIN = {"latitude": 47.3977, "longitude": 8.5456, "altitude": 488.0, "heading": 30.0}
@@ -85,12 +82,7 @@ def geo_run(tmp_path, name, rate, noise, seconds):
     path = tmp_path / f"{name}.mcap"
     run_bridge("--config", str(config), "--set", "zmq.enabled=false", "--mode", "fast",
                "--duration", str(seconds), "--mcap", str(path))
-    decoded = collections.defaultdict(list)
-    with open(path, "rb") as f:
-        reader = make_reader(f, decoder_factories=[DecoderFactory()])
-        for _, channel, message, m in reader.iter_decoded_messages(log_time_order=False):
-            decoded[channel.topic].append((message.log_time, m))
-    return decoded
+    return {topic: [(t, m) for t, _, m in found] for topic, found in by_topic(path).items()}
 
 
 def site_positions(decoded):

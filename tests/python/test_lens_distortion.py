@@ -5,13 +5,9 @@ then through the plumb-bob equations with the config's coefficients, must be whe
 lies in the distorted image, and where the pinhole puts it in the image of the same camera
 without a lens; and the point cloud of the distorted image puts each ball's pixels where
 the ball is."""
-import collections
-
 import numpy as np
-from mcap.reader import make_reader
-from mcap_ros2.decoder import DecoderFactory
 
-from test_mcap import run_bridge
+from test_mcap import by_topic, run_bridge
 
 WIDTH, HEIGHT = 320, 240
 LENS = {"k1": -0.2, "k2": 0.05, "k3": 0.0, "p1": 0.003, "p2": -0.002}
@@ -43,11 +39,7 @@ def record(tmp_path, name, lens):
     path = tmp_path / f"{name}.mcap"
     run_bridge("--config", str(config), "--set", "zmq.enabled=false", "--mode", "fast",
                "--duration", "0.1", "--mcap", str(path))
-    decoded = collections.defaultdict(list)
-    with open(path, "rb") as f:
-        reader = make_reader(f, decoder_factories=[DecoderFactory()])
-        for _, channel, _, m in reader.iter_decoded_messages(log_time_order=False):
-            decoded[channel.topic].append(m)
+    decoded = {topic: [m for _, _, m in found] for topic, found in by_topic(path).items()}
     image = decoded["/eye/image_raw"][-1]
     assert (image.encoding, image.width, image.height) == ("rgb8", WIDTH, HEIGHT)
     pixels = np.frombuffer(bytes(image.data), np.uint8).reshape(HEIGHT, WIDTH, 3)

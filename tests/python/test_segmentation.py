@@ -5,14 +5,10 @@ there gives the class and the instance expected here, and each labelled body's p
 box. A crate and a ball with a cap stand before the camera; the crate's class comes from the
 config, the ball's from its MJCF user data (label 1: the crate's class, which has no id of
 its own, goes round it), the cap's from the config by geom name."""
-import collections
-
 import mujoco
 import numpy as np
-from mcap.reader import make_reader
-from mcap_ros2.decoder import DecoderFactory
 
-from test_mcap import run_bridge
+from test_mcap import by_topic, run_bridge
 
 WIDTH, HEIGHT = 160, 120
 MJCF = """<mujoco><worldbody>
@@ -53,12 +49,7 @@ def record(tmp_path):
     path = tmp_path / "segmentation.mcap"
     run_bridge("--config", str(config), "--set", "zmq.enabled=false", "--mode", "fast",
                "--duration", "0.2", "--mcap", str(path))
-    decoded = collections.defaultdict(list)
-    with open(path, "rb") as f:
-        reader = make_reader(f, decoder_factories=[DecoderFactory()])
-        for schema, channel, _, m in reader.iter_decoded_messages(log_time_order=False):
-            decoded[channel.topic].append((schema.name, m))
-    return decoded
+    return {topic: [(s, m) for _, s, m in found] for topic, found in by_topic(path).items()}
 
 
 def mujoco_geoms():
