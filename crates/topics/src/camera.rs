@@ -12,7 +12,7 @@ use super::{Plan, PlanError, Planned, Schedule, Topic, segmentation};
 use crate::model::pose;
 use crate::render::{Frame, PlannedCamera};
 use crate::Qos;
-use crate::convert::{frame_name, transform_stamped};
+use crate::convert::{frame_name, image_header, transform_stamped};
 use crate::messages::sensor_msgs::msg::{CameraInfo, Image, PointCloud2};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
@@ -121,21 +121,6 @@ pub fn add_noise(frame: &mut Frame, pixels: &mut Option<SensorNoise>, depth: &mu
             *metres = noise::range(f64::from(*metres), depth, 0, time) as f32;
         }
     }
-}
-
-/// An Image of `width` x `height` with `encoding`, rows of `step` bytes.
-pub(crate) fn image_header(image: &mut Image, frame: &Frame, frame_id: &str, encoding: &str, step: usize) {
-    image.header.stamp = crate::convert::time(frame.time);
-    if image.header.frame_id != frame_id {
-        image.header.frame_id = frame_id.to_string();
-    }
-    image.width = frame.width as u32;
-    image.height = frame.height as u32;
-    if image.encoding != encoding {
-        image.encoding = encoding.to_string();
-    }
-    image.is_bigendian = 0;
-    image.step = step as u32;
 }
 
 /// sensor_msgs/Image rgb8 of the frame.

@@ -1,11 +1,13 @@
 //! Conversions between simulation values and ROS 2 messages, one per kind of value: time,
 //! vectors, quaternions (ROS orders them x, y, z, w; MuJoCo w, x, y, z), poses, frame
-//! names. Everything else converts through these (and through the `From` conversions of
+//! names, a rendered frame's image header. Everything else converts through these (and through the `From` conversions of
 //! nalgebra's poses, which `crate::messages` holds).
 use crate::control::Trajectory;
 use crate::messages::builtin_interfaces::msg::Time;
 use crate::messages::geometry_msgs::msg::{Quaternion as RosQuaternion, Vector3 as RosVector3};
+use crate::messages::sensor_msgs::msg::Image;
 use crate::model::RobotMap;
+use crate::render::Frame;
 use nalgebra::Isometry3;
 
 /// A MuJoCo quaternion (w, x, y, z) as ROS's, as it is (a sensor's raw reading).
@@ -125,6 +127,21 @@ pub fn transform_stamped(
         child_frame_id: child,
         transform: at.into(),
     }
+}
+
+/// An Image of `width` x `height` with `encoding`, rows of `step` bytes.
+pub fn image_header(image: &mut Image, frame: &Frame, frame_id: &str, encoding: &str, step: usize) {
+    image.header.stamp = time(frame.time);
+    if image.header.frame_id != frame_id {
+        image.header.frame_id = frame_id.to_string();
+    }
+    image.width = frame.width as u32;
+    image.height = frame.height as u32;
+    if image.encoding != encoding {
+        image.encoding = encoding.to_string();
+    }
+    image.is_bigendian = 0;
+    image.step = step as u32;
 }
 
 #[cfg(test)]

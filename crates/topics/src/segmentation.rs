@@ -272,7 +272,7 @@ impl Labels {
 
 /// An rgb8 image of the frame's size with each pixel `pixel(geom)`.
 fn fill_map(image: &mut Image, frame: &Frame, frame_id: &str, pixel: impl Fn(i32) -> [u8; 3]) {
-    super::camera::image_header(image, frame, frame_id, "rgb8", frame.width * 3);
+    crate::convert::image_header(image, frame, frame_id, "rgb8", frame.width * 3);
     image.data.clear();
     image.data.reserve(frame.segments.len() * 3);
     for &geom in &frame.segments {
