@@ -14,24 +14,19 @@
 //!     joints: [shoulder_pan_joint, ...]
 //! ```
 //!
-//! A section's key is a node name as in any params file: `name`, `/name`, `/ns/name` or
-//! `/**` (every node). Parameters keep their nesting (`constraints.goal_time` is
-//! `constraints: {goal_time: ..}`); each controller type reads the ones it knows.
+//! A section's key is a node name as in any params file: `name`, `/name`, `/ns/name`,
+//! `/**` (every node) or `/**/name`, nested or joined (`config::params_file`). Parameters
+//! keep their nesting (`constraints.goal_time` is `constraints: {goal_time: ..}`); each
+//! controller type reads the ones it knows.
 use super::controller_params::ParamError;
 use super::diff_drive::{DIFF_DRIVE, DiffDrive};
+use super::params_file::{NodeSection, applies_to, is_every_node, node_sections};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The controller manager's node name, as ros2_control_node has it.
 pub const CONTROLLER_MANAGER: &str = "controller_manager";
-
-/// Whether a params file's section `key` (`name`, `/name`, `/ns/name` or `/**`) applies to
-/// node `node`.
-pub(super) fn applies_to(key: &str, node: &str) -> bool {
-    let key = key.trim_start_matches('/');
-    key == "**" || key == node || key.ends_with(&format!("/{node}"))
-}
 
 /// The controllers a file declares, in its order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -77,8 +72,8 @@ pub enum ControllersError {
     Yaml(String),
     #[error("a controllers file maps node names to ros__parameters")]
     NotNodes,
-    #[error("{field}: needs ros__parameters")]
-    NoParameters { field: String },
+    #[error(transparent)]
+    NoParameters(#[from] super::params_file::NoParameters),
     #[error("no {CONTROLLER_MANAGER} section (its ros__parameters name the controllers)")]
     NoManager,
     #[error("{field}: {reason}")]
@@ -99,8 +94,9 @@ impl ControllersFile {
         let Value::Object(nodes) = tree else {
             return Err(ControllersError::NotNodes);
         };
-        let section = |name: &str| node_params(&nodes, name);
-        let manager = section(CONTROLLER_MANAGER)?.ok_or(ControllersError::NoManager)?;
+        let sections = node_sections(&nodes)?;
+        let section = |name: &str| node_params(&sections, name);
+        let manager = section(CONTROLLER_MANAGER).ok_or(ControllersError::NoManager)?;
         let field = |name: &str| format!("{CONTROLLER_MANAGER}.ros__parameters.{name}");
         let mut file = Self {
             origin: origin.to_string(),
@@ -121,7 +117,7 @@ impl ControllersFile {
                         field: field(&format!("{name}.type")),
                         reason: "must name the controller's type".into(),
                     })?;
-                    let params = section(name)?.unwrap_or_default();
+                    let params = section(name).unwrap_or_default();
                     file.controllers
                         .insert(name.clone(), DeclaredController::new(type_name, params));
                 }
@@ -130,12 +126,12 @@ impl ControllersFile {
             }
         }
         // A controller may also give its type in its own section.
-        for key in nodes.keys() {
+        for key in sections.iter().map(|s| &s.key) {
             let name = key.rsplit('/').next().unwrap_or(key);
             if name == "**" || name == CONTROLLER_MANAGER || file.controllers.contains_key(name) {
                 continue;
             }
-            let Some(params) = section(name)? else {
+            let Some(params) = section(name) else {
                 continue;
             };
             if let Some(Value::String(type_name)) = params.get("type").filter(|_| !name.is_empty())
@@ -161,32 +157,23 @@ impl ControllersFile {
         let Value::Object(nodes) = tree else {
             return Err(ControllersError::NotNodes);
         };
-        node_params(&nodes, name)
+        Ok(node_params(&node_sections(&nodes)?, name))
     }
 }
 
-/// The parameters of node `name` in a params file's `nodes`: those of `/**`, then its own
-/// over them; None when no section applies.
-fn node_params(
-    nodes: &Map<String, Value>,
-    name: &str,
-) -> Result<Option<Map<String, Value>>, ControllersError> {
+/// The parameters of node `name` among a params file's `sections`: those of `/**`, then its
+/// own over them; None when no section applies.
+fn node_params(sections: &[NodeSection<'_>], name: &str) -> Option<Map<String, Value>> {
     let mut found: Option<Map<String, Value>> = None;
-    let mut ordered: Vec<(&String, &Value)> = nodes.iter().collect();
-    ordered.sort_by_key(|(key, _)| key.trim_start_matches('/') != "**");
-    for (key, value) in ordered {
-        if !applies_to(key, name) {
-            continue;
-        }
-        let Some(Value::Object(params)) = value.get("ros__parameters") else {
-            return Err(ControllersError::NoParameters { field: key.clone() });
-        };
+    let mut ordered: Vec<&NodeSection> = sections.iter().collect();
+    ordered.sort_by_key(|section| !is_every_node(&section.key));
+    for section in ordered.into_iter().filter(|s| applies_to(&s.key, name)) {
         let into = found.get_or_insert_with(Map::new);
-        for (name, value) in params {
+        for (name, value) in section.params {
             into.insert(name.clone(), value.clone());
         }
     }
-    Ok(found)
+    found
 }
 
 #[cfg(test)]
@@ -269,6 +256,40 @@ gripper_controller:
         assert_eq!(
             error("[1, 2]"),
             "a controllers file maps node names to ros__parameters"
+        );
+    }
+
+    #[test]
+    fn node_names_nested_under_a_wildcard_are_sections() {
+        let file = ControllersFile::parse(
+            "/**:\n  controller_manager:\n    ros__parameters:\n      update_rate: 50\n      diffdrive_controller: {type: diff_drive_controller/DiffDriveController}\n  diffdrive_controller:\n    ros__parameters: {wheel_radius: 0.04}\n",
+            "nested.yaml",
+        )
+        .unwrap();
+        assert_eq!(file.update_rate, Some(50.0));
+        let drive = &file.controllers["diffdrive_controller"];
+        assert_eq!(drive.type_name, "diff_drive_controller/DiffDriveController");
+        assert_eq!(drive.params["wheel_radius"], 0.04);
+    }
+
+    #[test]
+    fn husarion_rosbot_controllers_are_read_as_they_are() {
+        let path = crate::source_root().join(
+            "../shared/robots/gazebo/rosbot/rosbot_controller/config/diff_drive_controller.yaml",
+        );
+        let Ok(file) = ControllersFile::read(&path) else {
+            eprintln!("skipped: no {}", path.display());
+            return;
+        };
+        assert_eq!(file.update_rate, Some(20.0));
+        let drive = &file.controllers["rosbot_base_controller"];
+        assert_eq!(
+            drive.params["left_wheel_names"].as_array().unwrap().len(),
+            2
+        );
+        assert_eq!(
+            file.controllers["imu_broadcaster"].params["sensor_name"],
+            "imu"
         );
     }
 

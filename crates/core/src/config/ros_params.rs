@@ -4,7 +4,7 @@
 //! its namespaced name or `/**`) and `-p name:=value`. Parameter `config` names the robot
 //! config (relative to the params file's folder); every other parameter is a config field
 //! path such as `sim.mode` or `ros.rates.joint_states`, nested maps joined with dots.
-use super::controllers::applies_to;
+use super::params_file::{applies_to, is_every_node, node_sections};
 use crate::error::InputError;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -174,15 +174,14 @@ impl RosParams {
             ));
         };
         let base = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let sections = node_sections(&nodes)
+            .map_err(|e| InputError::new(&origin, "needs ros__parameters").at(e.key))?;
         // A file that names controllers for ros2_control_node's controller manager (as a
         // bringup gives it to ros2_control_node) is the first robot's controllers file.
-        let declares_controllers = nodes.iter().any(|(key, section)| {
-            key.trim_start_matches('/') != "**"
-                && applies_to(key, super::controllers::CONTROLLER_MANAGER)
-                && section
-                    .get("ros__parameters")
-                    .and_then(Value::as_object)
-                    .is_some_and(|p| p.values().any(|v| v.get("type").is_some()))
+        let declares_controllers = sections.iter().any(|section| {
+            !is_every_node(&section.key)
+                && applies_to(&section.key, super::controllers::CONTROLLER_MANAGER)
+                && section.params.values().any(|v| v.get("type").is_some())
         });
         if declares_controllers {
             let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
@@ -190,15 +189,11 @@ impl RosParams {
             self.overrides
                 .push(format!("robots.0.controllers={quoted}"));
         }
-        for (key, section) in &nodes {
-            if !applies_to(key, node) {
-                continue;
-            }
-            let Some(parameters) = section.get("ros__parameters") else {
-                return Err(InputError::new(&origin, "needs ros__parameters").at(key.clone()));
-            };
+        for section in sections.iter().filter(|s| applies_to(&s.key, node)) {
             let mut flat = Vec::new();
-            flatten("", parameters, &mut flat);
+            for (name, value) in section.params {
+                flatten(name, value, &mut flat);
+            }
             for (name, value) in flat {
                 self.take(&name, &value, &base, &origin)?;
             }
@@ -257,6 +252,29 @@ mod tests {
             params.overrides,
             [format!("robots.0.controllers=\"{path}\"")]
         );
+    }
+
+    #[test]
+    fn node_names_nested_under_a_wildcard_are_read_as_rcl_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("robot.yaml");
+        std::fs::write(
+            &file,
+            "/**:\n  controller_manager:\n    ros__parameters:\n      drive: {type: diff_drive_controller/DiffDriveController}\n  drive:\n    ros__parameters: {wheel_radius: 0.04}\n  mujoco_bridge:\n    ros__parameters:\n      sim: {speed: 2}\n",
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let params = RosParams::from_ros_args(&args(&["--params-file", path])).unwrap();
+        assert_eq!(
+            params.overrides,
+            [
+                format!("robots.0.controllers=\"{path}\""),
+                "sim.speed=2".into()
+            ]
+        );
+        std::fs::write(&file, "/**:\n  mujoco_bridge:\n    sim: {speed: 2}\n").unwrap();
+        let e = RosParams::from_ros_args(&args(&["--params-file", path])).unwrap_err();
+        assert!(e.to_string().contains("/**/mujoco_bridge"), "{e}");
     }
 
     #[test]
