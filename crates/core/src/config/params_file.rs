@@ -47,7 +47,7 @@ fn collect<'a>(
                 params,
             }),
             // A deeper namespace or node name.
-            (_, Value::Object(_)) if name != PARAMETERS => collect(join(&key, name), inner, into)?,
+            (_, Value::Object(_)) => collect(join(&key, name), inner, into)?,
             // A parameter where a node's name should be, or parameters that are no map.
             _ => return Err(NoParameters { key }),
         }
