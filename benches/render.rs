@@ -210,6 +210,8 @@ fn lidar_config() -> LidarConfig {
         range_max: 30.0,
         resolution: 0.0,
         rate: 10.0,
+        topic: None,
+        frame_id: None,
     }
 }
 

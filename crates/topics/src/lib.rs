@@ -444,7 +444,8 @@ pub fn robot_prefixed(config: &Config, robots: &[RobotMap], robot: usize) -> boo
 
 /// A topic of robot `robot_name` of `config`, under its namespace when `prefixed`.
 pub fn robot_topic(config: &Config, robot_name: &str, prefixed: bool, name: &str) -> String {
-    if !prefixed {
+    // An absolute name is in no robot's namespace.
+    if !prefixed || name.starts_with('/') {
         return name.to_string();
     }
     let namespace = config

@@ -26,15 +26,31 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for (index, lidar) in plan.sensors.lidars.iter().cloned().enumerate() {
         let (map, prefixed) = (&plan.robots[lidar.robot], plan.prefixed(lidar.robot));
         let parent = frame_name("world", map, lidar.spec.body, prefixed);
-        let frame_id = if prefixed {
-            format!("{}/{}_frame", map.name, lidar.name)
-        } else {
-            format!("{}_frame", lidar.name)
+        let frame_id = match &lidar.frame_id {
+            // A frame given exists already: its link's (named as tf names the link, prefixed
+            // where robots share the world) or another the user publishes.
+            Some(frame) => {
+                let link = map.bodies.iter().find(|b| b.id == lidar.spec.body);
+                match link {
+                    Some(link) if &link.name == frame => parent.clone(),
+                    _ => frame.clone(),
+                }
+            }
+            None => {
+                let frame_id = if prefixed {
+                    format!("{}/{}_frame", map.name, lidar.name)
+                } else {
+                    format!("{}_frame", lidar.name)
+                };
+                let at = pose::isometry(&lidar.spec.xyz, &lidar.spec.quat_wxyz);
+                plan.add_static_frame(transform_stamped(parent, frame_id.clone(), &at));
+                frame_id
+            }
         };
-        let at = pose::isometry(&lidar.spec.xyz, &lidar.spec.quat_wxyz);
-        plan.add_static_frame(transform_stamped(parent, frame_id.clone(), &at));
         let planar = lidar.channels == 1;
-        let name = format!("{}/{}", lidar.name, if planar { "scan" } else { "points" });
+        let name = lidar.topic.clone().unwrap_or_else(|| {
+            format!("{}/{}", lidar.name, if planar { "scan" } else { "points" })
+        });
         let topic = Topic {
             name: plan.robot_topic(lidar.robot, &name),
             schedule: Schedule::Rate {

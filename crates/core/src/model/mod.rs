@@ -4,6 +4,7 @@
 pub mod asset_cache;
 mod cameras;
 mod declared_bases;
+mod declared_gazebo;
 pub mod declared_sensors;
 pub mod export;
 pub mod gains;
@@ -319,6 +320,7 @@ fn build(
     let mut world_config = config.clone();
     for (robot, loaded) in world_config.robots.iter_mut().zip(&robots_loaded) {
         add_initial_keyframe(robot, &loaded.ros2_control.initial_positions);
+        declared_gazebo::apply(robot, &loaded.gazebo, &loaded.origin);
     }
     // Named now, filled in once the compiled model says where each joint lies: one compile
     // less (meshes are processed again at each; Go1 builds in half the time).
@@ -347,7 +349,7 @@ fn build(
     declared_bases::apply(&mut world_config, &model, &robots, &declared_controllers);
     declared_sensors::apply(&mut world_config, &model, &robots, &declared_controllers);
     let broadcaster_gates = Arc::new(declared_sensors::BroadcasterGates::of(&world_config));
-    let sensors = sensors::SensorPlan::of(&model, &robots, config)
+    let sensors = sensors::SensorPlan::of(&model, &robots, &world_config)
         .map_err(|e| InputError::new(&config.origin, e.to_string()))?;
     check_caps(config, &model, &sensors)?;
     // A diverging step is answered by the physics thread (`sim.on_divergence`), not by

@@ -19,6 +19,8 @@ pub struct LoadedRobot {
     pub urdf: Option<String>,
     /// What a URDF's `<ros2_control>` and simulator plugin give the controller manager.
     pub ros2_control: super::urdf::Ros2Control,
+    /// The sensors a URDF's `<gazebo>` blocks declare.
+    pub gazebo: super::urdf::GazeboSensors,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<super::gains::RuledServo>,
     pub warnings: Vec<String>,
@@ -141,6 +143,7 @@ impl LoadedRobot {
             origin,
             urdf: None,
             ros2_control: Default::default(),
+            gazebo: Default::default(),
             ruled_servos: Vec::new(),
             warnings: Vec::new(),
             base_rule: None,
@@ -279,6 +282,7 @@ fn load_urdf(source: &Source, patterns: &[Vec<regex::Regex>]) -> InputResult<Loa
         origin,
         urdf: Some(converted.urdf),
         ros2_control: converted.ros2_control,
+        gazebo: converted.gazebo,
         ruled_servos: converted.ruled_servos,
         warnings,
         base_rule: Some(format!(

@@ -175,6 +175,9 @@ pub struct PlannedLidar {
     pub azimuth: (f64, f64),
     /// The step its ranges are read in, metres (0: as cast).
     pub resolution: f64,
+    /// Its topic and frame as the config gives them (None: named after it).
+    pub topic: Option<String>,
+    pub frame_id: Option<String>,
     /// Where it sits, its rays and range limits, as the caster takes them.
     pub spec: LidarSpec,
 }
@@ -257,6 +260,8 @@ fn plan_lidars(
                 samples: lidar.samples as usize,
                 azimuth,
                 resolution: lidar.resolution,
+                topic: lidar.topic.clone(),
+                frame_id: lidar.frame_id.clone(),
                 spec: LidarSpec {
                     body,
                     xyz: lidar.xyz,
@@ -309,6 +314,8 @@ mod tests {
             range_max: 10.0,
             resolution: 0.0,
             rate: 10.0,
+            topic: None,
+            frame_id: None,
         }
     }
 

@@ -6,10 +6,11 @@ use serde::Deserialize;
 /// The most rays one lidar casts per scan.
 pub const MAX_RAYS: u64 = 1 << 20;
 
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LidarConfig {
-    /// Topic namespace; the lidar's frame is `{name}_frame`.
+    /// Its name: the topic namespace and frame unless `topic` and `frame_id` say otherwise,
+    /// and the key of its `noise:` entry.
     pub name: String,
     /// The body it sits on (its name without the robot prefix; a URDF link's name).
     pub body: String,
@@ -43,6 +44,14 @@ pub struct LidarConfig {
     /// Scans per second at most (while someone subscribes).
     #[serde(default = "default_rate")]
     pub rate: f64,
+    /// The topic, as written (default `{name}/scan` or `{name}/points`).
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// The frame its messages name (default `{name}_frame`, which /tf_static places on the
+    /// body). A frame given is taken as one that exists (its link's, as a Gazebo sensor names
+    /// its data): no transform is published for it.
+    #[serde(default)]
+    pub frame_id: Option<String>,
 }
 
 fn default_channels() -> u32 {

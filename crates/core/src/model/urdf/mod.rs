@@ -3,6 +3,7 @@
 //! rely on and writes MJCF text that MuJoCo then compiles. Real-world files are read as
 //! forgivingly as ROS's tools read them (`reader`), with every repair reported (`repairs`).
 mod base;
+mod gazebo;
 mod inertia;
 mod interfaces;
 mod mesh;
@@ -11,6 +12,7 @@ mod reader;
 mod repairs;
 
 pub use base::BaseRule;
+pub use gazebo::{GazeboLidar, GazeboSensors};
 pub use interfaces::{ActuatorRequest, CommandKind, Ros2Control};
 pub use packages::PackageResolver;
 pub use repairs::{Repair, RepairKind, Repairs};
@@ -66,6 +68,8 @@ pub struct ConvertedUrdf {
     pub urdf: String,
     /// What its `<ros2_control>` and simulator plugin give the controller manager.
     pub ros2_control: interfaces::Ros2Control,
+    /// The sensors its `<gazebo>` blocks declare.
+    pub gazebo: GazeboSensors,
     /// Generated servos whose gains come from the rule once the model is compiled.
     pub ruled_servos: Vec<RuledServo>,
     /// Why each moving joint got a servo, when the URDF declares no actuator.
@@ -971,6 +975,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         warnings: converter.warnings,
         urdf: text.to_string(),
         ros2_control,
+        gazebo: gazebo::read(&converter.doc),
         ruled_servos: converter.ruled_servos,
         actuator_rule: converter.actuator_rule,
         geometry_mass_links: converter.geometry_mass_links,
