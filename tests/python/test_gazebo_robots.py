@@ -2,7 +2,7 @@
 ../shared/robots/gazebo, expanded by the real xacro through an ament prefix (as their launch
 files expand them), loaded with --urdf. Their `<gazebo>` lidars publish on the topic their
 users read (gz-sim's `<topic>`, Classic's `~/out` remapping) in the frame they name, at their
-rate, and see a wall spawned where the test puts it. rclpy is the client, in the suite's
+rate, and see a wall spawned where the test puts it; so do their IMUs and cameras. rclpy is the client, in the suite's
 private network namespace."""
 import math
 import os
@@ -14,7 +14,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import LaserScan  # noqa: E402
 
-from conftest import REPO, Bridge, latest_message  # noqa: E402
+from conftest import REPO, Bridge, latest_message, spin_until  # noqa: E402
 from test_ros_spawn import spawn, spawn_request  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -25,12 +25,59 @@ GAZEBO = REPO.parent / "shared" / "robots" / "gazebo"
 PACKAGES = [
     "nav2_minimal_tb4/nav2_minimal_tb4_description",
     "linorobot2/linorobot2_description",
+    "rosbot/rosbot_description",
+    "rosbot/ros_components_description",
+    "rosbot/rosbot_controller",
 ]
 XACRO = REPO / ".deps" / "venv" / "bin" / "xacro"
 # A slab whose near face is 2 m ahead of the robot's origin, on the floor, 2 m tall.
 WALL = """<mujoco model="wall"><worldbody>
-  <body name="slab" pos="2.1 0 1"><geom type="box" size="0.1 3 1"/></body>
+  <body name="slab" pos="2.1 0 1"><geom type="box" size="0.1 3 1" rgba="0.8 0.2 0.2 1"/></body>
 </worldbody></mujoco>"""
+
+
+class Robot:
+    """One upstream robot: how its launch expands it, its lidar facing the wall, and every
+    sensor it declares as (topic, type, frame, Hz)."""
+
+    def __init__(self, entry, args, lidar, sensors, fov):
+        self.entry, self.args, self.sensors = entry, args, sensors
+        # camera_info topic: the camera's <horizontal_fov> in radians
+        self.fov = fov
+        # topic, frame, rays, range_max, the lidar frame's yaw on the robot
+        self.scan, self.scan_frame, self.rays, self.range_max, self.yaw = lidar
+
+
+ROBOTS = {
+    "linorobot2 (Classic)": Robot(
+        "linorobot2/linorobot2_description/urdf/robots/2wd.urdf.xacro", [],
+        ("scan", "laser", 360, 12.0, 0.0),
+        [("imu/data", "Imu", "imu_link", 20), ("scan", "LaserScan", "laser", 10),
+         ("/camera/color/image_raw", "Image", "camera_depth_link", 30),
+         ("/camera/depth/image_rect_raw", "Depth", "camera_depth_link", 30),
+         ("/camera/color/camera_info", "CameraInfo", "camera_depth_link", 30)],
+        {"/camera/color/camera_info": 1.50098}),
+    "turtlebot4 (gz-sim)": Robot(
+        "nav2_minimal_tb4/nav2_minimal_tb4_description/urdf/standard/turtlebot4.urdf.xacro", [],
+        ("scan", "rplidar_link", 360, 20.0, math.pi / 2),
+        [("imu", "Imu", "imu_link", 200), ("scan", "LaserScan", "rplidar_link", 10),
+         ("rgbd_camera/image", "Image", "oakd_rgb_camera_optical_frame", 10),
+         ("rgbd_camera/depth_image", "Depth", "oakd_rgb_camera_optical_frame", 10),
+         ("rgbd_camera/camera_info", "CameraInfo", "oakd_rgb_camera_optical_frame", 10)],
+        {"rgbd_camera/camera_info": 1.25}),
+    "rosbot (Ignition)": Robot(
+        "rosbot/rosbot_description/urdf/rosbot.urdf.xacro",
+        ["mecanum:=False", "use_sim:=True", "use_gpu:=True", "simulation_engine:=ignition-gazebo",
+         "namespace:="],
+        ("scan", "laser", 1600, 10.0, math.pi),
+        [("imu/data_raw", "Imu", "imu_link", 25), ("scan", "LaserScan", "laser", 10),
+         *[(f"range/{c}", "LaserScan", f"{c}_range", 5) for c in ("fl", "fr", "rl", "rr")],
+         ("camera/color/image_raw", "Image", "camera_color_optical_frame", 30),
+         ("camera/color/camera_info", "CameraInfo", "camera_color_optical_frame", 30),
+         ("camera/depth/image_raw", "Depth", "camera_depth_optical_frame", 10),
+         ("camera/depth/camera_info", "CameraInfo", "camera_depth_optical_frame", 10)],
+        {"camera/color/camera_info": 1.0472, "camera/depth/camera_info": 1.0472}),
+}
 
 
 def prefix(root):
@@ -44,51 +91,107 @@ def prefix(root):
     return root
 
 
-def expand(tmp_path, entry):
+def expand(tmp_path, robot):
     root = prefix(tmp_path / "prefix")
     env = dict(os.environ, AMENT_PREFIX_PATH=str(root))
-    urdf = tmp_path / (pathlib.Path(entry).stem + ".urdf")
-    urdf.write_text(subprocess.run([str(XACRO), str(GAZEBO / entry)], env=env, check=True,
-                                   capture_output=True, text=True).stdout)
+    urdf = tmp_path / (pathlib.Path(robot.entry).stem + ".urdf")
+    expanded = subprocess.run([str(XACRO), str(GAZEBO / robot.entry), *robot.args], env=env,
+                              check=True, capture_output=True, text=True)
+    urdf.write_text(expanded.stdout)
     return urdf, env
 
 
-@pytest.fixture(params=[
-    # entry, topic, frame, rays, range_max, the lidar link's yaw on the robot
-    ("linorobot2/linorobot2_description/urdf/robots/2wd.urdf.xacro", "scan", "laser", 360, 12.0, 0.0),
-    ("nav2_minimal_tb4/nav2_minimal_tb4_description/urdf/standard/turtlebot4.urdf.xacro",
-     "scan", "rplidar_link", 360, 20.0, math.pi / 2),
-], ids=["linorobot2 (Classic)", "turtlebot4 (gz-sim)"])
+@pytest.fixture(params=list(ROBOTS), ids=list(ROBOTS))
 def robot(request, tmp_path, monkeypatch):
     if not GAZEBO.exists() or not XACRO.exists():
         pytest.skip("../shared/robots/gazebo or xacro is not there")
-    entry, *expected = request.param
-    urdf, env = expand(tmp_path, entry)
+    described = ROBOTS[request.param]
+    urdf, env = expand(tmp_path, described)
     # The bridge resolves package:// meshes through the same prefix.
     monkeypatch.setenv("AMENT_PREFIX_PATH", env["AMENT_PREFIX_PATH"])
     config = tmp_path / "robot.yaml"
-    config.write_text(f"robots:\n  - name: {urdf.stem.replace('.', '_')}\n    urdf: {urdf}\n")
+    # Gazebo's empty world: a ground plane and a sun.
+    config.write_text(f"world: {{floor: true, light: true}}\nrobots:\n  - name: {urdf.stem.replace('.', '_')}\n    urdf: {urdf}\n")
     bridge = Bridge(str(config), extra_args=["--set", f'requests.file_roots=["{tmp_path}"]'])
-    yield bridge, expected
+    yield bridge, described
     bridge.close()
 
 
-def test_a_gazebo_lidar_publishes_where_its_users_read_it_and_sees_the_wall(robot, ros):
-    bridge, (topic, frame, rays, range_max, yaw) = robot
-    from simulation_interfaces.msg import Result
-
-    spawned = spawn(ros, spawn_request("wall", text=WALL))
-    assert spawned.result.result == Result.RESULT_OK, spawned.result.error_message
-    bridge.console("realtime")
-    scan = latest_message(ros, LaserScan, topic)
-    assert scan.header.frame_id == frame
-    assert len(scan.ranges) == rays
-    assert abs(scan.range_max - range_max) < 1e-6
+def check_scan(ros, robot):
+    scan = latest_message(ros, LaserScan, robot.scan)
+    assert scan.header.frame_id == robot.scan_frame
+    assert len(scan.ranges) == robot.rays
+    assert abs(scan.range_max - robot.range_max) < 1e-6
     # The beam along the robot's +x: at -yaw in the lidar's frame (angles taken round a turn).
     def off_ahead(i):
-        angle = scan.angle_min + i * scan.angle_increment + yaw
+        angle = scan.angle_min + i * scan.angle_increment + robot.yaw
         return abs(math.remainder(angle, 2 * math.pi))
-    ahead = min(range(rays), key=off_ahead)
-    print(f"{topic}: {len(scan.ranges)} rays in {frame}, {scan.ranges[ahead]:.3f} m ahead")
+    ahead = min(range(robot.rays), key=off_ahead)
+    print(f"{robot.scan}: {len(scan.ranges)} rays in {robot.scan_frame}, "
+          f"{scan.ranges[ahead]:.3f} m ahead")
     assert 1.7 < scan.ranges[ahead] < 2.1, "the wall 2 m ahead of the robot"
-    assert math.isinf(scan.ranges[(ahead + rays // 2) % rays]), "nothing behind"
+    assert math.isinf(scan.ranges[(ahead + robot.rays // 2) % robot.rays]), "nothing behind"
+
+
+def period(stamps):
+    """Seconds between samples: the mean gap, leaving out a frame a renderer skipped (a gap
+    of two). Samples fall on steps, so a rate that does not divide the step rate alternates
+    between the gaps either side of its period (200 Hz on 2 ms steps: 4 and 6 ms)."""
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+    single = [g for g in gaps if g < 1.6 * gaps[len(gaps) // 2]]
+    return sum(single) / len(single)
+
+
+def check_image(topic, message, depth):
+    import numpy
+
+    if depth:
+        assert message.encoding == "32FC1"
+        metres = numpy.frombuffer(bytes(message.data), dtype=numpy.float32)
+        middle = metres.reshape(message.height, message.width)[message.height // 2, message.width // 2]
+        print(f"{topic}: {message.width}x{message.height}, {middle:.3f} m in the middle")
+        assert 1.5 < middle < 2.15, "the wall ahead of the camera"
+    else:
+        assert message.encoding == "rgb8"
+        values = numpy.frombuffer(bytes(message.data), dtype=numpy.uint8)
+        print(f"{topic}: {message.width}x{message.height}, {len(set(values[::7]))} shades")
+        assert len(set(values[::7])) > 10, "the image is not blank"
+
+
+def test_a_gazebo_robot_runs_unchanged_and_every_sensor_it_declares_publishes(robot, ros):
+    """Each `<gazebo>` sensor on its topic with its type, frame and rate (in sim time); the
+    lidar sees the wall the world puts ahead, the camera sees it too."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import CameraInfo, Image, Imu
+    from simulation_interfaces.msg import Result
+
+    bridge, described = robot
+    spawned = spawn(ros, spawn_request("wall", text=WALL))
+    assert spawned.result.result == Result.RESULT_OK, spawned.result.error_message
+    # A quarter of real time: the renderer keeps up with every camera's rate on a CPU.
+    bridge.console("realtime")
+    bridge.console("speed 0.25")
+    check_scan(ros, described)
+    types = {"Imu": Imu, "LaserScan": LaserScan, "Image": Image, "Depth": Image,
+             "CameraInfo": CameraInfo}
+    received = {}
+    for topic, kind, _, _ in described.sensors:
+        received[topic] = []
+        ros.create_subscription(types[kind], topic, received[topic].append,
+                                QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    spin_until(ros, lambda: all(len(m) >= 8 for m in received.values()), timeout=120,
+               what="8 messages on every sensor topic")
+    for topic, kind, frame, hz in described.sensors:
+        messages = received[topic]
+        stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in messages]
+        measured = 1.0 / period(stamps)
+        print(f"{topic}: {kind} in {messages[-1].header.frame_id} at {measured:.1f} Hz")
+        assert messages[-1].header.frame_id == frame, topic
+        assert abs(measured - hz) < 0.1 * hz, f"{topic}: {measured:.1f} Hz, declared {hz}"
+        if kind in ("Image", "Depth"):
+            check_image(topic, messages[-1], kind == "Depth")
+        if kind == "CameraInfo":
+            info = messages[-1]
+            fov = 2 * math.atan(info.width / 2 / info.k[0])
+            print(f"{topic}: {info.width}x{info.height}, horizontal field of view {fov:.4f} rad")
+            assert abs(fov - described.fov[topic]) < 1e-3, topic

@@ -45,6 +45,13 @@ impl View {
             raw.flags[MjtRndFlag::mjRND_REFLECTION as usize] = full as u8;
             for eye in raw.camera.iter_mut() {
                 if let Some(near) = self.spec.near {
+                    // The frustum's sides are given at the near plane: moving it keeps the
+                    // field of view only when they scale with it.
+                    let scale = near as f32 / eye.frustum_near;
+                    eye.frustum_center *= scale;
+                    eye.frustum_width *= scale;
+                    eye.frustum_bottom *= scale;
+                    eye.frustum_top *= scale;
                     eye.frustum_near = near as f32;
                 }
                 if let Some(far) = self.spec.far {

@@ -12,14 +12,14 @@ use super::{Plan, PlanError, Planned, Schedule, Topic, segmentation};
 use crate::model::pose;
 use crate::render::{Frame, PlannedCamera};
 use crate::Qos;
-use crate::convert::{frame_name, image_header, transform_stamped};
+use crate::convert::{frame_name, given_frame, image_header, transform_stamped};
 use crate::messages::sensor_msgs::msg::{CameraInfo, Image, PointCloud2};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 pub struct Camera {
     /// The camera's index at the renderer.
     pub index: usize,
-    pub image: Topic,
+    pub image: Option<Topic>,
     pub depth: Option<Topic>,
     pub points: Option<Topic>,
     pub info: Topic,
@@ -42,16 +42,20 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             },
             qos: Qos::IMAGES,
         };
+        let named = |given: &Option<String>, default: String| topic(given.clone().unwrap_or(default));
+        let names = &camera.topics;
         let planned = Camera {
             index,
-            image: topic(format!("{}/image_raw", camera.name)),
+            image: camera
+                .image_topic
+                .then(|| named(&names.image, format!("{}/image_raw", camera.name))),
             depth: camera
                 .depth_topic
-                .then(|| topic(format!("{}/depth/image_raw", camera.name))),
+                .then(|| named(&names.depth, format!("{}/depth/image_raw", camera.name))),
             points: camera
                 .points_topic
-                .then(|| topic(format!("{}/points", camera.name))),
-            info: topic(format!("{}/camera_info", camera.name)),
+                .then(|| named(&names.points, format!("{}/points", camera.name))),
+            info: named(&names.camera_info, format!("{}/camera_info", camera.name)),
             rate: camera.rate,
             frame_id,
             pixel_noise: noise::named(plan, camera.robot, &camera.name, 1, 0.0),
@@ -68,8 +72,12 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
 }
 
 /// Adds `{name}_optical_frame` on the camera's body to the fixed frames; returns its name.
+/// A frame the config names is taken as one that exists.
 fn optical_frame(plan: &mut Plan, camera: &PlannedCamera) -> String {
     let (model, map, prefixed) = (plan.model, &plan.robots[camera.robot], plan.prefixed(camera.robot));
+    if let Some(given) = &camera.frame_id {
+        return given_frame(given, map, prefixed);
+    }
     let id = camera.spec.camera;
     let body = model.cam_bodyid()[id] as usize;
     let parent = frame_name("world", map, body, prefixed);
@@ -92,7 +100,7 @@ fn optical_frame(plan: &mut Plan, camera: &PlannedCamera) -> String {
 
 impl Planned for Camera {
     fn topic(&self) -> &Topic {
-        &self.image
+        self.image.as_ref().or(self.depth.as_ref()).unwrap_or(&self.info)
     }
 
     #[cfg(test)]

@@ -113,6 +113,15 @@ pub fn frame_name(world_frame: &str, robot: &RobotMap, body: usize, prefixed: bo
     }
 }
 
+/// A frame a sensor's config names: a link of the robot's as tf names it (prefixed where
+/// robots share the world), else as given (a frame someone else publishes).
+pub fn given_frame(given: &str, robot: &RobotMap, prefixed: bool) -> String {
+    match robot.bodies.iter().find(|b| b.name == given) {
+        Some(link) => frame_name("world", robot, link.id, prefixed),
+        None => given.to_string(),
+    }
+}
+
 /// The transform `parent -> child` (stamped later, when it is sent).
 pub fn transform_stamped(
     parent: String,

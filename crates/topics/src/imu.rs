@@ -4,7 +4,7 @@ use super::noise::{self, SensorNoise};
 use super::sensors::{self, Sensor};
 use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
-use crate::convert::{frame_name, quaternion_wxyz, vector};
+use crate::convert::{frame_name, given_frame, quaternion_wxyz, vector};
 use crate::messages::sensor_msgs::msg::Imu as ImuMsg;
 use mujoco_rs::prelude::MjtSensor;
 
@@ -62,7 +62,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 });
             }
             let frame_id = match (&imu.frame_id, site) {
-                (Some(frame), _) => frame.clone(),
+                (Some(frame), _) => given_frame(frame, &plan.robots[robot], plan.prefixed(robot)),
                 (None, Some(site)) => sensors::site_frame(plan, robot, site, false),
                 (None, None) => {
                     let map = &plan.robots[robot];

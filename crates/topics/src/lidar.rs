@@ -10,7 +10,7 @@ use super::{Plan, PlanError, Planned, Schedule, Topic};
 use crate::model::pose;
 use crate::render::{PlannedLidar, Scan};
 use crate::Qos;
-use crate::convert::{frame_name, transform_stamped};
+use crate::convert::{frame_name, given_frame, transform_stamped};
 use crate::messages::sensor_msgs::msg::{LaserScan, PointCloud2};
 
 pub struct Lidar {
@@ -27,15 +27,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         let (map, prefixed) = (&plan.robots[lidar.robot], plan.prefixed(lidar.robot));
         let parent = frame_name("world", map, lidar.spec.body, prefixed);
         let frame_id = match &lidar.frame_id {
-            // A frame given exists already: its link's (named as tf names the link, prefixed
-            // where robots share the world) or another the user publishes.
-            Some(frame) => {
-                let link = map.bodies.iter().find(|b| b.id == lidar.spec.body);
-                match link {
-                    Some(link) if &link.name == frame => parent.clone(),
-                    _ => frame.clone(),
-                }
-            }
+            Some(frame) => given_frame(frame, map, prefixed),
             None => {
                 let frame_id = if prefixed {
                     format!("{}/{}_frame", map.name, lidar.name)

@@ -24,7 +24,7 @@ pub use names::{NamedId, RobotMap};
 pub use summary::summary;
 
 use crate::config::controllers::ControllersFile;
-use crate::config::{Config, full_match_regex};
+use crate::config::{Config, RobotConfig, full_match_regex};
 use crate::error::{InputError, InputResult};
 use mujoco_rs::prelude::*;
 use nalgebra::{UnitQuaternion, Vector3};
@@ -141,6 +141,8 @@ struct Attached {
     /// Each robot as loaded (its spec attached to the world): origin, URDF text and load
     /// notes go to its name map after compiling.
     robots_loaded: Vec<LoadedRobot>,
+    /// Each robot's config with what its URDF's `<gazebo>` sensors add.
+    robot_configs: Vec<RobotConfig>,
     warnings: Vec<String>,
     /// `<size memory>` in bytes, -1 when none asks: a floor, never a ceiling (see
     /// `compile_sized`).
@@ -155,21 +157,26 @@ fn attach_robots(
 ) -> InputResult<Attached> {
     let mut warnings = Vec::new();
     let mut robots_loaded = Vec::new();
+    let mut robot_configs = Vec::new();
     let mut asked_memory = -1;
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
-        cameras::mount(
-            config.robots[index].listed_cameras(),
-            &mut loaded.spec,
-            &config.origin,
-            index,
-        )?;
-        point_sensors::mount(
+        declared_gazebo::report(&loaded.gazebo, &loaded.origin);
+        let imus = declared_gazebo::mount_imus(&loaded.gazebo, &mut loaded.spec, &loaded.origin);
+        let robot = declared_gazebo::with_sensors(
             &config.robots[index],
+            &loaded.gazebo,
+            &imus,
+            &loaded.origin,
+        );
+        cameras::mount(
+            robot.listed_cameras(),
             &mut loaded.spec,
             &config.origin,
             index,
         )?;
+        point_sensors::mount(&robot, &mut loaded.spec, &config.origin, index)?;
+        robot_configs.push(robot);
         if let Some(assets) = export {
             assets.take(&mut loaded.spec, &config.robots[index].name)?;
         }
@@ -211,6 +218,7 @@ fn attach_robots(
     }
     Ok(Attached {
         robots_loaded,
+        robot_configs,
         warnings,
         asked_memory,
     })
@@ -302,6 +310,7 @@ fn build(
     }
     let Attached {
         robots_loaded,
+        robot_configs,
         warnings,
         asked_memory,
     } = attach_robots(config, &mut world, export)?;
@@ -318,9 +327,9 @@ fn build(
     // The world's own config: with what the robots' files give (initial positions here,
     // bases and sensor topics below).
     let mut world_config = config.clone();
+    world_config.robots = robot_configs;
     for (robot, loaded) in world_config.robots.iter_mut().zip(&robots_loaded) {
         add_initial_keyframe(robot, &loaded.ros2_control.initial_positions);
-        declared_gazebo::apply(robot, &loaded.gazebo, &loaded.origin);
     }
     // Named now, filled in once the compiled model says where each joint lies: one compile
     // less (meshes are processed again at each; Go1 builds in half the time).

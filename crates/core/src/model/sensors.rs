@@ -68,13 +68,17 @@ pub struct PlannedCamera {
     pub name: String,
     /// Frames per second at most.
     pub rate: f64,
-    /// Topics wanted besides the image: the depth image, the point cloud.
+    /// Topics wanted: the colour image, the depth image, the point cloud.
+    pub image_topic: bool,
     pub depth_topic: bool,
     pub points_topic: bool,
     /// What one instance of its segmentation is.
     pub instances: crate::config::InstanceUnit,
     /// Its lens, when it distorts.
     pub distortion: Option<crate::config::LensDistortion>,
+    /// Topic names that replace the `{name}/..` ones, and the frame its images name.
+    pub topics: crate::config::CameraTopics,
+    pub frame_id: Option<String>,
     pub spec: CameraSpec,
 }
 
@@ -127,10 +131,13 @@ fn plan_cameras(robots: &[RobotMap], config: &Config) -> Result<Vec<PlannedCamer
                 robot: index,
                 name: camera.name().to_string(),
                 rate: camera.rate,
+                image_topic: camera.image,
                 depth_topic: camera.depth,
                 points_topic: camera.points,
                 instances: camera.instances,
                 distortion: camera.distortion,
+                topics: camera.topics.clone(),
+                frame_id: camera.frame_id.clone(),
                 spec: CameraSpec {
                     camera: id,
                     width: camera.width as usize,

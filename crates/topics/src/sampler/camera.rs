@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// A camera's topics (indices in the world's list) and message buffers, and its frame.
 struct CameraMessages {
-    image: usize,
+    image: Option<usize>,
     depth: Option<usize>,
     points: Option<usize>,
     info: usize,
@@ -33,7 +33,8 @@ struct CameraMessages {
 
 /// The running output of `camera`, its topics added to `topics`.
 pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> {
-    let image = add::<Image>(topics, &camera.image);
+    let first = crate::Planned::topic(&camera).name.clone();
+    let image = camera.image.as_ref().map(|t| add::<Image>(topics, t));
     let depth = camera.depth.as_ref().map(|t| add::<Image>(topics, t));
     let points = camera
         .points
@@ -62,13 +63,13 @@ pub fn start(camera: Camera, topics: &mut Vec<TopicSpec>) -> Box<dyn Requested> 
         segmentation,
         lens: camera.lens,
     };
-    let all = [Some(image), depth, points, Some(info)]
+    let all = [image, depth, points, Some(info)]
         .into_iter()
         .flatten()
         .chain(segmentation_topics);
     Box::new(OnRequest::new(
         camera.index,
-        camera.image.name.clone(),
+        first,
         all.collect(),
         camera.rate,
         messages,
@@ -95,9 +96,9 @@ impl Made for CameraMessages {
         );
         let (frame, frame_id, time) = (&self.frame, self.frame_id.as_str(), self.frame.time);
         let bytes = &mut self.bytes;
-        if routes.wanted(self.image) {
+        if let Some(image) = self.image.filter(|&t| routes.wanted(t)) {
             fill_rgb(&mut self.image_message, frame, frame_id);
-            encoded(routes.encode_and_send(self.image, &self.image_message, time, bytes));
+            encoded(routes.encode_and_send(image, &self.image_message, time, bytes));
         }
         let with_depth =
             |topic: &Option<usize>| topic.filter(|&t| !frame.depth.is_empty() && routes.wanted(t));

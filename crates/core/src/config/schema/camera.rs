@@ -7,7 +7,7 @@ use serde::Deserialize;
 /// The largest image side rendered, in pixels (MuJoCo's offscreen buffer grows to fit).
 pub const MAX_IMAGE_SIDE: u32 = 8192;
 
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CameraConfig {
     /// The MuJoCo camera (its name without the robot prefix); with `mount`, the name of the
@@ -29,6 +29,9 @@ pub struct CameraConfig {
     pub rate: f64,
     #[serde(default)]
     pub quality: RenderQuality,
+    /// Publish `{name}/image_raw` (rgb8); a depth camera's colour image may be left out.
+    #[serde(default = "yes")]
+    pub image: bool,
     /// Also publish `{name}/depth/image_raw` (32FC1, metres along the optical axis).
     #[serde(default = "yes")]
     pub depth: bool,
@@ -53,6 +56,28 @@ pub struct CameraConfig {
     /// The lens: plumb-bob distortion applied to every image and written in CameraInfo.
     #[serde(default)]
     pub distortion: Option<LensDistortion>,
+    /// Topic names in place of the `{name}/..` ones (a Gazebo sensor's, as its users read them).
+    #[serde(default)]
+    pub topics: CameraTopics,
+    /// The frame its images name (default `{name}_optical_frame`, which /tf_static places on
+    /// the body). A frame given is taken as one that exists (a URDF's optical-frame link, as a
+    /// Gazebo camera names its images): no transform is published for it.
+    #[serde(default)]
+    pub frame_id: Option<String>,
+}
+
+/// Topic names that replace a camera's defaults; each one left out keeps its default.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CameraTopics {
+    #[serde(default)]
+    pub image: Option<String>,
+    #[serde(default)]
+    pub depth: Option<String>,
+    #[serde(default)]
+    pub camera_info: Option<String>,
+    #[serde(default)]
+    pub points: Option<String>,
 }
 
 /// Brown-Conrady ("plumb bob") coefficients, as Gazebo's `<distortion>` and OpenCV take
@@ -102,7 +127,7 @@ pub enum InstanceUnit {
 /// Where a camera is added: on `body` at `xyz`, turned by `rpy` (roll, pitch, yaw in radians,
 /// fixed axes as in URDF) from the body's frame. Unturned it looks along the body's +x with
 /// +z up, as a ROS camera link does.
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CameraMount {
     /// The body (its name without the robot prefix; a URDF link's name).
@@ -151,6 +176,7 @@ impl CameraConfig {
             height: default_height(),
             rate: default_rate(),
             quality: RenderQuality::default(),
+            image: true,
             depth: true,
             points: false,
             near: None,
@@ -158,6 +184,8 @@ impl CameraConfig {
             segmentation: false,
             instances: InstanceUnit::default(),
             distortion: None,
+            topics: CameraTopics::default(),
+            frame_id: None,
         }
     }
 

@@ -12,7 +12,7 @@ mod reader;
 mod repairs;
 
 pub use base::BaseRule;
-pub use gazebo::{GazeboLidar, GazeboSensors};
+pub use gazebo::{GazeboCamera, GazeboImu, GazeboLidar, GazeboSensors};
 pub use interfaces::{ActuatorRequest, CommandKind, Ros2Control};
 pub use packages::PackageResolver;
 pub use repairs::{Repair, RepairKind, Repairs};

@@ -1,0 +1,113 @@
+//! The sensors a URDF's `<gazebo reference="LINK">` blocks declare, in gz-sim's syntax
+//! (`<topic>`, `<gz_frame_id>`) and Gazebo Classic's (a `libgazebo_ros_*` plugin's
+//! `<ros><namespace>`, `<remapping>` and `<frame_name>`), one file per kind of sensor. Each
+//! becomes the bridge's sensor of that kind, on the topic and frame its users already read;
+//! every other one is named as left out.
+mod camera;
+mod imu;
+mod lidar;
+mod values;
+
+pub use camera::GazeboCamera;
+pub use imu::GazeboImu;
+pub use lidar::GazeboLidar;
+
+use crate::model::xml::Element;
+
+/// What the `<gazebo>` sensors give a robot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GazeboSensors {
+    pub lidars: Vec<GazeboLidar>,
+    pub imus: Vec<GazeboImu>,
+    pub cameras: Vec<GazeboCamera>,
+    /// Each sensor taken, in words, for `--summary`.
+    pub taken: Vec<String>,
+    /// Each sensor not taken, with why.
+    pub left_out: Vec<String>,
+}
+
+/// Reads every `<gazebo reference><sensor>` of the URDF's `<robot>`.
+pub fn read(robot: &Element) -> GazeboSensors {
+    let mut found = GazeboSensors::default();
+    for block in robot.children_named("gazebo") {
+        let Some(link) = block.attr("reference") else {
+            continue;
+        };
+        for sensor in block.children_named("sensor") {
+            let name = sensor.attr("name").unwrap_or("");
+            let kind = sensor.attr("type").unwrap_or("");
+            let at = format!(
+                "sensor '{name}' ({kind}) on '{link}' (line {})",
+                sensor.line
+            );
+            match found.add(sensor, name, kind, link) {
+                Ok(what) => found.taken.push(format!("{at}: {what}")),
+                Err(why) => found.left_out.push(format!("{at}: {why}")),
+            }
+        }
+    }
+    found
+}
+
+impl GazeboSensors {
+    /// Adds the sensor; what it became, in words.
+    fn add(
+        &mut self,
+        sensor: &Element,
+        name: &str,
+        kind: &str,
+        link: &str,
+    ) -> Result<String, String> {
+        if lidar::TYPES.contains(&kind) {
+            let read = lidar::read(sensor, name, link)?;
+            let lidar = &read.lidar;
+            let what = format!(
+                "lidar on '{}', frame '{}'",
+                lidar.topic.as_deref().unwrap_or_default(),
+                lidar.frame_id.as_deref().unwrap_or_default()
+            );
+            self.lidars.push(read);
+            return Ok(what);
+        }
+        if kind == "imu" {
+            let imu = imu::read(sensor, name, link)?;
+            let mut what = format!(
+                "imu on '{}', frame '{}', {} Hz",
+                imu.topic, imu.frame_id, imu.rate
+            );
+            if let Some(changed) = &imu.changed {
+                what.push_str(&format!(" ({changed})"));
+            }
+            self.imus.push(imu);
+            return Ok(what);
+        }
+        if camera::TYPES.contains(&kind) {
+            let read = camera::read(sensor, name, link, kind)?;
+            let camera = &read.camera;
+            let topics = &camera.topics;
+            let shown = [
+                (camera.image, &topics.image),
+                (camera.depth, &topics.depth),
+                (true, &topics.camera_info),
+            ]
+            .into_iter()
+            .filter_map(|(published, topic)| topic.as_ref().filter(|_| published))
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+            let mut what = format!(
+                "camera {}x{} on {shown}, frame '{}', {} Hz",
+                camera.width,
+                camera.height,
+                camera.frame_id.as_deref().unwrap_or_default(),
+                camera.rate
+            );
+            if let Some(changed) = &read.changed {
+                what.push_str(&format!(" ({changed})"));
+            }
+            self.cameras.push(read);
+            return Ok(what);
+        }
+        Err("not read yet".into())
+    }
+}
