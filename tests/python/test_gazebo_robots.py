@@ -40,8 +40,10 @@ class Robot:
     """One upstream robot: how its launch expands it, its lidar facing the wall, and every
     sensor it declares as (topic, type, frame, Hz)."""
 
-    def __init__(self, entry, args, lidar, sensors, fov):
+    def __init__(self, entry, args, lidar, sensors, fov, odometry=None):
         self.entry, self.args, self.sensors = entry, args, sensors
+        # The odometry topic of its drive plugin
+        self.odometry = odometry
         # camera_info topic: the camera's <horizontal_fov> in radians
         self.fov = fov
         # topic, frame, rays, range_max, the lidar frame's yaw on the robot
@@ -56,7 +58,7 @@ ROBOTS = {
          ("/camera/color/image_raw", "Image", "camera_depth_link", 30),
          ("/camera/depth/image_rect_raw", "Depth", "camera_depth_link", 30),
          ("/camera/color/camera_info", "CameraInfo", "camera_depth_link", 30)],
-        {"/camera/color/camera_info": 1.50098}),
+        {"/camera/color/camera_info": 1.50098}, odometry="odom/unfiltered"),
     "turtlebot4 (gz-sim)": Robot(
         "nav2_minimal_tb4/nav2_minimal_tb4_description/urdf/standard/turtlebot4.urdf.xacro", [],
         ("scan", "rplidar_link", 360, 20.0, math.pi / 2),
@@ -64,7 +66,7 @@ ROBOTS = {
          ("rgbd_camera/image", "Image", "oakd_rgb_camera_optical_frame", 10),
          ("rgbd_camera/depth_image", "Depth", "oakd_rgb_camera_optical_frame", 10),
          ("rgbd_camera/camera_info", "CameraInfo", "oakd_rgb_camera_optical_frame", 10)],
-        {"rgbd_camera/camera_info": 1.25}),
+        {"rgbd_camera/camera_info": 1.25}, odometry="/odom"),
     "rosbot (Ignition)": Robot(
         "rosbot/rosbot_description/urdf/rosbot.urdf.xacro",
         ["mecanum:=False", "use_sim:=True", "use_gpu:=True", "simulation_engine:=ignition-gazebo",
@@ -101,11 +103,10 @@ def expand(tmp_path, robot):
     return urdf, env
 
 
-@pytest.fixture(params=list(ROBOTS), ids=list(ROBOTS))
-def robot(request, tmp_path, monkeypatch):
+def run(name, tmp_path, monkeypatch):
     if not GAZEBO.exists() or not XACRO.exists():
         pytest.skip("../shared/robots/gazebo or xacro is not there")
-    described = ROBOTS[request.param]
+    described = ROBOTS[name]
     urdf, env = expand(tmp_path, described)
     # The bridge resolves package:// meshes through the same prefix.
     monkeypatch.setenv("AMENT_PREFIX_PATH", env["AMENT_PREFIX_PATH"])
@@ -113,11 +114,28 @@ def robot(request, tmp_path, monkeypatch):
     # Gazebo's empty world: a ground plane and a sun.
     config.write_text(f"world: {{floor: true, light: true}}\nrobots:\n  - name: {urdf.stem.replace('.', '_')}\n    urdf: {urdf}\n")
     bridge = Bridge(str(config), extra_args=["--set", f'requests.file_roots=["{tmp_path}"]'])
+    return bridge, described
+
+
+@pytest.fixture(params=list(ROBOTS), ids=list(ROBOTS))
+def robot(request, tmp_path, monkeypatch):
+    bridge, described = run(request.param, tmp_path, monkeypatch)
     yield bridge, described
     bridge.close()
 
 
-def check_scan(ros, robot):
+DRIVEN = [name for name, robot in ROBOTS.items() if robot.odometry]
+
+
+@pytest.fixture(params=DRIVEN, ids=DRIVEN)
+def driven(request, tmp_path, monkeypatch):
+    bridge, described = run(request.param, tmp_path, monkeypatch)
+    yield bridge, described
+    bridge.close()
+
+
+def check_scan(ros, robot, wall=(1.7, 2.1)):
+    """The robot's scan, its beam ahead on the wall `wall` metres away (2 m as spawned)."""
     scan = latest_message(ros, LaserScan, robot.scan)
     assert scan.header.frame_id == robot.scan_frame
     assert len(scan.ranges) == robot.rays
@@ -129,8 +147,9 @@ def check_scan(ros, robot):
     ahead = min(range(robot.rays), key=off_ahead)
     print(f"{robot.scan}: {len(scan.ranges)} rays in {robot.scan_frame}, "
           f"{scan.ranges[ahead]:.3f} m ahead")
-    assert 1.7 < scan.ranges[ahead] < 2.1, "the wall 2 m ahead of the robot"
+    assert wall[0] < scan.ranges[ahead] < wall[1], "the wall ahead of the robot"
     assert math.isinf(scan.ranges[(ahead + robot.rays // 2) % robot.rays]), "nothing behind"
+    return scan.ranges[ahead]
 
 
 def period(stamps):
@@ -195,3 +214,44 @@ def test_a_gazebo_robot_runs_unchanged_and_every_sensor_it_declares_publishes(ro
             fov = 2 * math.atan(info.width / 2 / info.k[0])
             print(f"{topic}: {info.width}x{info.height}, horizontal field of view {fov:.4f} rad")
             assert abs(fov - described.fov[topic]) < 1e-3, topic
+
+
+def test_a_gazebo_drive_plugin_moves_the_robot_with_cmd_vel(driven, ros):
+    """gz-sim's DiffDrive and Classic's diff_drive: a twist on cmd_vel turns the wheels (velocity
+    servos, not position ones), the plugin's odometry topic says the robot went ahead, and its
+    lidar says the wall came as much nearer."""
+    from geometry_msgs.msg import Twist
+    from nav_msgs.msg import Odometry
+    from simulation_interfaces.msg import Result
+
+    bridge, described = driven
+    spawned = spawn(ros, spawn_request("wall", text=WALL))
+    assert spawned.result.result == Result.RESULT_OK, spawned.result.error_message
+    bridge.console("realtime")
+    before = check_scan(ros, described)
+    start = latest_message(ros, Odometry, described.odometry)
+    publisher = ros.create_publisher(Twist, "/cmd_vel", 10)
+    twist = Twist()
+    twist.linear.x = 0.3
+    # The drive keeps the last twist (as Gazebo's do): one is enough, sent until it is heard.
+    moved = []
+    ros.create_subscription(Odometry, described.odometry, moved.append, 10)
+
+    def ahead():
+        publisher.publish(twist)
+        return moved and moved[-1].pose.pose.position.x - start.pose.pose.position.x > 0.3
+    spin_until(ros, ahead, timeout=60, what="the robot 0.3 m ahead on its odometry")
+    last = moved[-1]
+    print(f"{described.odometry}: x {last.pose.pose.position.x:.3f} m, "
+          f"vx {last.twist.twist.linear.x:.3f} m/s in {last.header.frame_id}")
+    assert last.header.frame_id == "odom"
+    assert abs(last.twist.twist.linear.x - 0.3) < 0.05
+    # Stopped, the odometry and the scan measure the same place.
+    def stopped():
+        publisher.publish(Twist())
+        return abs(moved[-1].twist.twist.linear.x) < 1e-3
+    spin_until(ros, stopped, timeout=30, what="the robot stopped")
+    travelled = moved[-1].pose.pose.position.x - start.pose.pose.position.x
+    nearer = before - check_scan(ros, described, wall=(0.5, 2.1))
+    print(f"the wall came {nearer:.3f} m nearer; odometry says {travelled:.3f} m")
+    assert abs(nearer - travelled) < 0.05, "the wheels do not slip much"

@@ -131,6 +131,7 @@ impl DiffDrive {
             wheel_radius: Some(self.wheel_radius),
             wheel_separation: Some(self.wheel_separation),
             cmd_vel_timeout: self.cmd_vel_timeout,
+            max_wheel_acceleration: None,
             controller: None,
         }
     }

@@ -39,6 +39,8 @@ enum Drive {
         right: usize,
         radius: f64,
         separation: f64,
+        /// The most a wheel's rim speed changes in one step, m/s.
+        max_step: Option<f64>,
     },
     Planar {
         qpos_adr: usize,
@@ -51,6 +53,8 @@ pub struct BaseController {
     drive: Drive,
     /// Seconds (sim time) after which a twist no longer drives the base; 0: never.
     pub timeout: f64,
+    /// The left and right wheels' rim speeds last commanded, m/s (where a ramp starts).
+    rim_speeds: [f64; 2],
 }
 
 /// A base config that does not fit the robot; the text names the `control.base` field.
@@ -62,6 +66,8 @@ pub enum BaseError {
     Missing(&'static str),
     #[error("cmd_vel_timeout must be >= 0, got {0}")]
     Timeout(f64),
+    #[error("max_wheel_acceleration must be a positive number, got {0}")]
+    Acceleration(f64),
     #[error("{field}: the robot has no joint '{joint}'")]
     NoJoint { field: &'static str, joint: String },
     #[error("{field}: no actuator drives joint '{joint}'")]
@@ -115,11 +121,17 @@ impl BaseController {
                     }
                     Ok(index)
                 };
+                let max_step = match config.max_wheel_acceleration {
+                    Some(a) if a.is_finite() && a > 0.0 => Some(a * model.opt().timestep),
+                    Some(a) => return Err(BaseError::Acceleration(a)),
+                    None => None,
+                };
                 Drive::DiffDrive {
                     left: wheel("left_wheel", &config.left_wheel)?,
                     right: wheel("right_wheel", &config.right_wheel)?,
                     radius: positive(config.wheel_radius, "wheel_radius")?,
                     separation: positive(config.wheel_separation, "wheel_separation")?,
+                    max_step,
                 }
             }
             BaseKind::Planar => {
@@ -133,12 +145,13 @@ impl BaseController {
         Ok(Self {
             drive,
             timeout: config.cmd_vel_timeout,
+            rim_speeds: [0.0; 2],
         })
     }
 
     /// Drives the base with `twist` (already checked against the timeout).
     pub fn apply(
-        &self,
+        &mut self,
         twist: &TwistCommand,
         actuators: &[ActuatorInfo],
         gains: &[PdGains],
@@ -152,11 +165,22 @@ impl BaseController {
                 right,
                 radius,
                 separation,
+                max_step,
             } => {
                 let half = separation / 2.0;
+                let wanted = [
+                    twist.linear_x - twist.angular_z * half,
+                    twist.linear_x + twist.angular_z * half,
+                ];
+                for (rim, wanted) in self.rim_speeds.iter_mut().zip(wanted) {
+                    *rim = match max_step {
+                        Some(step) => *rim + (wanted - *rim).clamp(-step, step),
+                        None => wanted,
+                    };
+                }
                 let speeds = [
-                    (left, (twist.linear_x - twist.angular_z * half) / radius),
-                    (right, (twist.linear_x + twist.angular_z * half) / radius),
+                    (left, self.rim_speeds[0] / radius),
+                    (right, self.rim_speeds[1] / radius),
                 ];
                 for (index, speed) in speeds {
                     let info = &actuators[index];

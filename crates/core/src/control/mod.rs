@@ -483,8 +483,8 @@ impl RobotController {
             };
             ctrl[info.id] = info.clamp_ctrl(value + compensation);
         }
-        if let Some(base) = &self.base {
-            let twist = self.active_twist(time);
+        let twist = self.active_twist(time);
+        if let Some(base) = &mut self.base {
             base.apply(&twist, &self.actuators, &self.gains, qpos, qvel, ctrl);
         }
     }

@@ -4,18 +4,21 @@
 //! sensor of the same name (the config wins), before the config's sensors are mounted.
 use super::notes;
 use super::pose::wxyz;
-use super::urdf::{GazeboImu, GazeboSensors};
-use crate::config::{ImuTopic, NoiseConfig, RobotConfig};
+use super::urdf::{GazeboDrive, GazeboImu, GazeboSensors};
+use crate::config::{
+    BaseConfig, BaseKind, ImuTopic, NoiseConfig, OdometryConfig, OdometrySource, RobotConfig,
+};
 use mujoco_rs::prelude::*;
 use nalgebra::UnitQuaternion;
 
 /// Notes each sensor taken and warns of each left out, with the file `origin` that
 /// declares them.
 pub fn report(found: &GazeboSensors, origin: &str) {
-    for taken in &found.taken {
+    let plugins = &found.plugins;
+    for taken in found.taken.iter().chain(&plugins.taken) {
         notes::note(&format!("{origin}: <gazebo> {taken}"));
     }
-    for left_out in &found.left_out {
+    for left_out in found.left_out.iter().chain(&plugins.left_out) {
         notes::warn(&format!("{origin}: <gazebo> {left_out}: left out"));
     }
 }
@@ -83,6 +86,9 @@ pub fn with_sensors(
     origin: &str,
 ) -> RobotConfig {
     let mut robot = robot.clone();
+    if let Some(drive) = &found.plugins.drive {
+        add_drive(&mut robot, drive, origin);
+    }
     add_lidars(&mut robot, found, origin);
     add_cameras(&mut robot, found, origin);
     for imu in mounted {
@@ -160,4 +166,42 @@ fn add_imu(robot: &mut RobotConfig, imu: &GazeboImu) {
         rate: Some(imu.rate),
         controller: None,
     });
+}
+
+/// The drive plugin's base and wheel odometry, unless the config gives the robot a base or
+/// its odometry. Gazebo's drives keep the last twist until the next: no timeout.
+fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
+    if robot.control.base.is_some() {
+        return;
+    }
+    let warn = |what: String| notes::warn(&format!("{origin}: <gazebo> diff drive: {what}"));
+    if drive.left.len() > 1 || drive.right.len() > 1 {
+        warn("several wheels per side: the first of each side is driven".into());
+    }
+    if drive.cmd_vel.trim_start_matches('/') != "cmd_vel" {
+        warn(format!(
+            "its twist comes on the robot's cmd_vel, not '{}'",
+            drive.cmd_vel
+        ));
+    }
+    robot.control.base = Some(BaseConfig {
+        kind: BaseKind::DiffDrive,
+        left_wheel: drive.left.first().cloned(),
+        right_wheel: drive.right.first().cloned(),
+        wheel_radius: Some(drive.radius),
+        wheel_separation: Some(drive.separation),
+        cmd_vel_timeout: 0.0,
+        max_wheel_acceleration: drive.wheel_acceleration,
+        controller: None,
+    });
+    if robot.ros.odometry != OdometryConfig::default() {
+        return;
+    }
+    robot.ros.odometry = OdometryConfig {
+        enabled: drive.odometry.is_some(),
+        frame_id: drive.odom_frame.clone(),
+        source: OdometrySource::Wheels,
+        topic: drive.odometry.clone().unwrap_or_else(|| "odom".into()),
+        ..OdometryConfig::default()
+    };
 }

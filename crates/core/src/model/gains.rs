@@ -8,7 +8,8 @@
 //! - position servo: `kp = max(I w^2, effort / e_full)`, capped at `I (1 / dt)^2`, and
 //!   `kv = 2 sqrt(kp I)` (critically damped), with `w = 2 pi 10 Hz` the bandwidth and `e_full`
 //!   the error at which it gives its full effort: 0.05 rad on a hinge, 0.01 m on a slide;
-//! - velocity servo: `kv = max(I w, effort / 0.5 (rad or m)/s)`.
+//! - velocity servo: `kv = max(I w, effort / 0.5 (rad or m)/s)`, a drive wheel's `I` with its
+//!   share of the robot's mass at its radius (what it moves, rolling on the ground).
 //!
 //! The cap keeps each spring stable on its own (natural frequency times timestep at most
 //! 1, half of where the undamped step diverges); damping is integrated implicitly (`implicitfast`). Joints move together, though: a
@@ -59,6 +60,9 @@ pub struct RuledServo {
     pub kind: RuledKind,
     /// The joint's `<limit effort>`, when it has one.
     pub effort: Option<f64>,
+    /// Inertia the joint moves that the mass matrix does not show, kg m^2: a drive wheel's
+    /// share of the robot it rolls along the ground (0 for any other joint).
+    pub rolled: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -280,7 +284,8 @@ fn rule_alone(servo: &mut Servo, timestep: f64) {
         }
         RuledKind::Velocity => {
             servo.kp = 0.0;
-            servo.kv = velocity_gain(servo.inertia.at_start, servo.ruled.effort);
+            let inertia = servo.inertia.at_start + servo.ruled.rolled;
+            servo.kv = velocity_gain(inertia, servo.ruled.effort);
         }
     }
 }
@@ -563,6 +568,7 @@ mod tests {
                     kv: Some(0.0),
                 },
                 effort: Some(1000.0),
+                rolled: 0.0,
             })
             .collect();
         let ruled = apply(&mut model, "", &servos);
@@ -592,6 +598,7 @@ mod tests {
                 kv: None,
             },
             effort: None,
+            rolled: 0.0,
         }];
         let ruled = apply(&mut model, "", &servos);
         assert_eq!(model.actuator_gainprm()[0][0], 5000.0);

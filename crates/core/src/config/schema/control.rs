@@ -119,6 +119,10 @@ pub struct BaseConfig {
     /// Seconds (sim time) after the last twist at which the base stops; 0 keeps it forever.
     #[serde(default = "default_twist_timeout")]
     pub cmd_vel_timeout: f64,
+    /// diff_drive: the most each wheel's rim speeds up or slows down, m/s^2 (a twist is
+    /// ramped to, as Gazebo's drives and ros2_control's limiter ramp it); none: at once.
+    #[serde(default)]
+    pub max_wheel_acceleration: Option<f64>,
     /// The diff_drive_controller of the robot's controllers file that gives this base, when
     /// one does: its `~/cmd_vel` drives the base, and the robot's `cmd_vel` does not.
     #[serde(skip)]

@@ -192,7 +192,7 @@ pub struct LaserScanTopic {
 
 /// Odometry of a robot with a floating base: `odom` (nav_msgs/Odometry, ground truth) and
 /// the tf `odom -> <root link>`. The odom frame lies where the robot starts (x, y, yaw).
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OdometryConfig {
     pub enabled: bool,

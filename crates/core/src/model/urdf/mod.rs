@@ -12,7 +12,7 @@ mod reader;
 mod repairs;
 
 pub use base::BaseRule;
-pub use gazebo::{GazeboCamera, GazeboImu, GazeboLidar, GazeboSensors};
+pub use gazebo::{GazeboCamera, GazeboDrive, GazeboImu, GazeboLidar, GazeboSensors};
 pub use interfaces::{ActuatorRequest, CommandKind, Ros2Control};
 pub use packages::PackageResolver;
 pub use repairs::{Repair, RepairKind, Repairs};
@@ -177,6 +177,11 @@ struct Converter<'a> {
     extension_bodies: HashMap<String, String>,
     discard_visual: bool,
     mesh_dir: PathBuf,
+    /// The wheel joints a `<gazebo>` drive plugin turns (velocity servos, not position ones),
+    /// with the inertia each moves through the ground (`RuledServo::rolled`).
+    drive_wheels: HashMap<String, f64>,
+    /// Sliding friction of each link's collision geoms that its `<gazebo>` block gives.
+    frictions: HashMap<String, f64>,
 }
 
 impl<'a> Converter<'a> {
@@ -547,9 +552,17 @@ impl<'a> Converter<'a> {
                 } else {
                     ""
                 };
+                // Torsional and rolling friction stay MuJoCo's defaults. The priority makes the
+                // link's own friction govern its contacts (MuJoCo takes the larger of two geoms'
+                // where ODE takes the smaller: a slippery caster on a floor of 1 stays slippery).
+                let friction = self
+                    .frictions
+                    .get(&link.name)
+                    .map(|mu| format!(" friction=\"{mu} 0.005 0.0001\" priority=\"1\""))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "<geom {attrs} group=\"3\"{density} rgba=\"0.5 0.5 0.5 1\"/>"
+                    "<geom {attrs} group=\"3\"{density}{friction} rgba=\"0.5 0.5 0.5 1\"/>"
                 );
             }
         }
@@ -706,6 +719,11 @@ impl<'a> Converter<'a> {
             actuator: request.name.clone(),
             kind,
             effort,
+            rolled: self
+                .drive_wheels
+                .get(&request.joint)
+                .copied()
+                .unwrap_or(0.0),
         };
         Ok(match request.kind {
             CommandKind::Position => {
@@ -915,6 +933,26 @@ fn read_extension(doc: &Element, text: &str, tree: &Tree, base_dir: &Path) -> Ex
     ext
 }
 
+/// Each wheel joint a `<gazebo>` drive turns, with its share of the robot's mass at the
+/// wheel's radius: the inertia it moves rolling on the ground, which its servo's gain is for
+/// (the wheel's own is a small part of it).
+fn drive_wheels(robot: &Robot, drive: Option<&gazebo::GazeboDrive>) -> HashMap<String, f64> {
+    let Some(drive) = drive else {
+        return HashMap::new();
+    };
+    let mass: f64 = robot
+        .links
+        .iter()
+        .filter_map(|l| l.inertial.as_ref())
+        .map(|i| i.mass)
+        .sum();
+    let wheels = drive.left.iter().chain(&drive.right);
+    let share = mass / (drive.left.len() + drive.right.len()) as f64;
+    wheels
+        .map(|wheel| (wheel.clone(), share * drive.radius.powi(2)))
+        .collect()
+}
+
 /// Converts URDF text to MJCF text.
 pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf> {
     let mut repairs = Repairs::default();
@@ -924,7 +962,12 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let ext = read_extension(&doc, text, &tree, opts.base_dir);
     let root_link = tree.root_link.clone();
     let base = base_rule(&robot, &root_link, opts.floating_base);
+    let gazebo = gazebo::read(&doc);
+    let drive_wheels = drive_wheels(&robot, gazebo.plugins.drive.as_ref());
+    let frictions = gazebo.surfaces.iter().map(|s| (s.link.clone(), s.friction));
     let mut converter = Converter {
+        drive_wheels,
+        frictions: frictions.collect(),
         opts,
         robot,
         doc,
@@ -975,7 +1018,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         warnings: converter.warnings,
         urdf: text.to_string(),
         ros2_control,
-        gazebo: gazebo::read(&converter.doc),
+        gazebo,
         ruled_servos: converter.ruled_servos,
         actuator_rule: converter.actuator_rule,
         geometry_mass_links: converter.geometry_mass_links,
@@ -1207,10 +1250,17 @@ impl Converter<'_> {
         if requests.is_empty() && self.opts.servo_every_joint {
             requests = self.servo_per_moving_joint(mimic_joints);
             if !requests.is_empty() {
+                let servos = match self.drive_wheels.len() {
+                    0 => "a position servo".to_string(),
+                    n => format!(
+                        "a servo (velocity on the {n} wheels its <gazebo> drive turns, position \
+                         on the rest)"
+                    ),
+                };
                 self.actuator_rule = Some(format!(
                     "the URDF declares no actuator (no <ros2_control>, <transmission> or config \
-                     actuators): a position servo on each of its {} moving joints, its effort \
-                     limit the URDF's (`actuators: none` opts out)",
+                     actuators): {servos} on each of its {} moving joints, its effort limit the \
+                     URDF's (`actuators: none` opts out)",
                     requests.len()
                 ));
             }
@@ -1262,7 +1312,10 @@ impl Converter<'_> {
             .map(|j| ActuatorRequest {
                 name: j.name.clone(),
                 joint: j.name.clone(),
-                kind: CommandKind::Position,
+                kind: match self.drive_wheels.contains_key(&j.name) {
+                    true => CommandKind::Velocity,
+                    false => CommandKind::Position,
+                },
                 gear: 1.0,
                 ctrlrange: None,
                 source: format!("joint '{}' (no actuator declared)", j.name),

@@ -6,11 +6,15 @@
 mod camera;
 mod imu;
 mod lidar;
+mod plugins;
+mod surfaces;
 mod values;
 
 pub use camera::GazeboCamera;
 pub use imu::GazeboImu;
 pub use lidar::GazeboLidar;
+pub use plugins::{GazeboDrive, GazeboPlugins};
+pub use surfaces::Surface;
 
 use crate::model::xml::Element;
 
@@ -20,15 +24,35 @@ pub struct GazeboSensors {
     pub lidars: Vec<GazeboLidar>,
     pub imus: Vec<GazeboImu>,
     pub cameras: Vec<GazeboCamera>,
+    /// What its `<gazebo><plugin>` blocks give.
+    pub plugins: GazeboPlugins,
+    /// Its links' contact friction.
+    pub surfaces: Vec<Surface>,
     /// Each sensor taken, in words, for `--summary`.
     pub taken: Vec<String>,
     /// Each sensor not taken, with why.
     pub left_out: Vec<String>,
 }
 
-/// Reads every `<gazebo reference><sensor>` of the URDF's `<robot>`.
+/// Reads every `<gazebo reference><sensor>` and `<gazebo><plugin>` of the URDF's `<robot>`.
 pub fn read(robot: &Element) -> GazeboSensors {
-    let mut found = GazeboSensors::default();
+    let mut found = GazeboSensors {
+        plugins: plugins::read(robot),
+        ..GazeboSensors::default()
+    };
+    match surfaces::read(robot) {
+        Ok(surfaces) => {
+            for surface in &surfaces {
+                let [mu1, mu2] = surface.mu;
+                found.taken.push(format!(
+                    "surface of '{}': friction {} (mu1 {mu1}, mu2 {mu2})",
+                    surface.link, surface.friction
+                ));
+            }
+            found.surfaces = surfaces;
+        }
+        Err(why) => found.left_out.push(format!("surfaces: {why}")),
+    }
     for block in robot.children_named("gazebo") {
         let Some(link) = block.attr("reference") else {
             continue;

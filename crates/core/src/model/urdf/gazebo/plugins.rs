@@ -1,0 +1,258 @@
+//! The `<gazebo><plugin>` blocks of a URDF (those without a reference): a diff drive (gz-sim's
+//! `DiffDrive` system, Classic's `libgazebo_ros_diff_drive`) becomes the robot's diff-drive
+//! base with wheel odometry; ros2_control, joint-state, IMU and sensor systems are what the
+//! bridge does anyway; every other plugin is named as left out.
+use super::values::{number, text};
+use crate::model::xml::Element;
+
+/// A diff drive plugin: its wheels (several per side on a skid steer), geometry and the
+/// topics and frames of its twist and odometry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GazeboDrive {
+    pub left: Vec<String>,
+    pub right: Vec<String>,
+    pub separation: f64,
+    pub radius: f64,
+    /// The most a wheel's rim speeds up, m/s^2 (gz-sim's linear acceleration limit).
+    pub wheel_acceleration: Option<f64>,
+    /// The twist topic, as the plugin names it.
+    pub cmd_vel: String,
+    /// The odometry topic; none when the plugin publishes none.
+    pub odometry: Option<String>,
+    pub odom_frame: String,
+}
+
+/// What the plugins give a robot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GazeboPlugins {
+    pub drive: Option<GazeboDrive>,
+    pub taken: Vec<String>,
+    pub left_out: Vec<String>,
+}
+
+/// Plugins that ask for what the bridge does for every robot, by a word of their file name.
+const DONE_ANYWAY: [(&str, &str); 8] = [
+    (
+        "ros2_control",
+        "the controller manager (its <parameters> file)",
+    ),
+    ("joint-state-publisher", "joint_states"),
+    ("joint_state_publisher", "joint_states"),
+    ("imu-system", "the IMU sensors"),
+    ("imu_system", "the IMU sensors"),
+    ("sensors-system", "the sensors"),
+    ("sensors_system", "the sensors"),
+    ("pose-publisher", "tf"),
+];
+
+pub fn read(robot: &Element) -> GazeboPlugins {
+    let mut found = GazeboPlugins::default();
+    let plugins = robot
+        .children_named("gazebo")
+        .filter(|block| block.attr("reference").is_none())
+        .flat_map(|block| block.children_named("plugin"));
+    for plugin in plugins {
+        let file = plugin.attr("filename").unwrap_or("");
+        let at = format!(
+            "plugin '{}' ({file}, line {})",
+            plugin.attr("name").unwrap_or(""),
+            plugin.line
+        );
+        match found.add(plugin, file) {
+            Ok(what) => found.taken.push(format!("{at}: {what}")),
+            Err(why) => found.left_out.push(format!("{at}: {why}")),
+        }
+    }
+    found
+}
+
+impl GazeboPlugins {
+    fn add(&mut self, plugin: &Element, file: &str) -> Result<String, String> {
+        let lower = file.to_ascii_lowercase();
+        if lower.contains("diff-drive") || lower.contains("diff_drive") {
+            let classic = lower.contains("gazebo_ros");
+            let drive = if classic {
+                classic_drive(plugin)?
+            } else {
+                gz_drive(plugin)?
+            };
+            if self.drive.is_some() {
+                return Err("a second drive".into());
+            }
+            let what = format!(
+                "diff drive on {} / {}, cmd_vel '{}', odometry {}",
+                drive.left.join(", "),
+                drive.right.join(", "),
+                drive.cmd_vel,
+                drive
+                    .odometry
+                    .as_deref()
+                    .map_or("off".into(), |t| format!("'{t}'"))
+            );
+            self.drive = Some(drive);
+            return Ok(what);
+        }
+        DONE_ANYWAY
+            .iter()
+            .find(|(word, _)| lower.contains(word))
+            .map(|(_, what)| format!("accepted: {what}"))
+            .ok_or_else(|| "not supported".to_string())
+    }
+}
+
+/// Every `<name>` child's text.
+fn all(plugin: &Element, name: &str) -> Vec<String> {
+    plugin
+        .children_named(name)
+        .map(|c| c.text.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+fn positive(plugin: &Element, name: &str) -> Result<f64, String> {
+    let value = number(Some(plugin), name, f64::NAN)?;
+    if value.is_nan() {
+        return Err(format!("no <{name}>"));
+    }
+    if value <= 0.0 {
+        return Err(format!("<{name}> {value} is not positive"));
+    }
+    Ok(value)
+}
+
+/// A limit that 0 or absence leaves off (as Gazebo reads it).
+fn limit(plugin: &Element, name: &str) -> Result<Option<f64>, String> {
+    let value = number(Some(plugin), name, 0.0)?;
+    match value {
+        v if v > 0.0 => Ok(Some(v)),
+        0.0 => Ok(None),
+        v => Err(format!("<{name}> {v} is negative")),
+    }
+}
+
+fn wheels(plugin: &Element, name: &str) -> Result<Vec<String>, String> {
+    let wheels = all(plugin, name);
+    if wheels.is_empty() {
+        return Err(format!("no <{name}>"));
+    }
+    Ok(wheels)
+}
+
+/// gz-sim's DiffDrive: `left_joint`/`right_joint` (repeated for more wheels), `wheel_radius`,
+/// `wheel_separation`, `topic`, `odom_topic`, `frame_id` (defaults under `/model/NAME/`,
+/// which no ROS node reads unbridged: `cmd_vel` and `odom` then).
+fn gz_drive(plugin: &Element) -> Result<GazeboDrive, String> {
+    Ok(GazeboDrive {
+        left: wheels(plugin, "left_joint")?,
+        right: wheels(plugin, "right_joint")?,
+        separation: positive(plugin, "wheel_separation")?,
+        radius: positive(plugin, "wheel_radius")?,
+        wheel_acceleration: limit(plugin, "max_linear_acceleration")?,
+        cmd_vel: text(Some(plugin), "topic").unwrap_or_else(|| "cmd_vel".into()),
+        odometry: Some(text(Some(plugin), "odom_topic").unwrap_or_else(|| "odom".into())),
+        odom_frame: text(Some(plugin), "frame_id").unwrap_or_else(|| "odom".into()),
+    })
+}
+
+/// Classic's libgazebo_ros_diff_drive: `left_joint`/`right_joint`, `wheel_separation`,
+/// `wheel_diameter`, `publish_odom`, `odometry_frame`; its `cmd_vel` and `odom` under the
+/// plugin's `<ros><namespace>`, remapped by its `<remapping>`s.
+fn classic_drive(plugin: &Element) -> Result<GazeboDrive, String> {
+    let ros = plugin.child("ros");
+    let namespace = text(ros, "namespace").filter(|ns| ns != "/");
+    let topic = |name: &str| {
+        let remapped = ros
+            .into_iter()
+            .flat_map(|r| r.children_named("remapping"))
+            .find_map(|r| {
+                let (from, to) = r.text.trim().split_once(":=")?;
+                (from.trim_start_matches("~/").trim_start_matches('/') == name)
+                    .then(|| to.trim().to_string())
+            })
+            .unwrap_or_else(|| name.to_string());
+        match &namespace {
+            Some(ns) if !remapped.starts_with('/') => {
+                format!("{}/{remapped}", ns.trim_end_matches('/'))
+            }
+            _ => remapped,
+        }
+    };
+    let publishes = text(Some(plugin), "publish_odom").is_none_or(|v| v == "true" || v == "1");
+    Ok(GazeboDrive {
+        left: wheels(plugin, "left_joint")?,
+        right: wheels(plugin, "right_joint")?,
+        separation: positive(plugin, "wheel_separation")?,
+        radius: positive(plugin, "wheel_diameter")? / 2.0,
+        wheel_acceleration: limit(plugin, "max_wheel_acceleration")?,
+        cmd_vel: topic("cmd_vel"),
+        odometry: publishes.then(|| topic("odom")),
+        odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::xml;
+
+    #[test]
+    fn diff_drives_of_both_syntaxes_give_wheels_topics_and_geometry() {
+        let gz = super::read(
+            &xml::parse(
+                "<robot name='r'><gazebo><plugin filename='gz-sim-diff-drive-system' \
+                 name='gz::sim::systems::DiffDrive'><left_joint>l</left_joint>\
+                 <right_joint>r</right_joint><wheel_separation>0.233</wheel_separation>\
+                 <wheel_radius>0.03575</wheel_radius><topic>/cmd_vel</topic>\
+                 <odom_topic>/odom</odom_topic></plugin></gazebo><gazebo><plugin \
+                 filename='gz-sim-joint-state-publisher-system' name='j'/><plugin \
+                 filename='libmy_magic.so' name='magic'/></gazebo></robot>",
+            )
+            .unwrap(),
+        );
+        let drive = gz.drive.unwrap();
+        assert_eq!(
+            (drive.left, drive.right),
+            (vec!["l".into()], vec!["r".into()])
+        );
+        assert_eq!(
+            (drive.cmd_vel.as_str(), drive.odometry.as_deref()),
+            ("/cmd_vel", Some("/odom"))
+        );
+        assert_eq!((drive.separation, drive.radius), (0.233, 0.03575));
+        assert_eq!(gz.taken.len(), 2, "{:?}", gz.taken);
+        assert!(
+            gz.left_out[0].contains("'magic' (libmy_magic.so"),
+            "{:?}",
+            gz.left_out
+        );
+        let classic = super::read(
+            &xml::parse(
+                "<robot name='r'><gazebo><plugin filename='libgazebo_ros_diff_drive.so' \
+                 name='d'><ros><remapping>odom:=odom/unfiltered</remapping></ros>\
+                 <left_joint>l</left_joint><right_joint>r</right_joint>\
+                 <wheel_separation>0.26</wheel_separation><wheel_diameter>0.09</wheel_diameter>\
+                 </plugin></gazebo></robot>",
+            )
+            .unwrap(),
+        );
+        let drive = classic.drive.unwrap();
+        assert_eq!(drive.odometry.as_deref(), Some("odom/unfiltered"));
+        assert_eq!((drive.cmd_vel.as_str(), drive.radius), ("cmd_vel", 0.045));
+    }
+
+    #[test]
+    fn a_drive_without_its_geometry_is_left_out_naming_the_element() {
+        let found = super::read(
+            &xml::parse(
+                "<robot name='r'><gazebo><plugin filename='gz-sim-diff-drive-system' name='d'>\
+                 <left_joint>l</left_joint><right_joint>r</right_joint></plugin></gazebo></robot>",
+            )
+            .unwrap(),
+        );
+        assert_eq!(found.drive, None);
+        assert!(
+            found.left_out[0].contains("no <wheel_separation>"),
+            "{:?}",
+            found.left_out
+        );
+    }
+}
