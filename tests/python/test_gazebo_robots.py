@@ -40,10 +40,11 @@ class Robot:
     """One upstream robot: how its launch expands it, its lidar facing the wall, and every
     sensor it declares as (topic, type, frame, Hz)."""
 
-    def __init__(self, entry, args, lidar, sensors, fov, odometry=None):
+    def __init__(self, entry, args, lidar, sensors, fov, odometry=None, controllers=()):
         self.entry, self.args, self.sensors = entry, args, sensors
-        # The odometry topic of its drive plugin
-        self.odometry = odometry
+        # The odometry topic of its drive (a plugin, or ros2_control's diff drive), and the
+        # controllers its bringup spawns
+        self.odometry, self.controllers = odometry, controllers
         # camera_info topic: the camera's <horizontal_fov> in radians
         self.fov = fov
         # topic, frame, rays, range_max, the lidar frame's yaw on the robot
@@ -78,7 +79,10 @@ ROBOTS = {
          ("camera/color/camera_info", "CameraInfo", "camera_color_optical_frame", 30),
          ("camera/depth/image_raw", "Depth", "camera_depth_optical_frame", 10),
          ("camera/depth/camera_info", "CameraInfo", "camera_depth_optical_frame", 10)],
-        {"camera/color/camera_info": 1.0472, "camera/depth/camera_info": 1.0472}),
+        {"camera/color/camera_info": 1.0472, "camera/depth/camera_info": 1.0472},
+        # Four wheels, two a side, on diff_drive_controller; the plugin remaps its
+        # cmd_vel_unstamped to cmd_vel.
+        odometry="rosbot_base_controller/odom", controllers=("rosbot_base_controller",)),
 }
 
 
@@ -134,8 +138,9 @@ def driven(request, tmp_path, monkeypatch):
     bridge.close()
 
 
-def check_scan(ros, robot, wall=(1.7, 2.1)):
-    """The robot's scan, its beam ahead on the wall `wall` metres away (2 m as spawned)."""
+def check_scan(ros, robot, wall=(1.7, 2.1), still=True):
+    """The robot's scan, its beam ahead on the wall `wall` metres away (2 m as spawned), and
+    (the robot `still`, not rocking from a stop) nothing behind."""
     scan = latest_message(ros, LaserScan, robot.scan)
     assert scan.header.frame_id == robot.scan_frame
     assert len(scan.ranges) == robot.rays
@@ -148,7 +153,8 @@ def check_scan(ros, robot, wall=(1.7, 2.1)):
     print(f"{robot.scan}: {len(scan.ranges)} rays in {robot.scan_frame}, "
           f"{scan.ranges[ahead]:.3f} m ahead")
     assert wall[0] < scan.ranges[ahead] < wall[1], "the wall ahead of the robot"
-    assert math.isinf(scan.ranges[(ahead + robot.rays // 2) % robot.rays]), "nothing behind"
+    if still:
+        assert math.isinf(scan.ranges[(ahead + robot.rays // 2) % robot.rays]), "nothing behind"
     return scan.ranges[ahead]
 
 
@@ -216,10 +222,11 @@ def test_a_gazebo_robot_runs_unchanged_and_every_sensor_it_declares_publishes(ro
             assert abs(fov - described.fov[topic]) < 1e-3, topic
 
 
-def test_a_gazebo_drive_plugin_moves_the_robot_with_cmd_vel(driven, ros):
-    """gz-sim's DiffDrive and Classic's diff_drive: a twist on cmd_vel turns the wheels (velocity
-    servos, not position ones), the plugin's odometry topic says the robot went ahead, and its
-    lidar says the wall came as much nearer."""
+def test_a_gazebo_robot_drives_with_cmd_vel(driven, ros):
+    """gz-sim's DiffDrive and Classic's diff_drive plugins, and ROSbot's ros2_control skid steer
+    (spawned by the real spawner, as its bringup does): a twist on cmd_vel turns the wheels
+    (velocity servos, not position ones), the drive's odometry topic says the robot went ahead,
+    and its lidar says the wall came as much nearer."""
     from geometry_msgs.msg import Twist
     from nav_msgs.msg import Odometry
     from simulation_interfaces.msg import Result
@@ -228,6 +235,10 @@ def test_a_gazebo_drive_plugin_moves_the_robot_with_cmd_vel(driven, ros):
     spawned = spawn(ros, spawn_request("wall", text=WALL))
     assert spawned.result.result == Result.RESULT_OK, spawned.result.error_message
     bridge.console("realtime")
+    if described.controllers:
+        from conftest import ros2
+        ros2("run", "controller_manager", "spawner", *described.controllers,
+             "--controller-manager-timeout", "30", timeout=120)
     before = check_scan(ros, described)
     start = latest_message(ros, Odometry, described.odometry)
     publisher = ros.create_publisher(Twist, "/cmd_vel", 10)
@@ -252,6 +263,6 @@ def test_a_gazebo_drive_plugin_moves_the_robot_with_cmd_vel(driven, ros):
         return abs(moved[-1].twist.twist.linear.x) < 1e-3
     spin_until(ros, stopped, timeout=30, what="the robot stopped")
     travelled = moved[-1].pose.pose.position.x - start.pose.pose.position.x
-    nearer = before - check_scan(ros, described, wall=(0.5, 2.1))
+    nearer = before - check_scan(ros, described, wall=(0.5, 2.1), still=False)
     print(f"the wall came {nearer:.3f} m nearer; odometry says {travelled:.3f} m")
     assert abs(nearer - travelled) < 0.05, "the wheels do not slip much"

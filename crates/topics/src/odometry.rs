@@ -149,8 +149,9 @@ impl Wheels {
         let base = base
             .filter(|b| b.kind == BaseKind::DiffDrive)
             .ok_or(EstimateError::NoDiffDrive)?;
-        let joint = |name: &Option<String>| {
-            let name = name.as_deref().unwrap_or_default();
+        // A skid steer's wheels of a side turn alike: the first of each stands for its side.
+        let joint = |names: &[String]| {
+            let name = names.first().map(String::as_str).unwrap_or_default();
             let j = robot
                 .joints
                 .iter()

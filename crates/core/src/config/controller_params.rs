@@ -28,10 +28,8 @@ pub enum ParamError {
     NotOne(String),
     #[error("'{axis}.min_velocity' {min} is above max_velocity {max}")]
     MinAboveMax { axis: String, min: f64, max: f64 },
-    #[error("'{0}' must name the wheel joint of that side")]
+    #[error("'{0}' must name the wheel joints of that side")]
     NoWheel(String),
-    #[error("'{name}' names {} wheels ({wheels:?}); one wheel per side is supported", .wheels.len())]
-    Wheels { name: String, wheels: Vec<String> },
 }
 
 /// A controller whose parameters do not fit its robot: what the controller manager refuses

@@ -12,8 +12,9 @@ pub const DIFF_DRIVE: &str = "diff_drive_controller/DiffDriveController";
 /// What the bridge reads of a diff_drive_controller.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffDrive {
-    pub left_wheel: String,
-    pub right_wheel: String,
+    /// Each side's wheels (several on a skid steer, all driven alike).
+    pub left_wheels: Vec<String>,
+    pub right_wheels: Vec<String>,
     /// `wheel_separation` times `wheel_separation_multiplier`.
     pub wheel_separation: f64,
     pub wheel_radius: f64,
@@ -58,15 +59,11 @@ fn velocity_limits(
     Ok(Some([min, max]))
 }
 
-/// The one wheel of a side (`left_wheel_names` / `right_wheel_names`).
-fn wheel(params: &Map<String, Value>, name: &str) -> Result<String, ParamError> {
-    match names(params, name)?.unwrap_or_default().as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(ParamError::NoWheel(name.to_string())),
-        more => Err(ParamError::Wheels {
-            name: name.to_string(),
-            wheels: more.to_vec(),
-        }),
+/// The wheels of a side (`left_wheel_names` / `right_wheel_names`), at least one.
+fn wheels(params: &Map<String, Value>, name: &str) -> Result<Vec<String>, ParamError> {
+    match names(params, name)?.unwrap_or_default() {
+        none if none.is_empty() => Err(ParamError::NoWheel(name.to_string())),
+        wheels => Ok(wheels),
     }
 }
 
@@ -100,8 +97,8 @@ impl DiffDrive {
             Some(v) => return Err(ParamError::NotAFrame("odom_frame_id".into(), v.clone())),
         };
         Ok(Self {
-            left_wheel: wheel(params, "left_wheel_names")?,
-            right_wheel: wheel(params, "right_wheel_names")?,
+            left_wheels: wheels(params, "left_wheel_names")?,
+            right_wheels: wheels(params, "right_wheel_names")?,
             wheel_separation: positive("wheel_separation", None)? * multiplier,
             wheel_radius: positive("wheel_radius", None)?,
             cmd_vel_timeout,
@@ -126,8 +123,8 @@ impl DiffDrive {
     pub fn base(&self) -> BaseConfig {
         BaseConfig {
             kind: BaseKind::DiffDrive,
-            left_wheel: Some(self.left_wheel.clone()),
-            right_wheel: Some(self.right_wheel.clone()),
+            left_wheel: self.left_wheels.clone(),
+            right_wheel: self.right_wheels.clone(),
             wheel_radius: Some(self.wheel_radius),
             wheel_separation: Some(self.wheel_separation),
             cmd_vel_timeout: self.cmd_vel_timeout,
@@ -162,7 +159,10 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(
-            (drive.left_wheel.as_str(), drive.right_wheel.as_str()),
+            (
+                drive.left_wheels[0].as_str(),
+                drive.right_wheels[0].as_str()
+            ),
             ("l", "r")
         );
         assert!((drive.wheel_separation - 0.6).abs() < 1e-12);
@@ -179,8 +179,10 @@ mod tests {
             wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_radius: 0.1}")
                 .contains("'wheel_separation' is required")
         );
-        assert!(wrong("{left_wheel_names: [a, b], right_wheel_names: [r], wheel_separation: 1, wheel_radius: 0.1}")
-            .contains("one wheel per side is supported"));
+        assert!(wrong("{left_wheel_names: [], right_wheel_names: [r], wheel_separation: 1, wheel_radius: 0.1}")
+            .contains("'left_wheel_names' must name the wheel joints"));
+        let skid = DiffDrive::parse(&params("{left_wheel_names: [fl, rl], right_wheel_names: [fr, rr], wheel_separation: 0.27, wheel_radius: 0.04}")).unwrap();
+        assert_eq!(skid.base().left_wheel, ["fl", "rl"]);
         assert!(wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: -1, wheel_radius: 0.1}")
             .contains("'wheel_separation' must be positive"));
     }

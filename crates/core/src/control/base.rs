@@ -35,8 +35,9 @@ impl TwistCommand {
 #[derive(Debug, Clone)]
 enum Drive {
     DiffDrive {
-        left: usize,
-        right: usize,
+        /// Each side's wheels, as indices of the robot's actuators.
+        left: Vec<usize>,
+        right: Vec<usize>,
         radius: f64,
         separation: f64,
         /// The most a wheel's rim speed changes in one step, m/s.
@@ -100,8 +101,7 @@ impl BaseController {
         }
         let drive = match config.kind {
             BaseKind::DiffDrive => {
-                let wheel = |field: &'static str, name: &Option<String>| {
-                    let name = name.as_deref().ok_or(BaseError::Missing(field))?;
+                let wheel = |field: &'static str, name: &String| {
                     let joint = robot.joint(name).ok_or_else(|| BaseError::NoJoint {
                         field,
                         joint: name.to_string(),
@@ -121,14 +121,23 @@ impl BaseController {
                     }
                     Ok(index)
                 };
+                let side = |field: &'static str, names: &[String]| {
+                    if names.is_empty() {
+                        return Err(BaseError::Missing(field));
+                    }
+                    names
+                        .iter()
+                        .map(|name| wheel(field, name))
+                        .collect::<Result<Vec<_>, _>>()
+                };
                 let max_step = match config.max_wheel_acceleration {
                     Some(a) if a.is_finite() && a > 0.0 => Some(a * model.opt().timestep),
                     Some(a) => return Err(BaseError::Acceleration(a)),
                     None => None,
                 };
                 Drive::DiffDrive {
-                    left: wheel("left_wheel", &config.left_wheel)?,
-                    right: wheel("right_wheel", &config.right_wheel)?,
+                    left: side("left_wheel", &config.left_wheel)?,
+                    right: side("right_wheel", &config.right_wheel)?,
                     radius: positive(config.wheel_radius, "wheel_radius")?,
                     separation: positive(config.wheel_separation, "wheel_separation")?,
                     max_step,
@@ -159,7 +168,7 @@ impl BaseController {
         qvel: &mut [f64],
         ctrl: &mut [f64],
     ) {
-        match self.drive {
+        match &self.drive {
             Drive::DiffDrive {
                 left,
                 right,
@@ -167,6 +176,7 @@ impl BaseController {
                 separation,
                 max_step,
             } => {
+                let (radius, separation, max_step) = (*radius, *separation, *max_step);
                 let half = separation / 2.0;
                 let wanted = [
                     twist.linear_x - twist.angular_z * half,
@@ -178,11 +188,14 @@ impl BaseController {
                         None => wanted,
                     };
                 }
-                let speeds = [
+                let sides = [
                     (left, self.rim_speeds[0] / radius),
                     (right, self.rim_speeds[1] / radius),
                 ];
-                for (index, speed) in speeds {
+                let wheels = sides
+                    .into_iter()
+                    .flat_map(|(wheels, speed)| wheels.iter().map(move |&w| (w, speed)));
+                for (index, speed) in wheels {
                     let info = &actuators[index];
                     let value = match (info.kind, info.joint) {
                         (ActuatorKind::Force, Some((_, _, dof))) => {
@@ -198,7 +211,7 @@ impl BaseController {
                     ctrl[info.id] = info.clamp_ctrl(value);
                 }
             }
-            Drive::Planar { qpos_adr, dof_adr } => {
+            &Drive::Planar { qpos_adr, dof_adr } => {
                 // Heading from the base quaternion (w, x, y, z): yaw about world z.
                 let q = &qpos[qpos_adr + 3..qpos_adr + 7];
                 let yaw = (2.0 * (q[0] * q[3] + q[1] * q[2]))

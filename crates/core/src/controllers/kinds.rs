@@ -298,7 +298,13 @@ fn diff_drive(
     };
     let drive = drive.clone()?;
     let (mut command, mut state) = (Vec::new(), Vec::new());
-    for wheel in [&drive.left_wheel, &drive.right_wheel] {
+    let wheels: Vec<String> = drive
+        .left_wheels
+        .iter()
+        .chain(&drive.right_wheels)
+        .cloned()
+        .collect();
+    for wheel in &wheels {
         let interface =
             actuator_interface(model, map, wheel).ok_or_else(|| not_actuated(map, wheel))?;
         if interface == Interface::Position {
@@ -308,7 +314,7 @@ fn diff_drive(
         state.extend(["position", "velocity"].map(|i| format!("{wheel}/{i}")));
     }
     Ok(Configured {
-        joints: vec![drive.left_wheel, drive.right_wheel],
+        joints: wheels,
         interfaces: Interfaces { command, state },
     })
 }

@@ -60,8 +60,9 @@ pub fn apply(
             }
             let parsed = parsed.clone().map_err(ControllerError::from);
             let drive = parsed.and_then(|drive| {
-                drives_wheel(model, &robots[index], &drive.left_wheel)?;
-                drives_wheel(model, &robots[index], &drive.right_wheel)?;
+                for wheel in drive.left_wheels.iter().chain(&drive.right_wheels) {
+                    drives_wheel(model, &robots[index], wheel)?;
+                }
                 Ok(drive)
             });
             match drive {

@@ -175,9 +175,6 @@ fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
         return;
     }
     let warn = |what: String| notes::warn(&format!("{origin}: <gazebo> diff drive: {what}"));
-    if drive.left.len() > 1 || drive.right.len() > 1 {
-        warn("several wheels per side: the first of each side is driven".into());
-    }
     if drive.cmd_vel.trim_start_matches('/') != "cmd_vel" {
         warn(format!(
             "its twist comes on the robot's cmd_vel, not '{}'",
@@ -186,8 +183,8 @@ fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
     }
     robot.control.base = Some(BaseConfig {
         kind: BaseKind::DiffDrive,
-        left_wheel: drive.left.first().cloned(),
-        right_wheel: drive.right.first().cloned(),
+        left_wheel: drive.left.clone(),
+        right_wheel: drive.right.clone(),
         wheel_radius: Some(drive.radius),
         wheel_separation: Some(drive.separation),
         cmd_vel_timeout: 0.0,

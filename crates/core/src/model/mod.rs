@@ -330,6 +330,7 @@ fn build(
     world_config.robots = robot_configs;
     for (robot, loaded) in world_config.robots.iter_mut().zip(&robots_loaded) {
         add_initial_keyframe(robot, &loaded.ros2_control.initial_positions);
+        robot.control.remappings = loaded.ros2_control.remappings.clone();
     }
     // Named now, filled in once the compiled model says where each joint lies: one compile
     // less (meshes are processed again at each; Go1 builds in half the time).

@@ -904,7 +904,17 @@ fn start_diff_drive(
     let Some(Ok(drive)) = &declared.controller.diff_drive else {
         return Ok(());
     };
-    let topic = format!("{driving}/cmd_vel");
+    // Humble's controller read a plain Twist on `~/cmd_vel_unstamped`; a URDF's ros2_control
+    // plugin may remap either name.
+    let remappings = &world.config.robots[robot].control.remappings;
+    let remapped = |topic: String| {
+        remappings
+            .iter()
+            .find(|(from, _)| from.trim_start_matches('/') == topic)
+            .map_or(topic.clone(), |(_, to)| to.clone())
+    };
+    let topic = remapped(format!("{driving}/cmd_vel"));
+    let unstamped = remapped(format!("{driving}/cmd_vel_unstamped"));
     let limits = drive.clone();
     let (slot, handle) = (declared.slot.clone(), handle.clone());
     // Upstream's diff drive reads the twist's linear x and angular z.
@@ -925,12 +935,15 @@ fn start_diff_drive(
             }
         })?;
     } else {
-        let mut twists = node.subscribe::<Twist>(&topic, Qos::DEFAULT)?;
-        super::spawn(spawner, async move {
-            while let Some(message) = twists.next().await {
-                drive_base(&message);
-            }
-        })?;
+        for topic in [topic, unstamped] {
+            let mut twists = node.subscribe::<Twist>(&topic, Qos::DEFAULT)?;
+            let drive_base = drive_base.clone();
+            super::spawn(spawner, async move {
+                while let Some(message) = twists.next().await {
+                    drive_base(&message);
+                }
+            })?;
+        }
     }
     Ok(())
 }

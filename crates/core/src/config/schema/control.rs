@@ -96,6 +96,10 @@ pub struct ControlConfig {
     /// trajectory follower's setpoints change at that rate. Derived, never written.
     #[serde(skip)]
     pub update_rate: Option<f64>,
+    /// Topic remappings of the controller manager's node, `from` -> `to`, as the URDF's
+    /// ros2_control simulator plugin gives them (`<ros><remapping>`).
+    #[serde(skip)]
+    pub remappings: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -112,8 +116,12 @@ pub enum BaseKind {
 pub struct BaseConfig {
     #[serde(rename = "type")]
     pub kind: BaseKind,
-    pub left_wheel: Option<String>,
-    pub right_wheel: Option<String>,
+    /// diff_drive: the wheel joint of each side, or a list of them (a skid steer's, all
+    /// driven alike).
+    #[serde(default, deserialize_with = "one_or_more")]
+    pub left_wheel: Vec<String>,
+    #[serde(default, deserialize_with = "one_or_more")]
+    pub right_wheel: Vec<String>,
     pub wheel_radius: Option<f64>,
     pub wheel_separation: Option<f64>,
     /// Seconds (sim time) after the last twist at which the base stops; 0 keeps it forever.
@@ -127,6 +135,20 @@ pub struct BaseConfig {
     /// one does: its `~/cmd_vel` drives the base, and the robot's `cmd_vel` does not.
     #[serde(skip)]
     pub controller: Option<String>,
+}
+
+/// A name, or a list of names.
+fn one_or_more<'de, D: serde::Deserializer<'de>>(to: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        One(String),
+        More(Vec<String>),
+    }
+    Ok(match Names::deserialize(to)? {
+        Names::One(name) => vec![name],
+        Names::More(names) => names,
+    })
 }
 
 fn default_twist_timeout() -> f64 {

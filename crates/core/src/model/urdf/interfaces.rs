@@ -13,6 +13,8 @@ pub struct Ros2Control {
     pub initial_positions: Vec<(String, f64)>,
     /// `<ros2_control>` sensors, with the MuJoCo sensors they name.
     pub sensors: Vec<HardwareSensor>,
+    /// Its simulator plugin's `<ros><remapping>from:=to</remapping>`s.
+    pub remappings: Vec<(String, String)>,
 }
 
 impl Ros2Control {
@@ -20,6 +22,7 @@ impl Ros2Control {
     pub fn of(robot: &Element, warnings: &mut Vec<String>) -> Self {
         Self {
             controllers_file: plugin_controllers_file(robot),
+            remappings: plugin_remappings(robot),
             initial_positions: initial_positions(robot, warnings),
             sensors: hardware_sensors(robot),
         }
@@ -104,10 +107,8 @@ pub fn from_ros2_control(robot: &Element, warnings: &mut Vec<String>) -> Vec<Act
     requests
 }
 
-/// The controllers file a simulator plugin of ros2_control is given in the URDF
-/// (`<gazebo><plugin filename="gz_ros2_control-system"><parameters>FILE</parameters>`, as
-/// gz_ros2_control and gazebo_ros2_control read it), with a `file://` scheme taken off.
-fn plugin_controllers_file(robot: &Element) -> Option<String> {
+/// The URDF's simulator plugins of ros2_control (gz_ros2_control, gazebo_ros2_control).
+fn ros2_control_plugins(robot: &Element) -> impl Iterator<Item = &Element> {
     robot
         .children_named("gazebo")
         .flat_map(|gazebo| gazebo.children_named("plugin"))
@@ -120,6 +121,25 @@ fn plugin_controllers_file(robot: &Element) -> Option<String> {
             };
             named("filename") || named("name")
         })
+}
+
+/// The remappings its ros2_control plugin gives the controller manager's node.
+fn plugin_remappings(robot: &Element) -> Vec<(String, String)> {
+    ros2_control_plugins(robot)
+        .flat_map(|plugin| plugin.children_named("ros"))
+        .flat_map(|ros| ros.children_named("remapping"))
+        .filter_map(|r| {
+            let (from, to) = r.text.trim().split_once(":=")?;
+            Some((from.trim().to_string(), to.trim().to_string()))
+        })
+        .collect()
+}
+
+/// The controllers file a simulator plugin of ros2_control is given in the URDF
+/// (`<gazebo><plugin filename="gz_ros2_control-system"><parameters>FILE</parameters>`, as
+/// gz_ros2_control and gazebo_ros2_control read it), with a `file://` scheme taken off.
+fn plugin_controllers_file(robot: &Element) -> Option<String> {
+    ros2_control_plugins(robot)
         .flat_map(|plugin| plugin.children_named("parameters"))
         .map(|parameters| parameters.text.trim())
         .find(|path| !path.is_empty())
