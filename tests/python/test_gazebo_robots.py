@@ -1,9 +1,12 @@
 """Robots described for Gazebo, run unchanged: the real upstream descriptions in
 ../shared/robots/gazebo, expanded by the real xacro through an ament prefix (as their launch
-files expand them), loaded with --urdf. Their `<gazebo>` lidars publish on the topic their
-users read (gz-sim's `<topic>`, Classic's `~/out` remapping) in the frame they name, at their
-rate, and see a wall spawned where the test puts it; so do their IMUs and cameras. rclpy is the client, in the suite's
-private network namespace."""
+files expand them), loaded with --urdf. Every `<gazebo>` sensor they declare (lidars, IMUs,
+cameras) publishes on the topic its users read (gz-sim's `<topic>`, Classic's remappings) in the
+frame it names, at its rate; lidars and cameras see a wall spawned where the test puts it; the
+drive plugins and ROSbot's ros2_control skid steer move them with cmd_vel; `--summary` says what
+each block gave. rclpy and the ros2 CLI are the clients, in the suite's private network
+namespace."""
+import itertools
 import math
 import os
 import pathlib
@@ -14,7 +17,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import LaserScan  # noqa: E402
 
-from conftest import REPO, Bridge, latest_message, spin_until  # noqa: E402
+from conftest import REPO, ROS2, Bridge, echo_once, latest_message, spin_until  # noqa: E402
 from test_ros_spawn import spawn, spawn_request  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -220,6 +223,11 @@ def test_a_gazebo_robot_runs_unchanged_and_every_sensor_it_declares_publishes(ro
             fov = 2 * math.atan(info.width / 2 / info.k[0])
             print(f"{topic}: {info.width}x{info.height}, horizontal field of view {fov:.4f} rad")
             assert abs(fov - described.fov[topic]) < 1e-3, topic
+    # The ros2 CLI reads the IMU as well.
+    if ROS2.exists():
+        imu, _, frame, _ = next(sensor for sensor in described.sensors if sensor[1] == "Imu")
+        printed = echo_once(imu, "sensor_msgs/msg/Imu")
+        assert f"frame_id: {frame}" in printed, printed
 
 
 def test_a_gazebo_robot_drives_with_cmd_vel(driven, ros):
@@ -266,3 +274,32 @@ def test_a_gazebo_robot_drives_with_cmd_vel(driven, ros):
     nearer = before - check_scan(ros, described, wall=(0.5, 2.1), still=False)
     print(f"the wall came {nearer:.3f} m nearer; odometry says {travelled:.3f} m")
     assert abs(nearer - travelled) < 0.05, "the wheels do not slip much"
+
+
+def test_the_summary_says_what_each_gazebo_block_gave(tmp_path):
+    """`--summary` of linorobot2's mecanum base: its sensors, surfaces and planar_move plugin
+    taken (a planar base; its four wheels turn freely, as Gazebo leaves them)."""
+    from conftest import BINARY
+
+    if not GAZEBO.exists() or not XACRO.exists():
+        pytest.skip("../shared/robots/gazebo or xacro is not there")
+    mecanum = Robot("linorobot2/linorobot2_description/urdf/robots/mecanum.urdf.xacro", [],
+                    (None,) * 5, [], {})
+    urdf, env = expand(tmp_path, mecanum)
+    run = subprocess.run([str(BINARY), "--urdf", str(urdf), "--summary"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    block = lines.index(next(line for line in lines if "<gazebo> blocks" in line))
+    listed = [line.strip() for line in
+              itertools.takewhile(lambda line: line.startswith("    "), lines[block + 1:])]
+    print("\n".join(lines[block:block + 1] + listed))
+    assert any(line.startswith("taken: sensor 'laser_lidar' (gpu_ray)") for line in listed)
+    assert any(line.startswith("taken: sensor 'imu_sensor' (imu)") for line in listed)
+    assert any(line.startswith("taken: sensor 'camera' (depth)") for line in listed)
+    assert any(line.startswith("taken: surface of '") for line in listed)
+    assert any(line.startswith("taken: plugin 'object_controller' (libgazebo_ros_planar_move.so")
+               and "planar base, cmd_vel 'cmd_vel', odometry 'odom/unfiltered'" in line
+               for line in listed), listed
+    assert not any(line.startswith("left out") for line in listed), listed
+    assert "  actuators (0)" in run.stdout, "the wheels turn freely"

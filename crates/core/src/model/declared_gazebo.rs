@@ -182,7 +182,7 @@ fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
         ));
     }
     robot.control.base = Some(BaseConfig {
-        kind: BaseKind::DiffDrive,
+        kind: drive.kind,
         left_wheel: drive.left.clone(),
         right_wheel: drive.right.clone(),
         wheel_radius: Some(drive.radius),
@@ -197,7 +197,11 @@ fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
     robot.ros.odometry = OdometryConfig {
         enabled: drive.odometry.is_some(),
         frame_id: drive.odom_frame.clone(),
-        source: OdometrySource::Wheels,
+        // A planar move's odometry is the model's own pose.
+        source: match drive.kind {
+            BaseKind::DiffDrive => OdometrySource::Wheels,
+            BaseKind::Planar => OdometrySource::GroundTruth,
+        },
         topic: drive.odometry.clone().unwrap_or_else(|| "odom".into()),
         ..OdometryConfig::default()
     };

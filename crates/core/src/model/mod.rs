@@ -291,6 +291,7 @@ fn robot_maps(
             map.servo_gains = servo_gains;
             map.repairs = loaded.repairs;
             map.hardware_sensors = loaded.ros2_control.sensors;
+            map.gazebo = loaded.gazebo.lines();
             map
         })
         .collect()

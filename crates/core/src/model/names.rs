@@ -43,6 +43,8 @@ pub struct RobotMap {
     pub repairs: Option<String>,
     /// URDF robots: the `<ros2_control>` sensors, naming MuJoCo sensors.
     pub hardware_sensors: Vec<crate::config::broadcasters::HardwareSensor>,
+    /// URDF robots: what its `<gazebo>` blocks gave, one line each (for `--summary`).
+    pub gazebo: Vec<String>,
 }
 
 fn named(model: &MjModel, kind: MjtObjBase, count: usize, prefix: &str) -> Vec<NamedId> {
@@ -95,6 +97,7 @@ impl RobotMap {
             actuator_rule: None,
             repairs: None,
             hardware_sensors: Vec::new(),
+            gazebo: Vec::new(),
         }
     }
 

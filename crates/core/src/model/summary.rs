@@ -65,6 +65,12 @@ fn robot_source(out: &mut String, robot: &RobotMap) {
     if let Some(repairs) = &robot.repairs {
         let _ = writeln!(out, "  {repairs} (each logged as a warning at load)");
     }
+    if !robot.gazebo.is_empty() {
+        let _ = writeln!(out, "  <gazebo> blocks ({}):", robot.gazebo.len());
+        for line in &robot.gazebo {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
 }
 
 /// A robot's joints (with their ranges), actuators, and the rules that made them.

@@ -182,6 +182,9 @@ struct Converter<'a> {
     drive_wheels: HashMap<String, f64>,
     /// Sliding friction of each link's collision geoms that its `<gazebo>` block gives.
     frictions: HashMap<String, f64>,
+    /// A planar move drives the robot: its continuous joints (its wheels) turn freely, as
+    /// Gazebo leaves them, with no servo.
+    passive_wheels: bool,
 }
 
 impl<'a> Converter<'a> {
@@ -965,7 +968,9 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let gazebo = gazebo::read(&doc);
     let drive_wheels = drive_wheels(&robot, gazebo.plugins.drive.as_ref());
     let frictions = gazebo.surfaces.iter().map(|s| (s.link.clone(), s.friction));
+    let planar = gazebo.plugins.drive.as_ref();
     let mut converter = Converter {
+        passive_wheels: planar.is_some_and(|d| d.kind == crate::config::BaseKind::Planar),
         drive_wheels,
         frictions: frictions.collect(),
         opts,
@@ -1304,10 +1309,12 @@ impl Converter<'_> {
             .joints
             .iter()
             .filter(|j| {
-                matches!(
-                    j.joint_type,
-                    JointType::Revolute | JointType::Continuous | JointType::Prismatic
-                ) && !mimic_joints.contains(&j.name)
+                let servoed = match j.joint_type {
+                    JointType::Revolute | JointType::Prismatic => true,
+                    JointType::Continuous => !self.passive_wheels,
+                    _ => false,
+                };
+                servoed && !mimic_joints.contains(&j.name)
             })
             .map(|j| ActuatorRequest {
                 name: j.name.clone(),

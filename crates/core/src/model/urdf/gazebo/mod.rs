@@ -74,6 +74,16 @@ pub fn read(robot: &Element) -> GazeboSensors {
 }
 
 impl GazeboSensors {
+    /// Each sensor, plugin and surface, taken or left out, in words.
+    pub fn lines(&self) -> Vec<String> {
+        let taken = self.taken.iter().chain(&self.plugins.taken);
+        let left_out = self.left_out.iter().chain(&self.plugins.left_out);
+        taken
+            .map(|line| format!("taken: {line}"))
+            .chain(left_out.map(|line| format!("left out: {line}")))
+            .collect()
+    }
+
     /// Adds the sensor; what it became, in words.
     fn add(
         &mut self,

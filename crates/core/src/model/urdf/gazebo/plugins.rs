@@ -1,14 +1,17 @@
 //! The `<gazebo><plugin>` blocks of a URDF (those without a reference): a diff drive (gz-sim's
 //! `DiffDrive` system, Classic's `libgazebo_ros_diff_drive`) becomes the robot's diff-drive
-//! base with wheel odometry; ros2_control, joint-state, IMU and sensor systems are what the
-//! bridge does anyway; every other plugin is named as left out.
+//! base with wheel odometry, Classic's `libgazebo_ros_planar_move` its planar base;
+//! ros2_control, joint-state, IMU and sensor systems are what the bridge does anyway; every
+//! other plugin is named as left out.
 use super::values::{number, text};
+use crate::config::BaseKind;
 use crate::model::xml::Element;
 
-/// A diff drive plugin: its wheels (several per side on a skid steer), geometry and the
-/// topics and frames of its twist and odometry.
+/// A drive plugin: a diff drive's wheels (several per side on a skid steer) and geometry
+/// (none for a planar move), and the topics and frames of its twist and odometry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GazeboDrive {
+    pub kind: BaseKind,
     pub left: Vec<String>,
     pub right: Vec<String>,
     pub separation: f64,
@@ -69,26 +72,34 @@ pub fn read(robot: &Element) -> GazeboPlugins {
 impl GazeboPlugins {
     fn add(&mut self, plugin: &Element, file: &str) -> Result<String, String> {
         let lower = file.to_ascii_lowercase();
-        if lower.contains("diff-drive") || lower.contains("diff_drive") {
+        let diff = lower.contains("diff-drive") || lower.contains("diff_drive");
+        let planar = lower.contains("gazebo_ros_planar_move");
+        if diff || planar {
             let classic = lower.contains("gazebo_ros");
-            let drive = if classic {
-                classic_drive(plugin)?
-            } else {
-                gz_drive(plugin)?
+            let drive = match (planar, classic) {
+                (true, _) => planar_move(plugin),
+                (false, true) => classic_drive(plugin)?,
+                (false, false) => gz_drive(plugin)?,
             };
             if self.drive.is_some() {
                 return Err("a second drive".into());
             }
-            let what = format!(
-                "diff drive on {} / {}, cmd_vel '{}', odometry {}",
-                drive.left.join(", "),
-                drive.right.join(", "),
-                drive.cmd_vel,
-                drive
-                    .odometry
-                    .as_deref()
-                    .map_or("off".into(), |t| format!("'{t}'"))
-            );
+            let odometry = drive
+                .odometry
+                .as_deref()
+                .map_or("off".into(), |t| format!("'{t}'"));
+            let what = match planar {
+                true => format!(
+                    "planar base, cmd_vel '{}', odometry {odometry}",
+                    drive.cmd_vel
+                ),
+                false => format!(
+                    "diff drive on {} / {}, cmd_vel '{}', odometry {odometry}",
+                    drive.left.join(", "),
+                    drive.right.join(", "),
+                    drive.cmd_vel,
+                ),
+            };
             self.drive = Some(drive);
             return Ok(what);
         }
@@ -143,6 +154,7 @@ fn wheels(plugin: &Element, name: &str) -> Result<Vec<String>, String> {
 /// which no ROS node reads unbridged: `cmd_vel` and `odom` then).
 fn gz_drive(plugin: &Element) -> Result<GazeboDrive, String> {
     Ok(GazeboDrive {
+        kind: BaseKind::DiffDrive,
         left: wheels(plugin, "left_joint")?,
         right: wheels(plugin, "right_joint")?,
         separation: positive(plugin, "wheel_separation")?,
@@ -158,6 +170,40 @@ fn gz_drive(plugin: &Element) -> Result<GazeboDrive, String> {
 /// `wheel_diameter`, `publish_odom`, `odometry_frame`; its `cmd_vel` and `odom` under the
 /// plugin's `<ros><namespace>`, remapped by its `<remapping>`s.
 fn classic_drive(plugin: &Element) -> Result<GazeboDrive, String> {
+    let (cmd_vel, odometry) = classic_topics(plugin);
+    Ok(GazeboDrive {
+        kind: BaseKind::DiffDrive,
+        left: wheels(plugin, "left_joint")?,
+        right: wheels(plugin, "right_joint")?,
+        separation: positive(plugin, "wheel_separation")?,
+        radius: positive(plugin, "wheel_diameter")? / 2.0,
+        wheel_acceleration: limit(plugin, "max_wheel_acceleration")?,
+        cmd_vel,
+        odometry,
+        odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
+    })
+}
+
+/// Classic's libgazebo_ros_planar_move: the model's planar velocity set from the twist, on the
+/// same topics as its diff drive.
+fn planar_move(plugin: &Element) -> GazeboDrive {
+    let (cmd_vel, odometry) = classic_topics(plugin);
+    GazeboDrive {
+        kind: BaseKind::Planar,
+        left: Vec::new(),
+        right: Vec::new(),
+        separation: 0.0,
+        radius: 0.0,
+        wheel_acceleration: None,
+        cmd_vel,
+        odometry,
+        odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
+    }
+}
+
+/// A Classic drive's twist and odometry topics (`cmd_vel`, `odom`, none when `publish_odom` is
+/// false), under the plugin's `<ros><namespace>` and through its `<remapping>`s.
+fn classic_topics(plugin: &Element) -> (String, Option<String>) {
     let ros = plugin.child("ros");
     let namespace = text(ros, "namespace").filter(|ns| ns != "/");
     let topic = |name: &str| {
@@ -178,16 +224,7 @@ fn classic_drive(plugin: &Element) -> Result<GazeboDrive, String> {
         }
     };
     let publishes = text(Some(plugin), "publish_odom").is_none_or(|v| v == "true" || v == "1");
-    Ok(GazeboDrive {
-        left: wheels(plugin, "left_joint")?,
-        right: wheels(plugin, "right_joint")?,
-        separation: positive(plugin, "wheel_separation")?,
-        radius: positive(plugin, "wheel_diameter")? / 2.0,
-        wheel_acceleration: limit(plugin, "max_wheel_acceleration")?,
-        cmd_vel: topic("cmd_vel"),
-        odometry: publishes.then(|| topic("odom")),
-        odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
-    })
+    (topic("cmd_vel"), publishes.then(|| topic("odom")))
 }
 
 #[cfg(test)]
