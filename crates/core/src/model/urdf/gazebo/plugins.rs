@@ -3,7 +3,7 @@
 //! base with wheel odometry, Classic's `libgazebo_ros_planar_move` its planar base;
 //! ros2_control, joint-state, IMU and sensor systems are what the bridge does anyway; every
 //! other plugin is named as left out.
-use super::values::{number, text};
+use super::values::{ClassicTopics, number, text};
 use crate::config::BaseKind;
 use crate::model::xml::Element;
 
@@ -204,27 +204,12 @@ fn planar_move(plugin: &Element) -> GazeboDrive {
 /// A Classic drive's twist and odometry topics (`cmd_vel`, `odom`, none when `publish_odom` is
 /// false), under the plugin's `<ros><namespace>` and through its `<remapping>`s.
 fn classic_topics(plugin: &Element) -> (String, Option<String>) {
-    let ros = plugin.child("ros");
-    let namespace = text(ros, "namespace").filter(|ns| ns != "/");
-    let topic = |name: &str| {
-        let remapped = ros
-            .into_iter()
-            .flat_map(|r| r.children_named("remapping"))
-            .find_map(|r| {
-                let (from, to) = r.text.trim().split_once(":=")?;
-                (from.trim_start_matches("~/").trim_start_matches('/') == name)
-                    .then(|| to.trim().to_string())
-            })
-            .unwrap_or_else(|| name.to_string());
-        match &namespace {
-            Some(ns) if !remapped.starts_with('/') => {
-                format!("{}/{remapped}", ns.trim_end_matches('/'))
-            }
-            _ => remapped,
-        }
-    };
+    let topics = ClassicTopics::of_plugin(plugin);
     let publishes = text(Some(plugin), "publish_odom").is_none_or(|v| v == "true" || v == "1");
-    (topic("cmd_vel"), publishes.then(|| topic("odom")))
+    (
+        topics.resolve("cmd_vel"),
+        publishes.then(|| topics.resolve("odom")),
+    )
 }
 
 #[cfg(test)]

@@ -86,12 +86,17 @@ pub struct ClassicTopics<'a> {
 }
 
 impl<'a> ClassicTopics<'a> {
+    /// The naming of the Classic plugin inside `sensor`, if it has one.
     pub fn of(sensor: &'a Element) -> Option<Self> {
-        let plugin = ros_plugin(sensor)?;
+        ros_plugin(sensor).map(Self::of_plugin)
+    }
+
+    /// The naming of `plugin` (a sensor's, or a model plugin such as a drive).
+    pub fn of_plugin(plugin: &'a Element) -> Self {
         let namespace = text(plugin.child("ros"), "namespace")
             .map(|ns| ns.trim_end_matches('/').to_string())
             .filter(|ns| !ns.is_empty());
-        Some(Self { plugin, namespace })
+        Self { plugin, namespace }
     }
 
     /// The plugin's name (its node's name).
