@@ -8,13 +8,14 @@
 //!     beside the same run without a camera;
 //! (c) lidar rays/s of the bridge's caster (16 x 1800 rays per scan, back to back) divided
 //!     by a Python loop of `mj_kinematics` and `mujoco.mj_multiRay` on the same model, from
-//!     the same pose, with the same rays;
+//!     the same pose, with the same rays: in Go1's world (a floor) and among 60 static geoms;
 //! (d) the real-time factor of Go1 at 1 kHz with a 16 x 1800 lidar at 10 Hz, beside none;
 //! (e) a segmentation camera at 640x480 `fast`: the render thread's frames/s and CPU per
 //!     frame with the segmentation pass beside RGB alone, and beside the Python `Renderer`'s
 //!     RGB and segmentation passes; the CPU per frame of its maps, label maps and boxes (the
 //!     frames thread's work); the real-time factor while it renders back to back.
-//! Run: bash scripts/bench-render.sh
+//! Run: bash scripts/bench-render.sh (BENCH_CAMERAS_ONLY=1: (a) and (e); BENCH_LIDAR_ONLY=1:
+//! (c) and (d)).
 #[path = "common/threads.rs"]
 mod threads;
 
@@ -215,7 +216,8 @@ fn lidar_config() -> LidarConfig {
     }
 }
 
-fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
+/// (c) in `world` (`scene` says what surrounds the lidar).
+fn lidar_throughput(world: &World, config: &Config, mjb: &std::path::Path, scene: &str) {
     let planned = &world.sensors.lidars;
     let rays = planned[0].spec.rays.len() as f64;
     let sim = Simulation::start(world, &config.sim).unwrap();
@@ -264,14 +266,53 @@ fn lidars(world: &World, config: &Config, mjb: &std::path::Path) {
     }
     let (bridge, reference) = (bridge / ROUNDS as f64, reference / ROUNDS as f64);
     println!(
-        "(c) lidar 16 x 1800 rays: bridge caster {:.2} M rays/s, Python mj_multiRay loop {:.2} M rays/s, ratio {:.2}",
+        "(c) lidar 16 x 1800 rays, {scene}: bridge caster {:.2} M rays/s, Python mj_multiRay loop {:.2} M rays/s, ratio {:.2}",
         bridge / 1e6,
         reference / 1e6,
         bridge / reference
     );
-    drop(lidars);
-    drop(caster);
-    drop(sim);
+}
+
+/// Go1's config with a lidar on its trunk and a second, static "robot" of `CLUTTER` geoms
+/// around it at 1 to 5.5 m (boxes, cylinders, spheres, capsules), written to `dir`.
+fn cluttered_config(dir: &std::path::Path) -> Config {
+    let mut geoms = String::new();
+    let kinds = ["box", "cylinder", "sphere", "capsule"];
+    for i in 0..CLUTTER {
+        let angle = i as f64 * 2.399_963; // the golden angle: spread evenly around
+        let distance = 1.0 + (i % 10) as f64 * 0.5;
+        let size = 0.1 + 0.05 * (i % 5) as f64;
+        geoms.push_str(&format!(
+            "<geom type='{}' pos='{:.3} {:.3} {:.3}' size='{size} {size} {size}'/>\n",
+            kinds[i % kinds.len()],
+            distance * angle.cos(),
+            distance * angle.sin(),
+            size + 0.05 * (i % 3) as f64,
+        ));
+    }
+    let mjcf = dir.join("clutter.xml");
+    std::fs::write(
+        &mjcf,
+        format!("<mujoco><worldbody>{geoms}</worldbody></mujoco>"),
+    )
+    .expect("clutter MJCF");
+    let go1 = std::fs::read_to_string(repo().join("config/go1.yaml")).expect("go1.yaml");
+    let robot = format!("  - name: clutter\n    mjcf: {}\nzmq:", mjcf.display());
+    let yaml = dir.join("cluttered.yaml");
+    std::fs::write(&yaml, go1.replacen("\nzmq:", &format!("\n{robot}"), 1)).expect("YAML");
+    let overrides = [
+        "world.timestep=0.001".to_string(),
+        "zmq.enabled=false".into(),
+    ];
+    let mut config = Config::load(&yaml, &overrides).expect("cluttered config");
+    config.robots[0].lidars.push(lidar_config());
+    config
+}
+
+const CLUTTER: usize = 60;
+
+/// (d): the real-time factor with a lidar casting at 10 Hz, beside none.
+fn lidar_rtf(world: &World, config: &Config) {
     for _ in 0..ROUNDS {
         let idle = real_time_factor(world, config, |_, s| {
             std::thread::sleep(Duration::from_secs_f64(s))
@@ -417,12 +458,25 @@ fn main() {
         "== camera and lidar benchmark, Unitree Go1 ({})",
         config.origin
     );
-    cameras(&world, &config, &mjb);
-    segmentation(&world, &config, &mjb);
-    if std::env::var("BENCH_CAMERAS_ONLY").is_ok_and(|v| v == "1") {
-        return;
+    let only = |part: &str| std::env::var(part).is_ok_and(|v| v == "1");
+    if !only("BENCH_LIDAR_ONLY") {
+        cameras(&world, &config, &mjb);
+        segmentation(&world, &config, &mjb);
+        if only("BENCH_CAMERAS_ONLY") {
+            return;
+        }
+        camera_rtf(&world, &config);
     }
-    camera_rtf(&world, &config);
-    lidars(&world, &config, &mjb);
+    lidar_throughput(&world, &config, &mjb, "Go1 on a floor");
+    let dir = std::env::temp_dir().join(format!("bench-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    let cluttered = cluttered_config(&dir);
+    let among = build_world(&cluttered).expect("cluttered world");
+    let among_mjb = dir.join("cluttered.mjb");
+    among.model.save_to_file(&among_mjb).expect("MJB");
+    let scene = format!("Go1 among {CLUTTER} geoms");
+    lidar_throughput(&among, &cluttered, &among_mjb, &scene);
+    let _ = std::fs::remove_dir_all(&dir);
+    lidar_rtf(&world, &config);
     let _ = std::fs::remove_file(&mjb);
 }
