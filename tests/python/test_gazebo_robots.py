@@ -303,3 +303,84 @@ def test_the_summary_says_what_each_gazebo_block_gave(tmp_path):
                for line in listed), listed
     assert not any(line.startswith("left out") for line in listed), listed
     assert "  actuators (0)" in run.stdout, "the wheels turn freely"
+
+
+POINT_SENSORS_URDF = """<?xml version="1.0"?>
+<robot name="probe_bot">
+  <link name="base_link">
+    <inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.4 0.3 0.2"/></geometry></collision>
+  </link>
+  <link name="gps_link">
+    <inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="gps_joint" type="fixed"><parent link="base_link"/><child link="gps_link"/>
+    <origin xyz="0 0 0.15"/></joint>
+  <gazebo reference="gps_link">
+    <sensor name="navsat" type="navsat"><update_rate>5</update_rate><topic>navsat</topic>
+      <navsat><position_sensing><horizontal><noise type="gaussian"><stddev>0.5</stddev></noise>
+      </horizontal></position_sensing></navsat></sensor>
+  </gazebo>
+  <gazebo reference="base_link">
+    <sensor name="baro" type="air_pressure"><update_rate>20</update_rate><topic>air_pressure</topic>
+      <air_pressure><pressure><noise type="gaussian"><stddev>0.01</stddev></noise></pressure></air_pressure>
+    </sensor>
+    <sensor name="alt" type="altimeter"><update_rate>10</update_rate><topic>altimeter</topic></sensor>
+    <sensor name="gps_classic" type="gps"><update_rate>2</update_rate>
+      <plugin name="gps_plugin" filename="libgazebo_ros_gps_sensor.so">
+        <ros><namespace>/rover</namespace><remapping>~/out:=fix</remapping></ros>
+      </plugin></sensor>
+  </gazebo>
+</robot>
+"""
+
+
+def test_gazebo_gps_barometer_and_altimeter_publish_where_their_users_read(tmp_path, ros):
+    """gz-sim's navsat, air_pressure and altimeter and Classic's gps plugin, in a robot's
+    `<gazebo>` blocks: each on its topic, in its frame, at its rate, measuring the robot at
+    rest on the floor of a world placed on the earth."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from ros_gz_interfaces.msg import Altimeter
+    from sensor_msgs.msg import FluidPressure, NavSatFix
+
+    urdf = tmp_path / "probe_bot.urdf"
+    urdf.write_text(POINT_SENSORS_URDF)
+    config = tmp_path / "robot.yaml"
+    config.write_text("world: {floor: true, origin: {latitude: 47.4, longitude: 8.5, altitude: 400}}\n"
+                      f"robots:\n  - name: probe_bot\n    urdf: {urdf}\n")
+    bridge = Bridge(str(config))
+    try:
+        bridge.console("realtime")
+        fix = latest_message(ros, NavSatFix, "/navsat")
+        assert fix.header.frame_id == "gps_link"
+        assert abs(fix.latitude - 47.4) < 1e-4 and abs(fix.longitude - 8.5) < 1e-4, fix
+        assert fix.position_covariance[0] == pytest.approx(0.25), "the horizontal noise's variance"
+        classic = latest_message(ros, NavSatFix, "/rover/fix")
+        assert classic.header.frame_id == "base_link"
+        # Standard atmosphere at the base's height above the origin's 400 m.
+        pressure = latest_message(ros, FluidPressure, "/air_pressure")
+        assert pressure.header.frame_id == "base_link"
+        expected = 101325.0 * (1 - 2.25577e-5 * 400.1) ** 5.25588
+        assert abs(pressure.fluid_pressure - expected) < 5.0, (pressure.fluid_pressure, expected)
+        altitude = latest_message(ros, Altimeter, "/altimeter")
+        assert abs(altitude.vertical_position) < 0.05 and abs(altitude.vertical_velocity) < 0.05
+        # Rates in sim time, from the stamps.
+        rates = {}
+        for topic, kind in [("/navsat", NavSatFix), ("/air_pressure", FluidPressure),
+                            ("/altimeter", Altimeter), ("/rover/fix", NavSatFix)]:
+            stamps = []
+            qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
+            ros.create_subscription(kind, topic, lambda m, s=stamps: s.append(
+                m.header.stamp.sec + m.header.stamp.nanosec * 1e-9), qos)
+            rates[topic] = stamps
+        spin_until(ros, lambda: all(len(s) >= 5 for s in rates.values()), timeout=30,
+                   what="five messages on each topic")
+        measured = {topic: 1.0 / period(stamps) for topic, stamps in rates.items()}
+        print(f"navsat: NavSatFix in gps_link, {fix.latitude:.7f} N {fix.longitude:.7f} E; "
+              f"air_pressure: {pressure.fluid_pressure:.1f} Pa (standard atmosphere {expected:.1f}); "
+              f"altimeter: {altitude.vertical_position:.4f} m; rates "
+              + ", ".join(f"{t} {r:.1f} Hz" for t, r in measured.items()))
+        for topic, rate in [("/navsat", 5), ("/air_pressure", 20), ("/altimeter", 10), ("/rover/fix", 2)]:
+            assert abs(measured[topic] - rate) < 0.05 * rate, (topic, measured[topic])
+    finally:
+        bridge.close()

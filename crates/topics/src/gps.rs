@@ -11,7 +11,7 @@ use super::sensors::{self, Sensor};
 use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
 use crate::config::PointSensorConfig;
-use crate::convert::vector;
+use crate::convert::{given_frame, vector};
 use crate::messages::geometry_msgs::msg::TwistWithCovarianceStamped;
 use crate::messages::sensor_msgs::msg::NavSatFix;
 use crate::model::point_sensors::{position_sensor, velocity_sensor};
@@ -55,9 +55,10 @@ pub fn point(plan: &mut Plan, robot: usize, key: &str, k: usize, config: &PointS
     let find = |plan: &Plan, name: String, kind, what| sensors::find(plan, robot, field.clone(), &name, kind, what);
     let position = find(plan, position_sensor(&config.name), MjtSensor::mjSENS_FRAMEPOS, "framepos")?;
     let velocity = find(plan, velocity_sensor(&config.name), MjtSensor::mjSENS_FRAMELINVEL, "framelinvel")?;
-    let frame_id = match sensors::site(plan.model, position.id) {
-        Some(site) => sensors::site_frame(plan, robot, site, false),
-        None => config.name.clone(),
+    let frame_id = match (&config.frame_id, sensors::site(plan.model, position.id)) {
+        (Some(frame), _) => given_frame(frame, &plan.robots[robot], plan.prefixed(robot)),
+        (None, Some(site)) => sensors::site_frame(plan, robot, site, false),
+        (None, None) => config.name.clone(),
     };
     let latency = plan.config.robots[robot].latency.get(&config.name).copied().unwrap_or(0.0);
     Ok(Point {
@@ -74,7 +75,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         for (k, config) in plan.config.robots[robot].gps.clone().iter().enumerate() {
             let point = point(plan, robot, "gps", k, config)?;
             let topic = |plan: &Plan, name: &str| Topic {
-                name: plan.robot_topic(robot, &format!("{}/{name}", config.name)),
+                name: plan.robot_topic(robot, &point_topic(config, name)),
                 schedule: plan.rate("gps", Some(config.rate)),
                 qos: Qos::STATE,
             };
@@ -116,6 +117,14 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         }
     }
     Ok(())
+}
+
+/// A GPS's topic `{name}/{what}`, its fix on the topic the config gives instead.
+fn point_topic(config: &PointSensorConfig, what: &str) -> String {
+    match (&config.topic, what) {
+        (Some(topic), "fix") => topic.clone(),
+        _ => format!("{}/{what}", config.name),
+    }
 }
 
 /// The world vector `sensor` measures, in east, north, up, with its noise.

@@ -4,7 +4,7 @@
 //! sensor of the same name (the config wins), before the config's sensors are mounted.
 use super::notes;
 use super::pose::wxyz;
-use super::urdf::{GazeboDrive, GazeboImu, GazeboSensors};
+use super::urdf::{GazeboDrive, GazeboImu, GazeboSensors, PointKind};
 use crate::config::{
     BaseConfig, BaseKind, ImuTopic, NoiseConfig, OdometryConfig, OdometrySource, RobotConfig,
 };
@@ -91,6 +91,7 @@ pub fn with_sensors(
     }
     add_lidars(&mut robot, found, origin);
     add_cameras(&mut robot, found, origin);
+    add_points(&mut robot, found, origin);
     for imu in mounted {
         add_imu(&mut robot, imu);
     }
@@ -118,6 +119,36 @@ fn add_lidars(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
         }
         add_noise(robot, lidar.name.clone(), &gazebo.noise);
         robot.lidars.push(lidar.clone());
+    }
+}
+
+/// GPS receivers, barometers and altimeters join the config's lists, its own winning by name.
+fn add_points(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
+    for gazebo in &found.points {
+        let sensor = &gazebo.sensor;
+        let taken = robot
+            .point_sensors()
+            .iter()
+            .any(|(_, list)| list.iter().any(|s| s.name == sensor.name));
+        if taken {
+            continue;
+        }
+        if let Some((field, why)) = sensor.problem() {
+            notes::warn(&format!(
+                "{origin}: <gazebo> sensor '{}': {field} {why}: left out",
+                sensor.name
+            ));
+            continue;
+        }
+        for (key, noise) in &gazebo.noise {
+            add_noise(robot, key.clone(), &Some(noise.clone()));
+        }
+        let list = match gazebo.kind {
+            PointKind::Gps => &mut robot.gps,
+            PointKind::Barometer => &mut robot.barometers,
+            PointKind::Altimeter => &mut robot.altimeters,
+        };
+        list.push(sensor.clone());
     }
 }
 

@@ -5,7 +5,7 @@
 //! samples them with the rest of the state.
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PointSensorConfig {
     /// Topic namespace, and the name of its frame (fixed to the body on /tf_static).
@@ -18,6 +18,14 @@ pub struct PointSensorConfig {
     /// Messages per second of sim time.
     #[serde(default = "default_rate")]
     pub rate: f64,
+    /// Its topic (a GPS's fix; its velocity stays on `{name}/vel`); default `{name}/fix` for a
+    /// GPS, `{name}` for the others. A `<gazebo>` sensor's is the one its users read.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// Its messages' frame instead of `{name}` (a link's name: that frame's pose comes from
+    /// the link, and no fixed frame is added).
+    #[serde(default)]
+    pub frame_id: Option<String>,
 }
 
 fn default_rate() -> f64 {
@@ -32,6 +40,11 @@ impl PointSensorConfig {
         }
         if self.body.is_empty() {
             return Some(("body", "needs a body name".into()));
+        }
+        for (field, given) in [("topic", &self.topic), ("frame_id", &self.frame_id)] {
+            if given.as_ref().is_some_and(|g| g.trim().is_empty()) {
+                return Some((field, "must not be empty when given".into()));
+            }
         }
         if self.xyz.iter().any(|v| !v.is_finite()) {
             return Some(("xyz", "must be finite".into()));

@@ -7,6 +7,7 @@ mod camera;
 mod imu;
 mod lidar;
 mod plugins;
+mod point;
 mod surfaces;
 mod values;
 
@@ -14,6 +15,7 @@ pub use camera::GazeboCamera;
 pub use imu::GazeboImu;
 pub use lidar::GazeboLidar;
 pub use plugins::{GazeboDrive, GazeboPlugins};
+pub use point::{GazeboPoint, PointKind};
 pub use surfaces::Surface;
 
 use crate::model::xml::Element;
@@ -24,6 +26,8 @@ pub struct GazeboSensors {
     pub lidars: Vec<GazeboLidar>,
     pub imus: Vec<GazeboImu>,
     pub cameras: Vec<GazeboCamera>,
+    /// GPS receivers, barometers and altimeters.
+    pub points: Vec<GazeboPoint>,
     /// What its `<gazebo><plugin>` blocks give.
     pub plugins: GazeboPlugins,
     /// Its links' contact friction.
@@ -101,6 +105,26 @@ impl GazeboSensors {
                 lidar.frame_id.as_deref().unwrap_or_default()
             );
             self.lidars.push(read);
+            return Ok(what);
+        }
+        if point::TYPES.contains(&kind) {
+            let read = point::read(sensor, name, link, kind)?;
+            let what = match read.kind {
+                PointKind::Gps => "GPS",
+                PointKind::Barometer => "barometer",
+                PointKind::Altimeter => "altimeter",
+            };
+            let s = &read.sensor;
+            let mut what = format!(
+                "{what} on '{}', frame '{}', {} Hz",
+                s.topic.as_deref().unwrap_or_default(),
+                s.frame_id.as_deref().unwrap_or_default(),
+                s.rate
+            );
+            if let Some(changed) = &read.changed {
+                what.push_str(&format!(" ({changed})"));
+            }
+            self.points.push(read);
             return Ok(what);
         }
         if kind == "imu" {
