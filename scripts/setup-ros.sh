@@ -85,21 +85,29 @@ generate() {
   PATH="$venv/bin:$PATH" cmake --build "$dir/build" -j2 >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log" >&2; exit 1; }
   "$venv/bin/cmake" --install "$dir/build" >"$dir/install.log" 2>&1 || { tail -30 "$dir/install.log" >&2; exit 1; }
 }
-for package in tf2_msgs control_msgs simulation_interfaces composition_interfaces controller_manager_msgs; do
-  generate "$package"
-done
 for package in $upstream_packages; do
   if [ ! -d "$upstream/$package" ]; then
-    # The r2r node binds every package it publishes: without this one it does not build.
     echo "setup-ros: $upstream/$package is missing; set MUJOCO_BRIDGE_ROS_INTERFACES to a folder" \
       "holding the upstream $upstream_packages packages" >&2
     exit 1
   fi
-  generate "$package" "$upstream/$package"
 done
+# No package needs another of these, so two go at a time (CMake's configure step is one
+# core's work): a fresh machine's setup is about two minutes shorter.
+( for package in tf2_msgs control_msgs simulation_interfaces composition_interfaces; do
+    generate "$package"
+  done ) &
+first=$!
+( generate controller_manager_msgs
+  for package in $upstream_packages; do
+    generate "$package" "$upstream/$package"
+  done ) &
+second=$!
+generated=0
+wait "$first" || generated=1
+wait "$second" || generated=1
+[ "$generated" = 0 ] || exit 1
 
-# The wheels hard-wire rmw_fastrtps_cpp and ship no librmw_implementation.so; programs that
-# link it (rcl users such as r2r) get this linker script instead.
 mkdir -p "$shims/lib"
 echo 'INPUT(-lrmw_fastrtps_cpp)' > "$shims/lib/librmw_implementation.so"
 
