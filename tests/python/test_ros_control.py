@@ -352,6 +352,43 @@ def test_a_diff_drive_controller_drives_the_base_while_active_and_its_odom_integ
         ros2("daemon", "stop", check=False)
 
 
+def test_enable_odom_tf_false_leaves_odom_to_base_to_a_filter(tmp_path, ros):
+    """A diff_drive_controller's `enable_odom_tf`: true (the default) sends `odom -> <root
+    link>` on /tf beside its ~/odom; false sends only ~/odom (robot_localization's EKF then
+    publishes the transform), and no `world -> <root link>` either."""
+    from nav_msgs.msg import Odometry
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+
+    seen = {}
+    for enabled in (True, False):
+        controllers = tmp_path / f"controllers_{enabled}.yaml"
+        controllers.write_text(DIFF_DRIVE + f"    enable_odom_tf: {str(enabled).lower()}\n")
+        bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}",
+                                                    "--set", "robots.0.control.base=null"])
+        try:
+            bridge.console("realtime")
+            odom = latest_message(ros, Odometry, "/diff_drive_controller/odom")
+            parents = set()
+            subscription = ros.create_subscription(
+                TFMessage, "/tf", lambda m: parents.update(
+                    (t.header.frame_id, t.child_frame_id) for t in m.transforms),
+                QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE))
+            # The default robot is a URDF's: robot_state_publisher sends its links, so the
+            # bridge's /tf holds odom -> base alone, or nothing.
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:
+                rclpy.spin_once(ros, timeout_sec=0.05)
+            ros.destroy_subscription(subscription)
+            base = odom.child_frame_id
+            seen[enabled] = sorted(p for p in parents if p[1] == base)
+        finally:
+            bridge.close()
+    print(f"frames with child {base} on /tf: enable_odom_tf true {seen[True]}, false {seen[False]}")
+    assert seen[True] == [("odom", base)]
+    assert seen[False] == []
+
+
 SENSOR_ROBOT = """\
 world: {floor: true}
 robots:

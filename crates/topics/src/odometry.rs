@@ -114,6 +114,8 @@ pub struct Estimate {
     pub odom_frame: String,
     pub root_frame: String,
     world_to_odom: bool,
+    /// `odom -> root` goes on /tf.
+    pub sends_tf: bool,
     wheels: Option<Wheels>,
 }
 
@@ -286,6 +288,7 @@ impl Estimate {
             odom_frame: odom,
             root_frame: frame_name("world", robot, root, prefixed),
             world_to_odom: config.world_to_odom,
+            sends_tf: config.tf,
             wheels,
         }))
     }

@@ -81,6 +81,9 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     let mut odometry = Vec::new();
     for estimate in plan.odometry.iter().flatten() {
         let e = estimate.lock();
+        if !e.sends_tf {
+            continue;
+        }
         message.transforms.push(transform_stamped(
             e.odom_frame.clone(),
             e.root_frame.clone(),

@@ -22,6 +22,8 @@ pub struct DiffDrive {
     pub cmd_vel_timeout: f64,
     /// `odom_frame_id` ("odom").
     pub odom_frame: String,
+    /// `enable_odom_tf` (true): `odom -> base` on /tf.
+    pub odom_tf: bool,
     /// `~/cmd_vel` is geometry_msgs/TwistStamped (`use_stamped_vel`, true), else Twist.
     pub stamped: bool,
     /// `open_loop` (false): odometry from the commanded twist instead of the wheels; read
@@ -103,6 +105,7 @@ impl DiffDrive {
             wheel_radius: positive("wheel_radius", None)?,
             cmd_vel_timeout,
             odom_frame,
+            odom_tf: flag(params, "enable_odom_tf", true)?,
             stamped: flag(params, "use_stamped_vel", true)?,
             open_loop: flag(params, "open_loop", false)?,
             linear_limits: velocity_limits(params, "linear.x")?,
@@ -139,6 +142,7 @@ impl DiffDrive {
             frame_id: self.odom_frame.clone(),
             source: OdometrySource::Wheels,
             topic: format!("{controller}/odom"),
+            tf: self.odom_tf,
             ..odometry.clone()
         }
     }
@@ -167,7 +171,9 @@ mod tests {
         );
         assert!((drive.wheel_separation - 0.6).abs() < 1e-12);
         assert_eq!((drive.cmd_vel_timeout, drive.stamped), (0.5, false));
-        assert_eq!(drive.odom_frame, "odom");
+        assert_eq!((drive.odom_frame.as_str(), drive.odom_tf), ("odom", true));
+        let filtered = "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, enable_odom_tf: false}";
+        assert!(!DiffDrive::parse(&params(filtered)).unwrap().odom_tf);
         let limited = DiffDrive::parse(&params(
             "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, linear: {x: {max_velocity: 0.5}}, angular: {z: {has_velocity_limits: false, max_velocity: 1.0}}}",
         ))

@@ -234,6 +234,7 @@ fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
             BaseKind::Planar => OdometrySource::GroundTruth,
         },
         topic: drive.odometry.clone().unwrap_or_else(|| "odom".into()),
+        tf: drive.odom_tf,
         ..OdometryConfig::default()
     };
 }

@@ -204,6 +204,10 @@ pub struct OdometryConfig {
     /// The topic, under the robot's namespace: `odom`, or `<controller>/odom` for a base
     /// that a diff_drive_controller gives.
     pub topic: String,
+    /// Send `odom -> <root link>` on /tf (a diff_drive_controller's `enable_odom_tf`, a
+    /// Gazebo drive's `publish_odom_tf`); turn off when a filter (robot_localization's EKF)
+    /// publishes it. `world -> <root link>` is not sent either way.
+    pub tf: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
@@ -225,6 +229,7 @@ impl Default for OdometryConfig {
             world_to_odom: true,
             source: OdometrySource::GroundTruth,
             topic: "odom".into(),
+            tf: true,
         }
     }
 }

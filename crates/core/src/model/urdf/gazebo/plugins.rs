@@ -23,6 +23,8 @@ pub struct GazeboDrive {
     /// The odometry topic; none when the plugin publishes none.
     pub odometry: Option<String>,
     pub odom_frame: String,
+    /// `odom -> base` on /tf (Classic's `publish_odom_tf`; gz-sim's drive sends it too).
+    pub odom_tf: bool,
 }
 
 /// What the plugins give a robot.
@@ -163,6 +165,7 @@ fn gz_drive(plugin: &Element) -> Result<GazeboDrive, String> {
         cmd_vel: text(Some(plugin), "topic").unwrap_or_else(|| "cmd_vel".into()),
         odometry: Some(text(Some(plugin), "odom_topic").unwrap_or_else(|| "odom".into())),
         odom_frame: text(Some(plugin), "frame_id").unwrap_or_else(|| "odom".into()),
+        odom_tf: true,
     })
 }
 
@@ -181,6 +184,7 @@ fn classic_drive(plugin: &Element) -> Result<GazeboDrive, String> {
         cmd_vel,
         odometry,
         odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
+        odom_tf: classic_flag(plugin, "publish_odom_tf"),
     })
 }
 
@@ -198,14 +202,20 @@ fn planar_move(plugin: &Element) -> GazeboDrive {
         cmd_vel,
         odometry,
         odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
+        odom_tf: classic_flag(plugin, "publish_odom_tf"),
     }
+}
+
+/// A Classic plugin's true-by-default flag (`true` or `1` when written).
+fn classic_flag(plugin: &Element, name: &str) -> bool {
+    text(Some(plugin), name).is_none_or(|v| v == "true" || v == "1")
 }
 
 /// A Classic drive's twist and odometry topics (`cmd_vel`, `odom`, none when `publish_odom` is
 /// false), under the plugin's `<ros><namespace>` and through its `<remapping>`s.
 fn classic_topics(plugin: &Element) -> (String, Option<String>) {
     let topics = ClassicTopics::of_plugin(plugin);
-    let publishes = text(Some(plugin), "publish_odom").is_none_or(|v| v == "true" || v == "1");
+    let publishes = classic_flag(plugin, "publish_odom");
     (
         topics.resolve("cmd_vel"),
         publishes.then(|| topics.resolve("odom")),
