@@ -13,6 +13,7 @@ use crate::sim::{StateSnapshot, WorldGeneration};
 use cast::{RayFan, Targets};
 use mujoco_rs::mujoco_c::{mj_multiRay, mjModel};
 use mujoco_rs::prelude::*;
+use mujoco_rs::wrappers::mj_model::traits::ModelType;
 use nalgebra::Vector3;
 use std::sync::Arc;
 use std::time::Duration;
@@ -100,6 +101,38 @@ impl HiddenGeoms {
             targets: Targets::new(model, own),
             _rgba: rgba,
             _matid: matid,
+        }
+    }
+
+    /// MuJoCo's own `mj_multiRay` from `origin` along each of `directions` (world frame), in
+    /// `data`'s state: the geom hit (-1: none within `cutoff`) and its distance.
+    fn multi_ray<M: ModelType>(
+        &self,
+        data: &mut MjData<M>,
+        origin: [f64; 3],
+        directions: &[[f64; 3]],
+        geoms: &mut [i32],
+        distances: &mut [f64],
+        cutoff: f64,
+    ) {
+        let count = directions.len().min(geoms.len()).min(distances.len());
+        // SAFETY: every buffer holds at least `count` rays; the header's arrays are the
+        // shared model's (kept alive by its owner) and this view's.
+        unsafe {
+            mj_multiRay(
+                &self.header,
+                data.ffi_mut(),
+                &origin,
+                directions.as_ptr().cast(),
+                std::ptr::null(),
+                true,
+                -1,
+                geoms.as_mut_ptr(),
+                distances.as_mut_ptr(),
+                std::ptr::null_mut(),
+                count as i32,
+                cutoff,
+            );
         }
     }
 }
@@ -198,25 +231,9 @@ impl WorldCasting {
         let view = &self.views[self.view_of[index]];
         let (geoms, distances) = (&mut self.geoms[..count], &mut self.distances[..count]);
         if view.targets.needs_mujoco {
+            let origin = [origin.x, origin.y, origin.z];
             let data = &mut self.mirror.data;
-            // SAFETY: the buffers hold `count` rays (directions, geoms, distances); the
-            // header's arrays are the shared model's (kept alive by `world`) and this view's.
-            unsafe {
-                mj_multiRay(
-                    &view.header,
-                    data.ffi_mut(),
-                    &[origin.x, origin.y, origin.z],
-                    world.as_ptr().cast(),
-                    std::ptr::null(),
-                    true,
-                    -1,
-                    geoms.as_mut_ptr(),
-                    distances.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                    count as i32,
-                    lidar.range_max,
-                );
-            }
+            view.multi_ray(data, origin, world, geoms, distances, lidar.range_max);
         } else {
             let (fan, turn) = (&self.fans[index], rotation.matrix());
             let data = &self.mirror.data;
@@ -344,24 +361,9 @@ mod tests {
                     &mut distances,
                     cutoff,
                 );
-                // SAFETY: buffers of `count` rays; the header's arrays are alive in `view`
-                // and `model`.
-                unsafe {
-                    mj_multiRay(
-                        &view.header,
-                        data.ffi_mut(),
-                        &[origin.x, origin.y, origin.z],
-                        world.as_ptr().cast(),
-                        std::ptr::null(),
-                        true,
-                        -1,
-                        theirs.as_mut_ptr(),
-                        their_distances.as_mut_ptr(),
-                        std::ptr::null_mut(),
-                        count as i32,
-                        cutoff,
-                    );
-                }
+                let at = [origin.x, origin.y, origin.z];
+                let (theirs, their_distances) = (&mut theirs, &mut their_distances);
+                view.multi_ray(&mut data, at, &world, theirs, their_distances, cutoff);
                 for ray in 0..count {
                     let within = |d: f64| d >= 0.0 && d <= cutoff;
                     let mine = within(distances[ray]).then_some((geoms[ray], distances[ray]));
