@@ -40,7 +40,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             message.vertical_reference = initial.sensordata()[height_adr];
             plan.add(Altimeter {
                 topic: Topic {
-                    name: plan.robot_topic(robot, config.topic.as_ref().unwrap_or(&config.name)),
+                    name: plan.robot_topic(robot, &config.topic_or(config.name.clone())),
                     schedule: plan.rate("altimeter", Some(config.rate)),
                     qos: Qos::STATE,
                 },

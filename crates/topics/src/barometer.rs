@@ -47,7 +47,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             message.header.frame_id = point.frame_id;
             message.variance = noise.as_ref().map_or(0.0, |n| n.variance(0));
             let topic = Topic {
-                name: plan.robot_topic(robot, config.topic.as_ref().unwrap_or(&config.name)),
+                name: plan.robot_topic(robot, &config.topic_or(config.name.clone())),
                 schedule: plan.rate("barometer", Some(config.rate)),
                 qos: Qos::STATE,
             };

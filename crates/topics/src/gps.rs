@@ -74,8 +74,8 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
     for robot in 0..plan.robots.len() {
         for (k, config) in plan.config.robots[robot].gps.clone().iter().enumerate() {
             let point = point(plan, robot, "gps", k, config)?;
-            let topic = |plan: &Plan, name: &str| Topic {
-                name: plan.robot_topic(robot, &point_topic(config, name)),
+            let topic = |plan: &Plan, name: String| Topic {
+                name: plan.robot_topic(robot, &name),
                 schedule: plan.rate("gps", Some(config.rate)),
                 qos: Qos::STATE,
             };
@@ -91,7 +91,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 COVARIANCE_UNKNOWN
             };
             plan.add(Fix {
-                topic: topic(plan, "fix"),
+                topic: topic(plan, config.topic_or(format!("{}/fix", config.name))),
                 position: point.position,
                 earth: earth.clone(),
                 noise,
@@ -107,7 +107,7 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 }
             }
             plan.add(Velocity {
-                topic: topic(plan, "vel"),
+                topic: topic(plan, format!("{}/vel", config.name)),
                 velocity: point.velocity,
                 earth: earth.clone(),
                 noise,
@@ -117,14 +117,6 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
         }
     }
     Ok(())
-}
-
-/// A GPS's topic `{name}/{what}`, its fix on the topic the config gives instead.
-fn point_topic(config: &PointSensorConfig, what: &str) -> String {
-    match (&config.topic, what) {
-        (Some(topic), "fix") => topic.clone(),
-        _ => format!("{}/{what}", config.name),
-    }
 }
 
 /// The world vector `sensor` measures, in east, north, up, with its noise.

@@ -33,6 +33,11 @@ fn default_rate() -> f64 {
 }
 
 impl PointSensorConfig {
+    /// The topic the config gives, else `default`.
+    pub fn topic_or(&self, default: String) -> String {
+        self.topic.clone().unwrap_or(default)
+    }
+
     /// The first field it cannot take, with why.
     pub fn problem(&self) -> Option<(&'static str, String)> {
         if self.name.is_empty() || self.name.contains(['/', ' ']) {
