@@ -384,3 +384,86 @@ def test_gazebo_gps_barometer_and_altimeter_publish_where_their_users_read(tmp_p
             assert abs(measured[topic] - rate) < 0.05 * rate, (topic, measured[topic])
     finally:
         bridge.close()
+
+
+CONTACT_AND_MAGNETOMETER_URDF = """<?xml version="1.0"?>
+<robot name="bumper_bot">
+  <link name="base_link">
+    <inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.4 0.3 0.2"/></geometry></collision>
+  </link>
+  <link name="mag_link">
+    <inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="mag_joint" type="fixed"><parent link="base_link"/><child link="mag_link"/>
+    <origin xyz="0 0 0.12"/></joint>
+  <gazebo reference="base_link">
+    <sensor name="bumper" type="contact"><update_rate>50</update_rate>
+      <contact><collision>base_link_collision</collision></contact><topic>bumper</topic></sensor>
+    <sensor name="base_contact" type="contact">
+      <contact><collision>base_link_collision</collision></contact>
+      <plugin name="bumper_plugin" filename="libgazebo_ros_bumper.so">
+        <ros><namespace>/demo</namespace><remapping>bumper_states:=bumper_demo</remapping></ros>
+        <frame_name>world</frame_name></plugin></sensor>
+  </gazebo>
+  <gazebo reference="mag_link">
+    <sensor name="compass" type="magnetometer"><update_rate>40</update_rate><topic>mag</topic>
+      <pose>0 0 0 0 0 1.5707963</pose></sensor>
+  </gazebo>
+</robot>
+"""
+
+
+def test_gazebo_contact_sensors_and_magnetometer_publish_where_their_users_read(tmp_path, ros):
+    """gz-sim's contact sensor and magnetometer and Classic's bumper plugin, in a robot's
+    `<gazebo>` blocks: the contacts of the robot resting on the floor on each sensor's topic,
+    with the flag beside them, and the world's magnetic field turned into the magnetometer's
+    frame (its pose yaws it a quarter turn), each at its rate."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from ros_gz_interfaces.msg import Contacts
+    from sensor_msgs.msg import MagneticField
+    from std_msgs.msg import Bool
+
+    urdf = tmp_path / "bumper_bot.urdf"
+    urdf.write_text(CONTACT_AND_MAGNETOMETER_URDF)
+    config = tmp_path / "robot.yaml"
+    config.write_text(f"world: {{floor: true}}\nrobots:\n  - name: bumper_bot\n    urdf: {urdf}\n"
+                      "    floating_base: true\n    pose: {xyz: [0, 0, 0.1]}\n")
+    bridge = Bridge(str(config))
+    try:
+        bridge.console("realtime")
+        received = {}
+        qos = QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE)
+        kinds = [("/bumper", Contacts), ("/bumper/in_contact", Bool), ("/demo/bumper_demo", Contacts),
+                 ("/mag", MagneticField)]
+        for topic, kind in kinds:
+            received[topic] = []
+            ros.create_subscription(kind, topic, received[topic].append, qos)
+        stamped = ["/bumper", "/demo/bumper_demo", "/mag"]
+        spin_until(ros, lambda: all(len(received[t]) >= 20 for t in stamped)
+                   and any(m.data for m in received["/bumper/in_contact"]),
+                   timeout=30, what="twenty messages on each topic and the flag on")
+    finally:
+        bridge.close()
+    bumper, classic = received["/bumper"][-1], received["/demo/bumper_demo"][-1]
+    lift = sum(w.body_1_wrench.force.z for pair in bumper.contacts for w in pair.wrenches)
+    names = {(pair.collision1.name, pair.collision2.name) for pair in bumper.contacts}
+    assert all("base_link" in one and two.endswith("::floor") for one, two in names), names
+    assert lift == pytest.approx(2.1 * 9.81, rel=0.05), "the robot's weight rests on its base"
+    assert {(p.collision1.name, p.collision2.name) for p in classic.contacts} == names
+    mag = received["/mag"][-1]
+    assert mag.header.frame_id == "mag_link"
+    # MuJoCo's field (0, -0.5, 0) in the world; the site's x axis points along the world's y.
+    field = (mag.magnetic_field.x, mag.magnetic_field.y, mag.magnetic_field.z)
+    assert field == pytest.approx((-0.5, 0.0, 0.0), abs=1e-3), field
+
+    def rate(topic):
+        stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in received[topic]]
+        return 1.0 / period(stamps)
+
+    rates = {topic: rate(topic) for topic in stamped}
+    print(f"bumper: {len(bumper.contacts)} pairs {sorted(names)}, {lift:.2f} N up; magnetometer "
+          f"in mag_link ({field[0]:.3f}, {field[1]:.3f}, {field[2]:.3f}) T; rates "
+          + ", ".join(f"{t} {r:.1f} Hz" for t, r in rates.items()))
+    for topic, expected in [("/bumper", 50), ("/demo/bumper_demo", 100), ("/mag", 40)]:
+        assert abs(rates[topic] - expected) < 0.05 * expected, (topic, rates[topic])

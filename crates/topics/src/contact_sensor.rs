@@ -121,13 +121,13 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             let mut message = Contacts::default();
             message.header.frame_id = "world".into();
             let sensor = ContactSensor {
-                topic: topic(config.name.clone()),
+                topic: topic(config.contacts_topic().to_string()),
                 watched: watched.clone(),
                 message,
                 warned: false,
             };
             let flag = ContactFlag {
-                topic: topic(format!("{}/in_contact", config.name)),
+                topic: topic(format!("{}/in_contact", config.contacts_topic())),
                 watched,
                 debounce: Debounce::new(config.threshold, config.debounce),
                 message: Bool::default(),

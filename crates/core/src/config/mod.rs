@@ -368,6 +368,13 @@ impl Config {
                 .chain(
                     robot
                         .ros
+                        .magnetometers
+                        .iter()
+                        .map(|t| ("magnetometers", &t.topic, t.rate)),
+                )
+                .chain(
+                    robot
+                        .ros
                         .laser_scans
                         .iter()
                         .map(|t| ("laser_scans", &t.topic, t.rate)),

@@ -1,12 +1,14 @@
-//! The sensors a robot's URDF declares in `<gazebo>` blocks, given to the robot: its IMUs
-//! mounted on the robot's spec (a site and its three MuJoCo sensors), and its lidars,
-//! cameras and IMU topics added to the robot's config where the config does not name a
-//! sensor of the same name (the config wins), before the config's sensors are mounted.
+//! The sensors a robot's URDF declares in `<gazebo>` blocks, given to the robot: its IMUs and
+//! magnetometers mounted on the robot's spec (a site and its MuJoCo sensors), and its lidars,
+//! cameras, point and contact sensors and its IMU and magnetometer topics added to the
+//! robot's config where the config does not name a sensor of the same name (the config
+//! wins), before the config's sensors are mounted.
 use super::notes;
 use super::pose::wxyz;
-use super::urdf::{GazeboDrive, GazeboImu, GazeboSensors, PointKind};
+use super::urdf::{GazeboDrive, GazeboImu, GazeboMagnetometer, GazeboSensors, PointKind};
 use crate::config::{
-    BaseConfig, BaseKind, ImuTopic, NoiseConfig, OdometryConfig, OdometrySource, RobotConfig,
+    BaseConfig, BaseKind, ImuTopic, MagnetometerTopic, NoiseConfig, OdometryConfig, OdometrySource,
+    RobotConfig,
 };
 use mujoco_rs::prelude::*;
 use nalgebra::UnitQuaternion;
@@ -23,66 +25,100 @@ pub fn report(found: &GazeboSensors, origin: &str) {
     }
 }
 
-/// Mounts each IMU of `found` on `spec` (names without the robot prefix, which attaching
-/// adds); the IMUs mounted. One whose link is missing or whose name a site already has is
+/// The `<gazebo>` sensors that became sites and MuJoCo sensors on the robot's spec.
+#[derive(Default)]
+pub struct Mounted<'a> {
+    pub imus: Vec<&'a GazeboImu>,
+    pub magnetometers: Vec<&'a GazeboMagnetometer>,
+}
+
+/// Mounts each IMU and magnetometer of `found` on `spec` (names without the robot prefix,
+/// which attaching adds). One whose link is missing or whose name a site already has is
 /// left out with a warning.
-pub fn mount_imus<'a>(
-    found: &'a GazeboSensors,
-    spec: &mut MjSpec,
-    origin: &str,
-) -> Vec<&'a GazeboImu> {
-    let mut mounted = Vec::new();
+pub fn mount<'a>(found: &'a GazeboSensors, spec: &mut MjSpec, origin: &str) -> Mounted<'a> {
+    let mut mounted = Mounted::default();
+    let warn = |name: &str, why: String| {
+        notes::warn(&format!(
+            "{origin}: <gazebo> sensor '{name}': {why}: left out"
+        ))
+    };
     for imu in &found.imus {
-        match mount_imu(imu, spec) {
-            Ok(()) => mounted.push(imu),
-            Err(why) => notes::warn(&format!(
-                "{origin}: <gazebo> sensor '{}': {why}: left out",
-                imu.name
-            )),
+        let sensors = [
+            (MjtSensor::mjSENS_FRAMEQUAT, imu.orientation_sensor()),
+            (MjtSensor::mjSENS_GYRO, imu.gyro_sensor()),
+            (MjtSensor::mjSENS_ACCELEROMETER, imu.accelerometer_sensor()),
+        ];
+        let at = Site {
+            name: &imu.name,
+            link: &imu.link,
+            xyz: imu.xyz,
+            rpy: imu.rpy,
+        };
+        match mount_site(spec, &at, &sensors) {
+            Ok(()) => mounted.imus.push(imu),
+            Err(why) => warn(&imu.name, why),
+        }
+    }
+    for mag in &found.magnetometers {
+        let sensors = [(MjtSensor::mjSENS_MAGNETOMETER, mag.sensor())];
+        let at = Site {
+            name: &mag.name,
+            link: &mag.link,
+            xyz: mag.xyz,
+            rpy: mag.rpy,
+        };
+        match mount_site(spec, &at, &sensors) {
+            Ok(()) => mounted.magnetometers.push(mag),
+            Err(why) => warn(&mag.name, why),
         }
     }
     mounted
 }
 
-fn mount_imu(imu: &GazeboImu, spec: &mut MjSpec) -> Result<(), String> {
-    if spec.site(&imu.name).is_some() {
-        return Err(format!("the model already has a site '{}'", imu.name));
+/// Where a sensor's site goes: its name, link and pose on the link.
+struct Site<'a> {
+    name: &'a str,
+    link: &'a str,
+    xyz: [f64; 3],
+    rpy: [f64; 3],
+}
+
+/// A site at `at` with a MuJoCo sensor of each kind and name of `sensors` on it.
+fn mount_site(spec: &mut MjSpec, at: &Site, sensors: &[(MjtSensor, String)]) -> Result<(), String> {
+    if spec.site(at.name).is_some() {
+        return Err(format!("the model already has a site '{}'", at.name));
     }
     let body = spec
-        .body_mut(&imu.link)
-        .ok_or_else(|| format!("the model has no body '{}'", imu.link))?;
-    let [roll, pitch, yaw] = imu.rpy;
+        .body_mut(at.link)
+        .ok_or_else(|| format!("the model has no body '{}'", at.link))?;
+    let [roll, pitch, yaw] = at.rpy;
     let turn = UnitQuaternion::from_euler_angles(roll, pitch, yaw);
     // Group 5: a site the viewer and cameras do not draw by default.
     let site = body
         .add_site()
-        .with_pos(imu.xyz)
+        .with_pos(at.xyz)
         .with_quat(wxyz(&turn))
         .with_size([0.005; 3]);
     site.set_group(5);
-    site.set_name(&imu.name)
+    site.set_name(at.name)
         .map_err(|e| format!("cannot name its site: {e}"))?;
-    let sensors = [
-        (MjtSensor::mjSENS_FRAMEQUAT, imu.orientation_sensor()),
-        (MjtSensor::mjSENS_GYRO, imu.gyro_sensor()),
-        (MjtSensor::mjSENS_ACCELEROMETER, imu.accelerometer_sensor()),
-    ];
     for (kind, name) in sensors {
-        let added = spec.add_sensor().with_type(kind);
+        let added = spec.add_sensor().with_type(*kind);
         added.set_objtype(MjtObjBase::mjOBJ_SITE);
-        added.set_objname(&imu.name);
+        added.set_objname(at.name);
         added
-            .set_name(&name)
+            .set_name(name)
             .map_err(|e| format!("cannot name its sensor {name}: {e}"))?;
     }
     Ok(())
 }
 
-/// `robot` with the lidars and cameras of `found` and the topics of the IMUs `mounted`.
+/// `robot` with the lidars, cameras, point and contact sensors of `found` and the topics of
+/// the IMUs and magnetometers `mounted`.
 pub fn with_sensors(
     robot: &RobotConfig,
     found: &GazeboSensors,
-    mounted: &[&GazeboImu],
+    mounted: &Mounted,
     origin: &str,
 ) -> RobotConfig {
     let mut robot = robot.clone();
@@ -92,13 +128,17 @@ pub fn with_sensors(
     add_lidars(&mut robot, found, origin);
     add_cameras(&mut robot, found, origin);
     add_points(&mut robot, found, origin);
-    for imu in mounted {
+    add_contacts(&mut robot, found, origin);
+    for imu in &mounted.imus {
         add_imu(&mut robot, imu);
+    }
+    for mag in &mounted.magnetometers {
+        add_magnetometer(&mut robot, mag);
     }
     robot
 }
 
-fn add_noise(robot: &mut RobotConfig, name: String, noise: &Option<NoiseConfig>) {
+fn add_noise(robot: &mut RobotConfig, name: String, noise: Option<&NoiseConfig>) {
     if let Some(noise) = noise {
         robot.noise.entry(name).or_insert_with(|| noise.clone());
     }
@@ -117,7 +157,7 @@ fn add_lidars(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
             ));
             continue;
         }
-        add_noise(robot, lidar.name.clone(), &gazebo.noise);
+        add_noise(robot, lidar.name.clone(), gazebo.noise.as_ref());
         robot.lidars.push(lidar.clone());
     }
 }
@@ -141,7 +181,7 @@ fn add_points(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
             continue;
         }
         for (key, noise) in &gazebo.noise {
-            add_noise(robot, key.clone(), &Some(noise.clone()));
+            add_noise(robot, key.clone(), Some(noise));
         }
         let list = match gazebo.kind {
             PointKind::Gps => &mut robot.gps,
@@ -149,6 +189,24 @@ fn add_points(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
             PointKind::Altimeter => &mut robot.altimeters,
         };
         list.push(sensor.clone());
+    }
+}
+
+/// Contact sensors join the config's, its own winning by name.
+fn add_contacts(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
+    for gazebo in &found.contacts {
+        let sensor = &gazebo.sensor;
+        if robot.contacts.iter().any(|s| s.name == sensor.name) {
+            continue;
+        }
+        if let Some((field, why)) = sensor.problem() {
+            notes::warn(&format!(
+                "{origin}: <gazebo> sensor '{}': {field} {why}: left out",
+                sensor.name
+            ));
+            continue;
+        }
+        robot.contacts.push(sensor.clone());
     }
 }
 
@@ -171,11 +229,11 @@ fn add_cameras(robot: &mut RobotConfig, found: &GazeboSensors, origin: &str) {
             ));
             continue;
         }
-        add_noise(robot, camera.name().to_string(), &gazebo.noise);
+        add_noise(robot, camera.name().to_string(), gazebo.noise.as_ref());
         add_noise(
             robot,
             format!("{}/depth", camera.name()),
-            &gazebo.depth_noise,
+            gazebo.depth_noise.as_ref(),
         );
         listed.push(camera.clone());
     }
@@ -186,8 +244,8 @@ fn add_imu(robot: &mut RobotConfig, imu: &GazeboImu) {
     if robot.ros.imu.iter().any(|t| t.topic == imu.topic) {
         return;
     }
-    add_noise(robot, imu.gyro_sensor(), &imu.gyro_noise);
-    add_noise(robot, imu.accelerometer_sensor(), &imu.accel_noise);
+    add_noise(robot, imu.gyro_sensor(), imu.gyro_noise.as_ref());
+    add_noise(robot, imu.accelerometer_sensor(), imu.accel_noise.as_ref());
     robot.ros.imu.push(ImuTopic {
         topic: imu.topic.clone(),
         orientation: Some(imu.orientation_sensor()),
@@ -196,6 +254,23 @@ fn add_imu(robot: &mut RobotConfig, imu: &GazeboImu) {
         frame_id: Some(imu.frame_id.clone()),
         rate: Some(imu.rate),
         controller: None,
+    });
+}
+
+fn add_magnetometer(robot: &mut RobotConfig, mag: &GazeboMagnetometer) {
+    let listed = &robot.ros.magnetometers;
+    if listed
+        .iter()
+        .any(|t| t.topic == mag.topic || t.sensor == mag.sensor())
+    {
+        return;
+    }
+    add_noise(robot, mag.sensor(), mag.noise.as_ref());
+    robot.ros.magnetometers.push(MagnetometerTopic {
+        topic: mag.topic.clone(),
+        sensor: mag.sensor(),
+        frame_id: Some(mag.frame_id.clone()),
+        rate: Some(mag.rate),
     });
 }
 

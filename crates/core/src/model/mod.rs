@@ -162,11 +162,11 @@ fn attach_robots(
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
         declared_gazebo::report(&loaded.gazebo, &loaded.origin);
-        let imus = declared_gazebo::mount_imus(&loaded.gazebo, &mut loaded.spec, &loaded.origin);
+        let mounted = declared_gazebo::mount(&loaded.gazebo, &mut loaded.spec, &loaded.origin);
         let robot = declared_gazebo::with_sensors(
             &config.robots[index],
             &loaded.gazebo,
-            &imus,
+            &mounted,
             &loaded.origin,
         );
         cameras::mount(

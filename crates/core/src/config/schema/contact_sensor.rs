@@ -5,11 +5,15 @@
 //! `debounce`, only once it has stayed on that side for that long.
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContactSensorConfig {
     /// Topic name (under the robot's namespace).
     pub name: String,
+    /// Its topic instead of `{name}` (the flag goes on `{topic}/in_contact`); an absolute one
+    /// is outside the robot's namespace. A `<gazebo>` sensor's is the one its users read.
+    #[serde(default)]
+    pub topic: Option<String>,
     /// The body whose geoms it watches (its name without the robot prefix).
     #[serde(default)]
     pub body: Option<String>,
@@ -29,18 +33,36 @@ pub struct ContactSensorConfig {
 }
 
 fn default_rate() -> f64 {
-    100.0
+    ContactSensorConfig::DEFAULT_RATE
 }
 
 fn default_threshold() -> f64 {
-    1.0
+    ContactSensorConfig::DEFAULT_THRESHOLD
 }
 
 impl ContactSensorConfig {
+    pub const DEFAULT_RATE: f64 = 100.0;
+    pub const DEFAULT_THRESHOLD: f64 = 1.0;
+
+    /// Where its contacts go: `topic`, else `{name}`.
+    pub fn contacts_topic(&self) -> &str {
+        self.topic.as_deref().unwrap_or(&self.name)
+    }
+
     /// The first field it cannot take, with why.
     pub fn problem(&self) -> Option<(&'static str, String)> {
         if self.name.is_empty() || self.name.contains(' ') || self.name.starts_with('/') {
             return Some(("name", "needs a relative topic name without spaces".into()));
+        }
+        if self
+            .topic
+            .as_ref()
+            .is_some_and(|t| t.trim().is_empty() || t.contains(' '))
+        {
+            return Some((
+                "topic",
+                "needs a topic name without spaces when given".into(),
+            ));
         }
         match (&self.body, &self.geom) {
             (None, None) => return Some(("body", "needs a body or a geom".into())),

@@ -154,6 +154,9 @@ pub struct RobotRosConfig {
     pub force_torque: Vec<ForceTorqueTopic>,
     /// sensor_msgs/Range topics, one rangefinder each.
     pub range: Vec<RangeTopic>,
+    /// sensor_msgs/MagneticField topics, one magnetometer each; every magnetometer of the
+    /// model not listed is still found on its site.
+    pub magnetometers: Vec<MagnetometerTopic>,
     /// sensor_msgs/LaserScan topics, each from a planar fan of rangefinders; without any
     /// listed, a fan found on one body becomes `scan`.
     pub laser_scans: Vec<LaserScanTopic>,
@@ -300,6 +303,18 @@ pub struct ImuTopic {
     /// The sensor broadcaster of the robot's controllers file this topic stands for.
     #[serde(skip)]
     pub controller: Option<String>,
+}
+
+/// One magnetometer: a MuJoCo `magnetometer` sensor's name (without the robot prefix).
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MagnetometerTopic {
+    pub topic: String,
+    pub sensor: String,
+    /// Default: the sensor's site frame.
+    pub frame_id: Option<String>,
+    /// Hz; default `ros.rates.imu`.
+    pub rate: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]

@@ -12,7 +12,9 @@ mod reader;
 mod repairs;
 
 pub use base::BaseRule;
-pub use gazebo::{GazeboCamera, GazeboDrive, GazeboImu, GazeboLidar, GazeboSensors, PointKind};
+pub use gazebo::{
+    GazeboCamera, GazeboDrive, GazeboImu, GazeboLidar, GazeboMagnetometer, GazeboSensors, PointKind,
+};
 pub use interfaces::{ActuatorRequest, CommandKind, Ros2Control};
 pub use packages::PackageResolver;
 pub use repairs::{Repair, RepairKind, Repairs};

@@ -56,8 +56,9 @@ pub fn read(sensor: &Element, name: &str, link: &str) -> Result<GazeboImu, Strin
     })
 }
 
-/// `<imu><quantity><x|y|z><noise>`: the first axis's noise, and whether the others differ.
-fn axis_noise(
+/// `<imu><quantity><x|y|z><noise>` (a magnetometer: `<sensor><magnetometer><x>`): the first
+/// axis's noise, and whether the others differ.
+pub(super) fn axis_noise(
     imu: Option<&Element>,
     quantity: &str,
 ) -> Result<(Option<NoiseConfig>, bool), String> {

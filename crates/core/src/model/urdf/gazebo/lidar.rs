@@ -116,7 +116,7 @@ mod tests {
              <plugin filename='libgazebo_ros_ray_sensor.so' name='laser_lidar_controller'>\
              <ros><namespace>/bot</namespace><remapping>~/out:=scan</remapping></ros>\
              <frame_name>laser</frame_name></plugin></sensor></gazebo>\
-             <gazebo reference='bumper'><sensor name='bumper' type='contact'/></gazebo></robot>",
+             <gazebo reference='eye'><sensor name='eye' type='logical_camera'/></gazebo></robot>",
         );
         let GazeboLidar { lidar, noise } = &found.lidars[0];
         assert_eq!(lidar.topic.as_deref(), Some("/bot/scan"));
@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(noise.as_ref().unwrap().stddev, 0.01);
         assert_eq!(found.left_out.len(), 1);
         assert!(
-            found.left_out[0].contains("'bumper' (contact)"),
+            found.left_out[0].contains("'eye' (logical_camera)"),
             "{:?}",
             found.left_out
         );

@@ -4,16 +4,20 @@
 //! becomes the bridge's sensor of that kind, on the topic and frame its users already read;
 //! every other one is named as left out.
 mod camera;
+mod contact;
 mod imu;
 mod lidar;
+mod magnetometer;
 mod plugins;
 mod point;
 mod surfaces;
 mod values;
 
 pub use camera::GazeboCamera;
+pub use contact::GazeboContact;
 pub use imu::GazeboImu;
 pub use lidar::GazeboLidar;
+pub use magnetometer::GazeboMagnetometer;
 pub use plugins::{GazeboDrive, GazeboPlugins};
 pub use point::{GazeboPoint, PointKind};
 pub use surfaces::Surface;
@@ -28,6 +32,8 @@ pub struct GazeboSensors {
     pub cameras: Vec<GazeboCamera>,
     /// GPS receivers, barometers and altimeters.
     pub points: Vec<GazeboPoint>,
+    pub magnetometers: Vec<GazeboMagnetometer>,
+    pub contacts: Vec<GazeboContact>,
     /// What its `<gazebo><plugin>` blocks give.
     pub plugins: GazeboPlugins,
     /// Its links' contact friction.
@@ -139,6 +145,28 @@ impl GazeboSensors {
             self.imus.push(imu);
             return Ok(what);
         }
+        if kind == "magnetometer" {
+            let read = magnetometer::read(sensor, name, link)?;
+            let what = format!(
+                "magnetometer on '{}', frame '{}', {} Hz",
+                read.topic, read.frame_id, read.rate
+            );
+            let what = with_changed(what, &read.changed);
+            self.magnetometers.push(read);
+            return Ok(what);
+        }
+        if kind == "contact" {
+            let read = contact::read(sensor, name, link)?;
+            let s = &read.sensor;
+            let what = format!(
+                "contact sensor on '{}' watching link '{link}', {} Hz",
+                s.contacts_topic(),
+                s.rate
+            );
+            let what = with_changed(what, &read.changed);
+            self.contacts.push(read);
+            return Ok(what);
+        }
         if camera::TYPES.contains(&kind) {
             let read = camera::read(sensor, name, link, kind)?;
             let camera = &read.camera;
@@ -167,5 +195,13 @@ impl GazeboSensors {
             return Ok(what);
         }
         Err("not read yet".into())
+    }
+}
+
+/// `what` a sensor became, with what could not be kept as written.
+fn with_changed(what: String, changed: &Option<String>) -> String {
+    match changed {
+        Some(changed) => format!("{what} ({changed})"),
+        None => what,
     }
 }
