@@ -467,3 +467,71 @@ def test_gazebo_contact_sensors_and_magnetometer_publish_where_their_users_read(
           + ", ".join(f"{t} {r:.1f} Hz" for t, r in rates.items()))
     for topic, expected in [("/bumper", 50), ("/demo/bumper_demo", 100), ("/mag", 40)]:
         assert abs(rates[topic] - expected) < 0.05 * expected, (topic, rates[topic])
+
+
+FORCE_TORQUE_URDF = """<?xml version="1.0"?>
+<robot name="ft_arm">
+  <link name="arm">
+    <inertial><mass value="3"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <link name="hand">
+    <inertial><origin xyz="0.2 0 0"/><mass value="1.5"/>
+      <inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="wrist" type="fixed"><parent link="arm"/><child link="hand"/>
+    <origin xyz="0 0 -0.3"/></joint>
+  <gazebo reference="wrist">
+    <sensor name="wrist_ft" type="force_torque"><update_rate>250</update_rate>
+      <topic>wrist/wrench</topic></sensor>
+    <sensor name="tool_ft" type="force_torque"><pose>0 0 0.1 0 0 0</pose>
+      <force_torque><frame>sensor</frame><measure_direction>parent_to_child</measure_direction>
+      </force_torque></sensor>
+  </gazebo>
+</robot>
+"""
+
+
+def test_gazebo_force_torque_sensors_measure_across_their_joint_as_gazebo_does(tmp_path, ros):
+    """gz-sim's force_torque sensors on a joint: the site on its child link, the wrench of the
+    hand hanging off the arm in Gazebo's default direction (the child's on its parent: its
+    weight pulls down and twists), and with `parent_to_child` in the sensor's own frame the
+    same wrench negated, each on its topic at its rate."""
+    from geometry_msgs.msg import WrenchStamped
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    urdf = tmp_path / "ft_arm.urdf"
+    urdf.write_text(FORCE_TORQUE_URDF)
+    config = tmp_path / "robot.yaml"
+    config.write_text(f"robots:\n  - name: ft_arm\n    urdf: {urdf}\n    pose: {{xyz: [0, 0, 1]}}\n")
+    bridge = Bridge(str(config))
+    try:
+        bridge.console("realtime")
+        received = {"/wrist/wrench": [], "/tool_ft": []}
+        qos = QoSProfile(depth=300, reliability=ReliabilityPolicy.RELIABLE)
+        for topic, messages in received.items():
+            ros.create_subscription(WrenchStamped, topic, messages.append, qos)
+        spin_until(ros, lambda: all(len(m) >= 100 for m in received.values()), timeout=30,
+                   what="a hundred wrenches on each topic")
+    finally:
+        bridge.close()
+    weight, twist = 1.5 * 9.81, 1.5 * 9.81 * 0.2
+    wrist, tool = received["/wrist/wrench"][-1], received["/tool_ft"][-1]
+
+    def six(m):
+        f, t = m.wrench.force, m.wrench.torque
+        return (f.x, f.y, f.z, t.x, t.y, t.z)
+
+    assert wrist.header.frame_id == "hand"
+    assert six(wrist) == pytest.approx((0, 0, -weight, 0, twist, 0), abs=1e-3), six(wrist)
+    assert tool.header.frame_id not in ("", "hand"), "the sensor's own frame"
+    assert six(tool) == pytest.approx((0, 0, weight, 0, -twist, 0), abs=1e-3), six(tool)
+
+    def rate(topic):
+        stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in received[topic]]
+        return 1.0 / period(stamps)
+
+    rates = {topic: rate(topic) for topic in received}
+    print(f"wrist (child_to_parent, frame {wrist.header.frame_id}): {six(wrist)}; tool "
+          f"(parent_to_child, frame {tool.header.frame_id}): {six(tool)}; rates {rates}")
+    for topic, expected in [("/wrist/wrench", 250), ("/tool_ft", 200)]:
+        assert abs(rates[topic] - expected) < 0.05 * expected, (topic, rates[topic])

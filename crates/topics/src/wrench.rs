@@ -3,6 +3,7 @@
 use super::sensors::{self, Sensor};
 use super::{Output, Plan, PlanError, Tick, Timing, Topic};
 use crate::Qos;
+use crate::config::MeasureDirection;
 use super::imu::read3;
 use super::noise::{self, SensorNoise};
 use crate::convert::vector;
@@ -16,6 +17,8 @@ pub struct Wrench {
     force_noise: Option<SensorNoise>,
     torque_noise: Option<SensorNoise>,
     timing: Timing,
+    /// 1 for MuJoCo's wrench (the parent's on the child), -1 for the child's on the parent.
+    sign: f64,
     message: WrenchStamped,
 }
 
@@ -77,6 +80,10 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
                 force_noise: force.and_then(|s| noise::of_sensor(plan, robot, s, 3)),
                 torque_noise: torque.and_then(|s| noise::of_sensor(plan, robot, s, 3)),
                 timing: sensors::timing(plan, robot, &[force, torque]),
+                sign: match ft.measure_direction {
+                    MeasureDirection::ParentToChild => 1.0,
+                    MeasureDirection::ChildToParent => -1.0,
+                },
                 message,
             },
                 ft.controller.as_deref(),
@@ -103,10 +110,12 @@ impl Output for Wrench {
         m.header.stamp = tick.stamp.clone();
         let time = tick.state.time;
         if let Some(s) = self.force {
-            m.wrench.force = vector(&read3(data, s.adr, &mut self.force_noise, time));
+            let force = read3(data, s.adr, &mut self.force_noise, time);
+            m.wrench.force = vector(&force.map(|f| self.sign * f));
         }
         if let Some(s) = self.torque {
-            m.wrench.torque = vector(&read3(data, s.adr, &mut self.torque_noise, time));
+            let torque = read3(data, s.adr, &mut self.torque_noise, time);
+            m.wrench.torque = vector(&torque.map(|t| self.sign * t));
         }
         Some(m)
     }

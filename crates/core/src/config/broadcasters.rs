@@ -173,6 +173,7 @@ impl Broadcaster {
             torque: sensors[1].clone(),
             frame_id: Some(self.frame_id.clone()),
             rate: None,
+            measure_direction: Default::default(),
             controller: Some(controller.to_string()),
         }
     }

@@ -1,14 +1,16 @@
 //! The sensors a robot's URDF declares in `<gazebo>` blocks, given to the robot: its IMUs and
-//! magnetometers mounted on the robot's spec (a site and its MuJoCo sensors), and its lidars,
-//! cameras, point and contact sensors and its IMU and magnetometer topics added to the
+//! magnetometers and force-torque sensors mounted on the robot's spec (a site and its MuJoCo sensors), and its lidars,
+//! cameras, point and contact sensors and its IMU, magnetometer and wrench topics added to the
 //! robot's config where the config does not name a sensor of the same name (the config
 //! wins), before the config's sensors are mounted.
 use super::notes;
 use super::pose::wxyz;
-use super::urdf::{GazeboDrive, GazeboImu, GazeboMagnetometer, GazeboSensors, PointKind};
+use super::urdf::{
+    GazeboDrive, GazeboForceTorque, GazeboImu, GazeboMagnetometer, GazeboSensors, PointKind,
+};
 use crate::config::{
-    BaseConfig, BaseKind, ImuTopic, MagnetometerTopic, NoiseConfig, OdometryConfig, OdometrySource,
-    RobotConfig,
+    BaseConfig, BaseKind, ForceTorqueTopic, ImuTopic, MagnetometerTopic, NoiseConfig,
+    OdometryConfig, OdometrySource, RobotConfig,
 };
 use mujoco_rs::prelude::*;
 use nalgebra::UnitQuaternion;
@@ -30,9 +32,10 @@ pub fn report(found: &GazeboSensors, origin: &str) {
 pub struct Mounted<'a> {
     pub imus: Vec<&'a GazeboImu>,
     pub magnetometers: Vec<&'a GazeboMagnetometer>,
+    pub force_torques: Vec<&'a GazeboForceTorque>,
 }
 
-/// Mounts each IMU and magnetometer of `found` on `spec` (names without the robot prefix,
+/// Mounts each IMU, magnetometer and force-torque sensor of `found` on `spec` (names without the robot prefix,
 /// which attaching adds). One whose link is missing or whose name a site already has is
 /// left out with a warning.
 pub fn mount<'a>(found: &'a GazeboSensors, spec: &mut MjSpec, origin: &str) -> Mounted<'a> {
@@ -70,6 +73,22 @@ pub fn mount<'a>(found: &'a GazeboSensors, spec: &mut MjSpec, origin: &str) -> M
         match mount_site(spec, &at, &sensors) {
             Ok(()) => mounted.magnetometers.push(mag),
             Err(why) => warn(&mag.name, why),
+        }
+    }
+    for ft in &found.force_torques {
+        let sensors = [
+            (MjtSensor::mjSENS_FORCE, ft.force_sensor()),
+            (MjtSensor::mjSENS_TORQUE, ft.torque_sensor()),
+        ];
+        let at = Site {
+            name: &ft.name,
+            link: &ft.link,
+            xyz: ft.xyz,
+            rpy: ft.rpy,
+        };
+        match mount_site(spec, &at, &sensors) {
+            Ok(()) => mounted.force_torques.push(ft),
+            Err(why) => warn(&ft.name, why),
         }
     }
     mounted
@@ -114,7 +133,7 @@ fn mount_site(spec: &mut MjSpec, at: &Site, sensors: &[(MjtSensor, String)]) -> 
 }
 
 /// `robot` with the lidars, cameras, point and contact sensors of `found` and the topics of
-/// the IMUs and magnetometers `mounted`.
+/// the IMUs, magnetometers and force-torque sensors `mounted`.
 pub fn with_sensors(
     robot: &RobotConfig,
     found: &GazeboSensors,
@@ -134,6 +153,9 @@ pub fn with_sensors(
     }
     for mag in &mounted.magnetometers {
         add_magnetometer(&mut robot, mag);
+    }
+    for ft in &mounted.force_torques {
+        add_force_torque(&mut robot, ft);
     }
     robot
 }
@@ -271,6 +293,23 @@ fn add_magnetometer(robot: &mut RobotConfig, mag: &GazeboMagnetometer) {
         sensor: mag.sensor(),
         frame_id: Some(mag.frame_id.clone()),
         rate: Some(mag.rate),
+    });
+}
+
+fn add_force_torque(robot: &mut RobotConfig, ft: &GazeboForceTorque) {
+    if robot.ros.force_torque.iter().any(|t| t.topic == ft.topic) {
+        return;
+    }
+    add_noise(robot, ft.force_sensor(), ft.force_noise.as_ref());
+    add_noise(robot, ft.torque_sensor(), ft.torque_noise.as_ref());
+    robot.ros.force_torque.push(ForceTorqueTopic {
+        topic: ft.topic.clone(),
+        force: Some(ft.force_sensor()),
+        torque: Some(ft.torque_sensor()),
+        frame_id: ft.frame_id.clone(),
+        rate: Some(ft.rate),
+        measure_direction: ft.measure_direction,
+        controller: None,
     });
 }
 

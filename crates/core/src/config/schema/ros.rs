@@ -327,9 +327,24 @@ pub struct ForceTorqueTopic {
     pub torque: Option<String>,
     pub frame_id: Option<String>,
     pub rate: Option<f64>,
+    /// Whose wrench it is: the parent body's on the site's (MuJoCo's) or the site's on its
+    /// parent (Gazebo's default: the same wrench negated).
+    #[serde(default)]
+    pub measure_direction: MeasureDirection,
     /// The sensor broadcaster of the robot's controllers file this topic stands for.
     #[serde(skip)]
     pub controller: Option<String>,
+}
+
+/// SDF's `<measure_direction>` words for the two wrenches across a joint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasureDirection {
+    /// The wrench the parent exerts on the child: MuJoCo's force and torque sensors.
+    #[default]
+    ParentToChild,
+    /// The wrench the child exerts on the parent.
+    ChildToParent,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]

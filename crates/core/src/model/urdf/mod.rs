@@ -13,7 +13,8 @@ mod repairs;
 
 pub use base::BaseRule;
 pub use gazebo::{
-    GazeboCamera, GazeboDrive, GazeboImu, GazeboLidar, GazeboMagnetometer, GazeboSensors, PointKind,
+    GazeboCamera, GazeboDrive, GazeboForceTorque, GazeboImu, GazeboLidar, GazeboMagnetometer,
+    GazeboSensors, PointKind,
 };
 pub use interfaces::{ActuatorRequest, CommandKind, Ros2Control};
 pub use packages::PackageResolver;

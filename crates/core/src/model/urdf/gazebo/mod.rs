@@ -5,6 +5,7 @@
 //! every other one is named as left out.
 mod camera;
 mod contact;
+mod force_torque;
 mod imu;
 mod lidar;
 mod magnetometer;
@@ -15,6 +16,7 @@ mod values;
 
 pub use camera::GazeboCamera;
 pub use contact::GazeboContact;
+pub use force_torque::GazeboForceTorque;
 pub use imu::GazeboImu;
 pub use lidar::GazeboLidar;
 pub use magnetometer::GazeboMagnetometer;
@@ -22,6 +24,7 @@ pub use plugins::{GazeboDrive, GazeboPlugins};
 pub use point::{GazeboPoint, PointKind};
 pub use surfaces::Surface;
 
+use crate::config::MeasureDirection;
 use crate::model::xml::Element;
 
 /// What the `<gazebo>` sensors give a robot.
@@ -34,6 +37,8 @@ pub struct GazeboSensors {
     pub points: Vec<GazeboPoint>,
     pub magnetometers: Vec<GazeboMagnetometer>,
     pub contacts: Vec<GazeboContact>,
+    /// Force-torque sensors, each across a joint.
+    pub force_torques: Vec<GazeboForceTorque>,
     /// What its `<gazebo><plugin>` blocks give.
     pub plugins: GazeboPlugins,
     /// Its links' contact friction.
@@ -74,7 +79,11 @@ pub fn read(robot: &Element) -> GazeboSensors {
                 "sensor '{name}' ({kind}) on '{link}' (line {})",
                 sensor.line
             );
-            match found.add(sensor, name, kind, link) {
+            let at_joint = Reference {
+                name: link,
+                joint_child: joint_child(robot, link),
+            };
+            match found.add(sensor, name, kind, &at_joint) {
                 Ok(what) => found.taken.push(format!("{at}: {what}")),
                 Err(why) => found.left_out.push(format!("{at}: {why}")),
             }
@@ -100,8 +109,27 @@ impl GazeboSensors {
         sensor: &Element,
         name: &str,
         kind: &str,
-        link: &str,
+        reference: &Reference,
     ) -> Result<String, String> {
+        let link = reference.name;
+        if kind == "force_torque" {
+            let read = force_torque::read(sensor, name, link, reference.joint_child)?;
+            let what = format!(
+                "force-torque sensor on '{}' across joint '{link}' (site on '{}'), frame '{}', \
+                 {} Hz, {}",
+                read.topic,
+                read.link,
+                read.frame_id.as_deref().unwrap_or(&read.name),
+                read.rate,
+                match read.measure_direction {
+                    MeasureDirection::ChildToParent => "child_to_parent",
+                    MeasureDirection::ParentToChild => "parent_to_child",
+                }
+            );
+            let what = with_changed(what, &read.changed);
+            self.force_torques.push(read);
+            return Ok(what);
+        }
         if lidar::TYPES.contains(&kind) {
             let read = lidar::read(sensor, name, link)?;
             let lidar = &read.lidar;
@@ -196,6 +224,20 @@ impl GazeboSensors {
         }
         Err("not read yet".into())
     }
+}
+
+/// What a `<gazebo reference>` names: a link, or a joint (with its child link).
+struct Reference<'a> {
+    name: &'a str,
+    joint_child: Option<&'a str>,
+}
+
+/// The child link of the robot's joint `name`, if it has one of that name.
+fn joint_child<'a>(robot: &'a Element, name: &str) -> Option<&'a str> {
+    let joint = robot
+        .children_named("joint")
+        .find(|joint| joint.attr("name") == Some(name))?;
+    joint.child("child")?.attr("link")
 }
 
 /// `what` a sensor became, with what could not be kept as written.
