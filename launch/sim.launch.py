@@ -17,6 +17,8 @@ Arguments:
     x, y, z, yaw  with urdf or mjcf: where the robot stands in the world
     controllers   a ros2_control controllers file for the (first) robot: its controller
                   manager's services then start them (`ros2 run controller_manager spawner`)
+    bridge        a ros_gz_bridge config file for the (first) robot: each gz topic of its
+                  <gazebo> sensors and drive that the file names goes out on its ROS name
     namespace     ROS namespace of the node and its topics
     rviz          start RViz (config/<robot>.rviz when there is one, else config/default.rviz)
     viewer        open the MuJoCo viewer window (without a display the node says so and runs on)
@@ -125,6 +127,11 @@ def setup(context):
         if not os.path.isfile(controllers):
             raise RuntimeError(f"sim.launch.py: controllers:={controllers}: no such file")
         node_arguments += ["--set", f"robots.0.controllers={json.dumps(controllers)}"]
+    if arg["bridge"]:
+        bridge = os.path.abspath(os.path.expanduser(arg["bridge"]))
+        if not os.path.isfile(bridge):
+            raise RuntimeError(f"sim.launch.py: bridge:={bridge}: no such file")
+        node_arguments += ["--set", f"robots.0.gazebo_bridge={json.dumps(bridge)}"]
     if arg["viewer"].lower() == "true" and not headless:
         node_arguments.append("--viewer")
     params_file = arg["params_file"]
@@ -194,6 +201,8 @@ def generate_launch_description():
         DeclareLaunchArgument("yaw", default_value="0.0", description="with urdf or mjcf: yaw in the world (rad)"),
         DeclareLaunchArgument("controllers", default_value="",
                               description="a ros2_control controllers file for the robot"),
+        DeclareLaunchArgument("bridge", default_value="",
+                              description="a ros_gz_bridge config file for the robot's <gazebo> topics"),
         DeclareLaunchArgument("namespace", default_value="", description="ROS namespace of the node"),
         DeclareLaunchArgument("rviz", default_value="true", description="start RViz"),
         DeclareLaunchArgument("viewer", default_value="false", choices=["true", "false"],

@@ -17,7 +17,8 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from sensor_msgs.msg import LaserScan  # noqa: E402
 
-from conftest import REPO, ROS2, Bridge, echo_once, latest_message, spin_until  # noqa: E402
+from conftest import (REPO, ROS2, Bridge, Launch, echo_once, install_prefix, latest_message,  # noqa: E402
+                      needs_ros2_cli, spin_until)
 from test_ros_spawn import spawn, spawn_request  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -535,3 +536,80 @@ def test_gazebo_force_torque_sensors_measure_across_their_joint_as_gazebo_does(t
           f"(parent_to_child, frame {tool.header.frame_id}): {six(tool)}; rates {rates}")
     for topic, expected in [("/wrist/wrench", 250), ("/tool_ft", 200)]:
         assert abs(rates[topic] - expected) < 0.05 * expected, (topic, rates[topic])
+
+
+TB4 = ROBOTS["turtlebot4 (gz-sim)"]
+TB4_BRIDGE = GAZEBO / "nav2_minimal_tb4" / "nav2_minimal_tb4_sim" / "configs" / "tb4_bridge.yaml"
+# A user's ros_gz_bridge file: the lidar and IMU under the names their driver stack reads.
+RENAMING_BRIDGE = """- ros_topic_name: "front/scan"
+  gz_topic_name: "/scan"
+  ros_type_name: "sensor_msgs/msg/LaserScan"
+  gz_type_name: "gz.msgs.LaserScan"
+  direction: GZ_TO_ROS
+- ros_topic_name: "imu/data"
+  gz_topic_name: "/imu"
+  ros_type_name: "sensor_msgs/msg/Imu"
+  gz_type_name: "gz.msgs.IMU"
+  direction: GZ_TO_ROS
+- ros_topic_name: "sonar"
+  gz_topic_name: "/sonar"
+  ros_type_name: "sensor_msgs/msg/Range"
+  gz_type_name: "gz.msgs.LaserScan"
+  direction: GZ_TO_ROS
+"""
+
+
+def test_tb4s_own_ros_gz_bridge_file_is_carried_entry_by_entry(tmp_path):
+    """`--summary` of TurtleBot 4 with its bringup's tb4_bridge.yaml: each entry is a sensor's
+    or the drive's gz topic, or one the bridge publishes of its own; none is left out."""
+    from conftest import BINARY
+
+    if not GAZEBO.exists() or not XACRO.exists():
+        pytest.skip("../shared/robots/gazebo or xacro is not there")
+    urdf, env = expand(tmp_path, TB4)
+    run = subprocess.run([str(BINARY), "--urdf", str(urdf), "--set",
+                          f"robots.0.gazebo_bridge={TB4_BRIDGE}", "--summary"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    said = [line.strip() for line in run.stdout.splitlines() if "tb4_bridge.yaml: gz" in line]
+    print("\n".join(said))
+    expected = {"/clock": "of its own", "joint_states": "of its own", "/tf": "of its own",
+                "/odom": "the drive's odometry", "/imu": "imu 'imu'", "/scan": "lidar 'rplidar'",
+                "/cmd_vel": "the drive's cmd_vel", "/rgbd_camera/camera_info": "camera_info"}
+    for gz, what in expected.items():
+        assert any(f"gz '{gz}' ->" in line and what in line and line.startswith("taken")
+                   for line in said), (gz, said)
+    assert len(said) == len(expected), said
+
+
+@needs_ros2_cli
+def test_ros2_launch_bridge_file_puts_each_gazebo_topic_on_its_ros_name(tmp_path):
+    """`ros2 launch mujoco_bridge sim.launch.py urdf:=turtlebot4.urdf bridge:=FILE`: the lidar
+    and IMU go out on the names the user's ros_gz_bridge file gives them, read with the
+    `ros2` CLI; the entry that names no gz topic of the robot is said at load."""
+    if not GAZEBO.exists() or not XACRO.exists():
+        pytest.skip("../shared/robots/gazebo or xacro is not there")
+    urdf, env = expand(tmp_path, TB4)
+    bridge_file = tmp_path / "bridge.yaml"
+    bridge_file.write_text(RENAMING_BRIDGE)
+    install = install_prefix(tmp_path / "install")
+    launch = Launch([tmp_path / "prefix", install], "mujoco_bridge", "sim.launch.py",
+                    f"urdf:={urdf}", f"bridge:={bridge_file}", "headless:=true")
+    try:
+        scan = launch.echo("/front/scan", "sensor_msgs/msg/LaserScan")
+        imu = launch.echo("/imu/data", "sensor_msgs/msg/Imu")
+        topics = topic_list(install)
+    finally:
+        code, output = launch.stop()
+    assert "frame_id: rplidar_link" in scan, scan
+    assert "frame_id: imu_link" in imu, imu
+    assert "/scan" not in topics and "/imu" not in topics, topics
+    assert "gz '/sonar' -> ROS 'sonar': no <gazebo> sensor or plugin has that gz topic" in output
+    assert code == 0, output[-3000:]
+
+
+def topic_list(prefix):
+    """`ros2 topic list` as printed, one topic a line."""
+    from conftest import ros2
+
+    return ros2("topic", "list", "--no-daemon", prefix=prefix).stdout.split()

@@ -5,6 +5,7 @@ pub mod broadcasters;
 pub mod controller_params;
 pub mod controllers;
 pub mod diff_drive;
+pub mod gz_bridge;
 pub mod params_file;
 mod paths;
 mod ros_params;

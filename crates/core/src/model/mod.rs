@@ -24,6 +24,7 @@ pub use names::{NamedId, RobotMap};
 pub use summary::summary;
 
 use crate::config::controllers::ControllersFile;
+use crate::config::gz_bridge;
 use crate::config::{Config, RobotConfig, full_match_regex};
 use crate::error::{InputError, InputResult};
 use mujoco_rs::prelude::*;
@@ -149,6 +150,26 @@ struct Attached {
     asked_memory: i64,
 }
 
+/// Robot `index`'s ros_gz_bridge file (`gazebo_bridge`), applied to its `<gazebo>` topics.
+fn carry_bridge_file(
+    config: &Config,
+    index: usize,
+    gazebo: &mut urdf::GazeboSensors,
+) -> InputResult<()> {
+    let Some(raw) = &config.robots[index].gazebo_bridge else {
+        return Ok(());
+    };
+    let field = format!("robots[{index}].gazebo_bridge");
+    let path = config.resolve_robot_path(index, raw, &field)?;
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        InputError::new(&config.origin, format!("cannot read {file}: {e}")).at(field)
+    })?;
+    let topics = gz_bridge::parse(&text).map_err(|why| InputError::new(&file, why))?;
+    gazebo.carry(&topics, &file);
+    Ok(())
+}
+
 /// Loads each robot of `config` and attaches it to `world` at its placement frame.
 fn attach_robots(
     config: &Config,
@@ -161,6 +182,7 @@ fn attach_robots(
     let mut asked_memory = -1;
     for index in 0..config.robots.len() {
         let mut loaded = load_robot(config, index)?;
+        carry_bridge_file(config, index, &mut loaded.gazebo)?;
         declared_gazebo::report(&loaded.gazebo, &loaded.origin);
         let mounted = declared_gazebo::mount(&loaded.gazebo, &mut loaded.spec, &loaded.origin);
         let robot = declared_gazebo::with_sensors(

@@ -88,6 +88,11 @@ pub struct RobotConfig {
     /// parameters), relative to the config's folder.
     #[serde(default)]
     pub controllers: Option<String>,
+    /// A ros_gz_bridge config file (its list of `ros_topic_name`/`gz_topic_name` pairs),
+    /// relative to the config's folder: each gz topic of the URDF's `<gazebo>` sensors and
+    /// drive that it names goes out on its ROS name.
+    #[serde(default)]
+    pub gazebo_bridge: Option<String>,
     /// Legacy ZMQ endpoints of this robot (default: the top-level `zmq` ones) and its
     /// action-key bitmask.
     #[serde(default)]

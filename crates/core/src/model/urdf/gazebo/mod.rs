@@ -3,6 +3,7 @@
 //! `<ros><namespace>`, `<remapping>` and `<frame_name>`), one file per kind of sensor. Each
 //! becomes the bridge's sensor of that kind, on the topic and frame its users already read;
 //! every other one is named as left out.
+mod bridge;
 mod camera;
 mod contact;
 mod force_torque;
