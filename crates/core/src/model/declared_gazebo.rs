@@ -28,67 +28,78 @@ pub fn report(found: &GazeboSensors, origin: &str) {
 }
 
 /// The `<gazebo>` sensors that became sites and MuJoCo sensors on the robot's spec.
-#[derive(Default)]
 pub struct Mounted<'a> {
     pub imus: Vec<&'a GazeboImu>,
     pub magnetometers: Vec<&'a GazeboMagnetometer>,
     pub force_torques: Vec<&'a GazeboForceTorque>,
 }
 
-/// Mounts each IMU, magnetometer and force-torque sensor of `found` on `spec` (names without the robot prefix,
-/// which attaching adds). One whose link is missing or whose name a site already has is
-/// left out with a warning.
+/// Mounts each IMU, magnetometer and force-torque sensor of `found` on `spec` (names without
+/// the robot prefix, which attaching adds). One whose link is missing or whose name a site
+/// already has is left out with a warning.
 pub fn mount<'a>(found: &'a GazeboSensors, spec: &mut MjSpec, origin: &str) -> Mounted<'a> {
-    let mut mounted = Mounted::default();
-    let warn = |name: &str, why: String| {
-        notes::warn(&format!(
-            "{origin}: <gazebo> sensor '{name}': {why}: left out"
-        ))
-    };
-    for imu in &found.imus {
-        let sensors = [
-            (MjtSensor::mjSENS_FRAMEQUAT, imu.orientation_sensor()),
-            (MjtSensor::mjSENS_GYRO, imu.gyro_sensor()),
-            (MjtSensor::mjSENS_ACCELEROMETER, imu.accelerometer_sensor()),
-        ];
-        let at = Site {
-            name: &imu.name,
-            link: &imu.link,
-            xyz: imu.xyz,
-            rpy: imu.rpy,
-        };
-        match mount_site(spec, &at, &sensors) {
-            Ok(()) => mounted.imus.push(imu),
-            Err(why) => warn(&imu.name, why),
-        }
+    Mounted {
+        imus: mount_each(&found.imus, spec, origin),
+        magnetometers: mount_each(&found.magnetometers, spec, origin),
+        force_torques: mount_each(&found.force_torques, spec, origin),
     }
-    for mag in &found.magnetometers {
-        let sensors = [(MjtSensor::mjSENS_MAGNETOMETER, mag.sensor())];
-        let at = Site {
-            name: &mag.name,
-            link: &mag.link,
-            xyz: mag.xyz,
-            rpy: mag.rpy,
-        };
-        match mount_site(spec, &at, &sensors) {
-            Ok(()) => mounted.magnetometers.push(mag),
-            Err(why) => warn(&mag.name, why),
-        }
+}
+
+/// A `<gazebo>` sensor that becomes a site with MuJoCo sensors on it.
+trait OnSite {
+    fn site(&self) -> Site<'_>;
+    /// The kind and name of each MuJoCo sensor on its site.
+    fn sensors(&self) -> Vec<(MjtSensor, String)>;
+}
+
+impl OnSite for GazeboImu {
+    fn site(&self) -> Site<'_> {
+        Site::new(&self.name, &self.link, self.xyz, self.rpy)
     }
-    for ft in &found.force_torques {
-        let sensors = [
-            (MjtSensor::mjSENS_FORCE, ft.force_sensor()),
-            (MjtSensor::mjSENS_TORQUE, ft.torque_sensor()),
-        ];
-        let at = Site {
-            name: &ft.name,
-            link: &ft.link,
-            xyz: ft.xyz,
-            rpy: ft.rpy,
-        };
-        match mount_site(spec, &at, &sensors) {
-            Ok(()) => mounted.force_torques.push(ft),
-            Err(why) => warn(&ft.name, why),
+
+    fn sensors(&self) -> Vec<(MjtSensor, String)> {
+        vec![
+            (MjtSensor::mjSENS_FRAMEQUAT, self.orientation_sensor()),
+            (MjtSensor::mjSENS_GYRO, self.gyro_sensor()),
+            (MjtSensor::mjSENS_ACCELEROMETER, self.accelerometer_sensor()),
+        ]
+    }
+}
+
+impl OnSite for GazeboMagnetometer {
+    fn site(&self) -> Site<'_> {
+        Site::new(&self.name, &self.link, self.xyz, self.rpy)
+    }
+
+    fn sensors(&self) -> Vec<(MjtSensor, String)> {
+        vec![(MjtSensor::mjSENS_MAGNETOMETER, self.sensor())]
+    }
+}
+
+impl OnSite for GazeboForceTorque {
+    fn site(&self) -> Site<'_> {
+        Site::new(&self.name, &self.link, self.xyz, self.rpy)
+    }
+
+    fn sensors(&self) -> Vec<(MjtSensor, String)> {
+        vec![
+            (MjtSensor::mjSENS_FORCE, self.force_sensor()),
+            (MjtSensor::mjSENS_TORQUE, self.torque_sensor()),
+        ]
+    }
+}
+
+/// Mounts each of `sensors`; those mounted.
+fn mount_each<'a, T: OnSite>(sensors: &'a [T], spec: &mut MjSpec, origin: &str) -> Vec<&'a T> {
+    let mut mounted = Vec::new();
+    for sensor in sensors {
+        let site = sensor.site();
+        match mount_site(spec, &site, &sensor.sensors()) {
+            Ok(()) => mounted.push(sensor),
+            Err(why) => notes::warn(&format!(
+                "{origin}: <gazebo> sensor '{}': {why}: left out",
+                site.name
+            )),
         }
     }
     mounted
@@ -100,6 +111,17 @@ struct Site<'a> {
     link: &'a str,
     xyz: [f64; 3],
     rpy: [f64; 3],
+}
+
+impl<'a> Site<'a> {
+    fn new(name: &'a str, link: &'a str, xyz: [f64; 3], rpy: [f64; 3]) -> Self {
+        Self {
+            name,
+            link,
+            xyz,
+            rpy,
+        }
+    }
 }
 
 /// A site at `at` with a MuJoCo sensor of each kind and name of `sensors` on it.
