@@ -613,3 +613,46 @@ def topic_list(prefix):
     from conftest import ros2
 
     return ros2("topic", "list", "--no-daemon", prefix=prefix).stdout.split()
+
+
+WEIGHTLESS_URDF = """<?xml version="1.0"?>
+<robot name="balloon">
+  <link name="base_link">
+    <inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.3"/></geometry></collision>
+  </link>
+  <gazebo reference="base_link"><turnGravityOff>true</turnGravityOff></gazebo>
+</robot>
+"""
+
+
+def test_a_link_with_gravity_turned_off_floats_where_it_was_placed(tmp_path, ros):
+    """Classic's `<turnGravityOff>`: a free balloon placed 2 m up stays there through two
+    seconds of sim time, where gravity would have dropped it 19.6 m."""
+    from nav_msgs.msg import Odometry
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    urdf = tmp_path / "balloon.urdf"
+    urdf.write_text(WEIGHTLESS_URDF)
+    config = tmp_path / "robot.yaml"
+    config.write_text(f"robots:\n  - name: balloon\n    urdf: {urdf}\n    floating_base: true\n"
+                      "    pose: {xyz: [0, 0, 2]}\n")
+    bridge = Bridge(str(config))
+    try:
+        bridge.console("realtime")
+        received = []
+        qos = QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
+        ros.create_subscription(Odometry, "/odom", received.append, qos)
+
+        def stamp(m):
+            return m.header.stamp.sec + m.header.stamp.nanosec * 1e-9
+
+        spin_until(ros, lambda: len(received) > 1 and stamp(received[-1]) - stamp(received[0]) > 2.0,
+                   timeout=30, what="two seconds of odometry")
+    finally:
+        bridge.close()
+    heights = [m.pose.pose.position.z for m in received]
+    print(f"balloon height over {stamp(received[-1]) - stamp(received[0]):.2f} s: "
+          f"{min(heights):.6f}..{max(heights):.6f} m")
+    assert max(heights) - min(heights) < 1e-3, (min(heights), max(heights))
+    assert abs(received[-1].twist.twist.linear.z) < 1e-3

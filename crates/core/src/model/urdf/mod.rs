@@ -185,6 +185,8 @@ struct Converter<'a> {
     drive_wheels: HashMap<String, f64>,
     /// Sliding friction of each link's collision geoms that its `<gazebo>` block gives.
     frictions: HashMap<String, f64>,
+    /// Links whose `<gazebo>` block turns gravity off: their bodies are fully compensated.
+    weightless: HashSet<String>,
     /// A planar move drives the robot: its continuous joints (its wheels) turn freely, as
     /// Gazebo leaves them, with no servo.
     passive_wheels: bool,
@@ -628,7 +630,17 @@ impl<'a> Converter<'a> {
             .as_ref()
             .map(|j| pose_attrs(&j.origin))
             .unwrap_or_default();
-        let _ = writeln!(out, "<body name=\"{}\"{pose}>", escape(&link_name));
+        // gravcomp 1: gravity's pull on the body is cancelled, as Gazebo's turnGravityOff.
+        let weightless = if self.weightless.contains(&link_name) {
+            " gravcomp=\"1\""
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "<body name=\"{}\"{pose}{weightless}>",
+            escape(&link_name)
+        );
         if joint.is_none() && self.floating {
             let _ = writeln!(out, "<freejoint name=\"{FLOATING_BASE_JOINT}\"/>");
         }
@@ -976,6 +988,7 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         passive_wheels: planar.is_some_and(|d| d.kind == crate::config::BaseKind::Planar),
         drive_wheels,
         frictions: frictions.collect(),
+        weightless: gazebo.weightless.iter().cloned().collect(),
         opts,
         robot,
         doc,

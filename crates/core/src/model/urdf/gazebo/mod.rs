@@ -44,6 +44,8 @@ pub struct GazeboSensors {
     pub plugins: GazeboPlugins,
     /// Its links' contact friction.
     pub surfaces: Vec<Surface>,
+    /// Links that gravity does not pull (`<turnGravityOff>`).
+    pub weightless: Vec<String>,
     /// Each sensor taken, in words, for `--summary`.
     pub taken: Vec<String>,
     /// Each sensor not taken, with why.
@@ -68,6 +70,17 @@ pub fn read(robot: &Element) -> GazeboSensors {
             found.surfaces = surfaces;
         }
         Err(why) => found.left_out.push(format!("surfaces: {why}")),
+    }
+    match surfaces::weightless(robot) {
+        Ok(links) => {
+            for link in &links {
+                found
+                    .taken
+                    .push(format!("link '{link}': gravity off (gravcomp 1)"));
+            }
+            found.weightless = links;
+        }
+        Err(why) => found.left_out.push(format!("gravity: {why}")),
     }
     for block in robot.children_named("gazebo") {
         let Some(link) = block.attr("reference") else {

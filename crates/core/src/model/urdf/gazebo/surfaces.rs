@@ -2,8 +2,40 @@
 //! `<mu2>`, or SDF's `<collision><surface><friction><ode><mu>`/`<mu2>`. MuJoCo's contact has
 //! one sliding friction where ODE's has one per direction: the larger of the two is taken
 //! (a wheel that ODE lets slide sideways grips both ways here).
-use super::values::number;
+use super::values::{number, text};
 use crate::model::xml::Element;
+
+/// The links whose `<gazebo reference="LINK">` block turns gravity off: Classic's
+/// `<turnGravityOff>true</turnGravityOff>` or SDF's `<gravity>false</gravity>`.
+pub fn weightless(robot: &Element) -> Result<Vec<String>, String> {
+    let mut links = Vec::new();
+    for block in robot.children_named("gazebo") {
+        let Some(link) = block.attr("reference") else {
+            continue;
+        };
+        let off = match (
+            text(Some(block), "turnGravityOff"),
+            text(Some(block), "gravity"),
+        ) {
+            (Some(turned_off), _) => flag(&turned_off, "turnGravityOff")?,
+            (None, Some(gravity)) => !flag(&gravity, "gravity")?,
+            (None, None) => false,
+        };
+        if off {
+            links.push(link.to_string());
+        }
+    }
+    Ok(links)
+}
+
+/// SDF's boolean words.
+fn flag(written: &str, element: &str) -> Result<bool, String> {
+    match written {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        other => Err(format!("<{element}> '{other}' is not true or false")),
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Surface {
@@ -73,5 +105,23 @@ mod tests {
             .collect();
         assert_eq!(frictions, [("caster", 0.01), ("wheel", 1.0)]);
         assert_eq!(found[1].mu, [1.0, 0.0]);
+    }
+
+    #[test]
+    fn gravity_is_off_for_turn_gravity_off_and_gravity_false() {
+        let robot = xml::parse(
+            "<robot name='r'><gazebo reference='balloon'><turnGravityOff>true</turnGravityOff>\
+             </gazebo><gazebo reference='drone'><gravity>false</gravity></gazebo>\
+             <gazebo reference='rock'><gravity>true</gravity></gazebo></robot>",
+        )
+        .unwrap();
+        assert_eq!(super::weightless(&robot).unwrap(), ["balloon", "drone"]);
+        let broken = xml::parse(
+            "<robot name='r'><gazebo reference='x'><turnGravityOff>yes</turnGravityOff>\
+             </gazebo></robot>",
+        )
+        .unwrap();
+        let why = super::weightless(&broken).unwrap_err();
+        assert!(why.contains("<turnGravityOff> 'yes'"), "{why}");
     }
 }
