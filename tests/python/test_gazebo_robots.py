@@ -656,3 +656,79 @@ def test_a_link_with_gravity_turned_off_floats_where_it_was_placed(tmp_path, ros
           f"{min(heights):.6f}..{max(heights):.6f} m")
     assert max(heights) - min(heights) < 1e-3, (min(heights), max(heights))
     assert abs(received[-1].twist.twist.linear.z) < 1e-3
+
+
+SEGMENTATION_URDF = """<?xml version="1.0"?>
+<robot name="seg_rig">
+  <link name="base_link"/>
+  <link name="mast"/>
+  <joint name="mast_joint" type="fixed"><parent link="base_link"/><child link="mast"/>
+    <origin xyz="0 0 0.5"/></joint>
+  <link name="crate">
+    <visual><geometry><box size="0.5 0.5 0.5"/></geometry></visual>
+    <collision><geometry><box size="0.5 0.5 0.5"/></geometry></collision>
+  </link>
+  <joint name="crate_joint" type="fixed"><parent link="base_link"/><child link="crate"/>
+    <origin xyz="2 0 0.5"/></joint>
+  <gazebo reference="crate">
+    <plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>10</label></plugin>
+  </gazebo>
+  <gazebo reference="mast">
+    <sensor name="semantic_camera" type="segmentation"><topic>seg</topic><update_rate>10</update_rate>
+      <camera><segmentation_type>semantic</segmentation_type><horizontal_fov>1.0</horizontal_fov>
+        <image><width>64</width><height>48</height></image></camera></sensor>
+    <sensor name="box_camera" type="boundingbox_camera"><topic>boxes</topic><update_rate>10</update_rate>
+      <camera><box_type>2d</box_type><horizontal_fov>1.0</horizontal_fov>
+        <image><width>64</width><height>48</height></image></camera></sensor>
+  </gazebo>
+</robot>
+"""
+
+
+def test_gazebo_segmentation_and_bounding_box_cameras_see_a_labelled_link(tmp_path, ros):
+    """gz-sim's segmentation and bounding-box cameras, with a Label plugin giving a crate 2 m
+    ahead class 10: the semantic labels map on `seg/labels_map` marks the crate's pixels 10
+    in the middle of the image and the floor 0, its colour map and camera info beside it; the
+    boxes on `boxes` hold one box of class 10 about the image's centre, the colour image on
+    `boxes_image`."""
+    from rclpy.qos import qos_profile_sensor_data
+    from sensor_msgs.msg import CameraInfo, Image
+    from vision_msgs.msg import Detection2DArray
+
+    urdf = tmp_path / "seg_rig.urdf"
+    urdf.write_text(SEGMENTATION_URDF)
+    config = tmp_path / "robot.yaml"
+    config.write_text(f"world: {{floor: true}}\nrobots:\n  - name: seg_rig\n    urdf: {urdf}\n")
+    bridge = Bridge(str(config))
+    kinds = [("/seg/labels_map", Image), ("/seg/colored_map", Image), ("/seg/camera_info", CameraInfo),
+             ("/boxes", Detection2DArray), ("/boxes_image", Image)]
+    received = {topic: [] for topic, _ in kinds}
+    try:
+        bridge.console("realtime")
+        for topic, kind in kinds:
+            ros.create_subscription(kind, topic, received[topic].append, qos_profile_sensor_data)
+        spin_until(ros, lambda: all(received.values()), timeout=60, what="a message on each topic")
+    finally:
+        bridge.close()
+    labels = received["/seg/labels_map"][-1]
+    assert (labels.width, labels.height, labels.encoding) == (64, 48, "rgb8")
+    assert labels.header.frame_id and labels.header.frame_id == received["/seg/camera_info"][-1].header.frame_id
+    values = bytes(labels.data)[0::3]
+    centre = values[24 * 64 + 32]
+    classes = sorted(set(values))
+    assert centre == 10, f"the crate fills the middle of the image: {centre}"
+    assert classes == [0, 10], classes
+    crate_pixels = sum(1 for v in values if v == 10)
+    colours = {bytes(received["/seg/colored_map"][-1].data)[i:i + 3] for i in range(0, 64 * 48 * 3, 3)}
+    assert len(colours) == 2, colours
+    boxes = received["/boxes"][-1]
+    assert [d.results[0].hypothesis.class_id for d in boxes.detections] == ["10"]
+    box = boxes.detections[0].bbox
+    assert abs(box.center.position.x - 31.5) < 2 and abs(box.center.position.y - 23.5) < 4, box
+    assert box.size_x * box.size_y >= crate_pixels
+    image = received["/boxes_image"][-1]
+    assert (image.width, image.height) == (64, 48) and len(set(bytes(image.data))) > 8
+    print(f"segmentation: {crate_pixels} of {64 * 48} pixels class 10 (classes {classes}), "
+          f"{len(colours)} colours; boxes: {[d.id for d in boxes.detections]} class "
+          f"{boxes.detections[0].results[0].hypothesis.class_id} at ({box.center.position.x:.1f}, "
+          f"{box.center.position.y:.1f}) size {box.size_x:.0f}x{box.size_y:.0f}")

@@ -62,7 +62,10 @@ pub fn plan(plan: &mut Plan) -> Result<(), PlanError> {
             depth_noise: noise::named(plan, camera.robot, &format!("{}/depth", camera.name), 1, 0.0),
             lens: camera.distortion.map(super::lens::Lens::new),
             segmentation: match camera.spec.segmentation {
-                true => Some(segmentation::plan(plan, camera.robot, &camera.name, camera.rate, camera.instances)?),
+                true => {
+                    let names = segmentation::Names::of(&camera.name, names);
+                    Some(segmentation::plan(plan, camera.robot, &names, camera.rate, camera.instances)?)
+                }
                 false => None,
             },
         };

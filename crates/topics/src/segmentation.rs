@@ -17,7 +17,7 @@
 //!   id.
 use super::{Plan, PlanError, Schedule, Topic, scoped};
 use crate::Qos;
-use crate::config::{InstanceUnit, SemanticClass, class_labels};
+use crate::config::{CameraTopics, InstanceUnit, SemanticClass, class_labels};
 use crate::messages::sensor_msgs::msg::Image;
 use crate::messages::vision_msgs::msg::{
     Detection2D, Detection2DArray, LabelInfo, ObjectHypothesisWithPose, VisionClass,
@@ -53,32 +53,55 @@ pub struct Labels {
     instance_info: LabelInfo,
 }
 
-/// Plans the segmentation topics of the camera whose topics are `{stem}/...` of `robot`.
+/// Where a segmentation camera's topics go: the folders of the semantic and the instance
+/// maps, and the boxes.
+pub struct Names {
+    pub semantic: String,
+    pub instance: String,
+    pub detections: String,
+}
+
+impl Names {
+    /// The topics `given` names, else `{stem}/semantic`, `{stem}/instance`, `{stem}/detections`.
+    pub fn of(stem: &str, given: &CameraTopics) -> Self {
+        let or = |given: &Option<String>, leaf: &str| {
+            given.clone().unwrap_or_else(|| format!("{stem}/{leaf}"))
+        };
+        Self {
+            semantic: or(&given.semantic, "semantic"),
+            instance: or(&given.instance, "instance"),
+            detections: or(&given.detections, "detections"),
+        }
+    }
+}
+
+/// Plans the segmentation topics of `robot`'s camera, on `names`.
 pub fn plan(
     plan: &Plan,
     robot: usize,
-    stem: &str,
+    names: &Names,
     rate: f64,
     unit: InstanceUnit,
 ) -> Result<Segmentation, PlanError> {
-    let topic = |name: &str| Topic {
-        name: plan.robot_topic(robot, &format!("{stem}/{name}")),
+    let topic = |name: String| Topic {
+        name: plan.robot_topic(robot, &name),
         schedule: Schedule::Rate {
             hz: rate,
             follows: None,
         },
         qos: Qos::IMAGES,
     };
+    let (semantic, instance) = (&names.semantic, &names.instance);
     let classes = &plan.config.world.classes;
     let labels = Labels::of_world(plan.model, plan.robots, classes, unit)?;
     Ok(Segmentation {
-        semantic_labels: topic("semantic/labels_map"),
-        semantic_colored: topic("semantic/colored_map"),
-        semantic_info: topic("semantic/label_info"),
-        instance_labels: topic("instance/labels_map"),
-        instance_colored: topic("instance/colored_map"),
-        instance_info: topic("instance/label_info"),
-        detections: topic("detections"),
+        semantic_labels: topic(format!("{semantic}/labels_map")),
+        semantic_colored: topic(format!("{semantic}/colored_map")),
+        semantic_info: topic(format!("{semantic}/label_info")),
+        instance_labels: topic(format!("{instance}/labels_map")),
+        instance_colored: topic(format!("{instance}/colored_map")),
+        instance_info: topic(format!("{instance}/label_info")),
+        detections: topic(names.detections.clone()),
         labels: Arc::new(labels),
     })
 }

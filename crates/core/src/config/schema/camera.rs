@@ -78,6 +78,14 @@ pub struct CameraTopics {
     pub camera_info: Option<String>,
     #[serde(default)]
     pub points: Option<String>,
+    /// The folder of the semantic maps and labels (default `{name}/semantic`).
+    #[serde(default)]
+    pub semantic: Option<String>,
+    /// The folder of the instance maps and labels (default `{name}/instance`).
+    #[serde(default)]
+    pub instance: Option<String>,
+    #[serde(default)]
+    pub detections: Option<String>,
 }
 
 /// Brown-Conrady ("plumb bob") coefficients, as Gazebo's `<distortion>` and OpenCV take

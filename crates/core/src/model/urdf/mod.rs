@@ -187,6 +187,8 @@ struct Converter<'a> {
     frictions: HashMap<String, f64>,
     /// Links whose `<gazebo>` block turns gravity off: their bodies are fully compensated.
     weightless: HashSet<String>,
+    /// Each link's segmentation class (a `<gazebo>` Label plugin), as its geoms' MJCF label.
+    labels: HashMap<String, u8>,
     /// A planar move drives the robot: its continuous joints (its wheels) turn freely, as
     /// Gazebo leaves them, with no servo.
     passive_wheels: bool,
@@ -547,7 +549,12 @@ impl<'a> Converter<'a> {
             {
                 asset.gives_mass = true;
             }
-            let attrs = format!("name=\"{}\" {geometry}{pose}", escape(&name));
+            let label = self
+                .labels
+                .get(&link.name)
+                .map(|class| format!(" user=\"{class}\""))
+                .unwrap_or_default();
+            let attrs = format!("name=\"{}\" {geometry}{pose}{label}", escape(&name));
             if visual {
                 let [r, g, b, a] = self.visual_rgba(shape);
                 let _ = writeln!(
@@ -989,6 +996,11 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
         drive_wheels,
         frictions: frictions.collect(),
         weightless: gazebo.weightless.iter().cloned().collect(),
+        labels: gazebo
+            .labels
+            .iter()
+            .map(|l| (l.link.clone(), l.class))
+            .collect(),
         opts,
         robot,
         doc,

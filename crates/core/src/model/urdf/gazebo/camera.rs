@@ -1,16 +1,19 @@
-//! A `<gazebo>` camera: gz-sim's `camera`, `depth_camera`, `rgbd_camera` and
-//! `wideanglecamera` (rendered as a pinhole), Classic's `camera` and `depth` with their
-//! `libgazebo_ros_camera` plugin: a camera mounted on its link, on the topics its users read.
+//! A `<gazebo>` camera: gz-sim's `camera`, `depth_camera`, `rgbd_camera`, `wideanglecamera`
+//! (rendered as a pinhole), `segmentation` and `boundingbox_camera`, Classic's `camera` and
+//! `depth` with their `libgazebo_ros_camera` plugin: a camera mounted on its link, on the
+//! topics its users read.
 use super::values::{ClassicTopics, frame, gz_topic, noise, number, pose, rate, text};
 use crate::config::{CameraConfig, CameraMount, CameraTopics, LensDistortion, NoiseConfig};
 use crate::model::xml::Element;
 
-pub const TYPES: [&str; 5] = [
+pub const TYPES: [&str; 7] = [
     "camera",
     "depth_camera",
     "rgbd_camera",
     "depth",
     "wideanglecamera",
+    "segmentation",
+    "boundingbox_camera",
 ];
 
 #[derive(Debug, Clone, PartialEq)]
@@ -28,22 +31,46 @@ pub struct GazeboCamera {
 struct Outputs {
     image: bool,
     depth: bool,
+    segmentation: bool,
 }
 
 fn outputs(kind: &str) -> Outputs {
+    let only = |image, depth, segmentation| Outputs {
+        image,
+        depth,
+        segmentation,
+    };
     match kind {
-        "depth_camera" => Outputs {
-            image: false,
-            depth: true,
-        },
-        "rgbd_camera" | "depth" => Outputs {
-            image: true,
-            depth: true,
-        },
-        _ => Outputs {
-            image: true,
-            depth: false,
-        },
+        "depth_camera" => only(false, true, false),
+        "rgbd_camera" | "depth" => only(true, true, false),
+        "segmentation" => only(false, false, true),
+        "boundingbox_camera" => only(true, false, true),
+        _ => only(true, false, false),
+    }
+}
+
+/// gz-sim's `<segmentation_type>`: whether its maps are the instance (panoptic) ones.
+fn instance_maps(optics: &Element) -> Result<bool, String> {
+    match text(Some(optics), "segmentation_type").as_deref() {
+        None | Some("semantic") => Ok(false),
+        Some("instance" | "panoptic") => Ok(true),
+        Some(other) => Err(format!(
+            "<segmentation_type> '{other}' is not semantic, instance or panoptic"
+        )),
+    }
+}
+
+/// gz-sim's `<box_type>`, where it differs from the boxes made here (each labelled
+/// instance's visible pixels), in words.
+fn box_change(optics: &Element) -> Result<Option<String>, String> {
+    match text(Some(optics), "box_type").as_deref() {
+        None | Some("2d" | "visible_2d" | "visible_box_2d") => Ok(None),
+        Some(kind @ ("full_2d" | "full_box_2d" | "3d")) => Ok(Some(format!(
+            "<box_type> {kind}: the boxes are each instance's visible pixels, in 2D"
+        ))),
+        Some(other) => Err(format!(
+            "<box_type> '{other}' is not 2d, visible_2d, full_2d or 3d"
+        )),
     }
 }
 
@@ -77,16 +104,22 @@ pub fn read(sensor: &Element, name: &str, link: &str, kind: &str) -> Result<Gaze
         image: wanted.image,
         depth: wanted.depth,
         points: wanted.depth,
+        segmentation: wanted.segmentation,
         near: Some(number(clip, "near", 0.1)?),
         far: Some(number(clip, "far", 100.0)?),
         distortion: distortion(sensor, optics)?,
-        topics: topics(sensor, name, kind),
+        topics: topics(sensor, name, kind, optics)?,
         frame_id: Some(frame(sensor, link, text(Some(optics), "optical_frame_id"))),
         ..CameraConfig::found(name)
     };
-    let changed = (kind == "wideanglecamera").then(|| {
-        "a wide-angle lens is rendered as a pinhole of the same horizontal field of view".into()
-    });
+    let changed = match kind {
+        "wideanglecamera" => Some(
+            "a wide-angle lens is rendered as a pinhole of the same horizontal field of view"
+                .into(),
+        ),
+        "boundingbox_camera" => box_change(optics)?,
+        _ => None,
+    };
     Ok(GazeboCamera {
         camera,
         noise: written_noise.clone().filter(|_| wanted.image),
@@ -134,41 +167,85 @@ fn distortion(sensor: &Element, optics: &Element) -> Result<Option<LensDistortio
 /// `/depth/image_raw`, `/points`, each remapped and namespaced by the plugin. gz-sim: the image
 /// (or a depth camera's depth) on `<topic>` with `camera_info` beside it, a point cloud on
 /// `<topic>/points`; an RGBD camera's under `<topic>/`: `image`, `depth_image`, `camera_info`,
-/// `points` (as ros_gz_bridge carries them under the same names).
-fn topics(sensor: &Element, name: &str, kind: &str) -> CameraTopics {
+/// `points` (as ros_gz_bridge carries them under the same names); a segmentation camera's maps
+/// and its `camera_info` under `<topic>/`, a bounding-box camera's boxes on `<topic>` and its
+/// image on `<topic>_image`. `<camera_info_topic>` names the info's topic where given.
+fn topics(
+    sensor: &Element,
+    name: &str,
+    kind: &str,
+    optics: &Element,
+) -> Result<CameraTopics, String> {
     if let Some(classic) = ClassicTopics::of(sensor) {
         let stem = classic
             .param("camera_name")
             .unwrap_or_else(|| name.to_string());
         let at = |leaf: &str| Some(classic.resolve(&format!("{stem}/{leaf}")));
-        return CameraTopics {
+        return Ok(CameraTopics {
             image: at("image_raw"),
             depth: at("depth/image_raw"),
             camera_info: at("camera_info"),
             points: at("points"),
-        };
+            ..CameraTopics::default()
+        });
     }
     let topic = gz_topic(sensor).unwrap_or_else(|| name.to_string());
-    if kind == "rgbd_camera" {
-        let at = |leaf: &str| Some(format!("{topic}/{leaf}"));
-        return CameraTopics {
+    let at = |leaf: &str| Some(format!("{topic}/{leaf}"));
+    let beside = match topic.rsplit_once('/') {
+        Some((folder, _)) => format!("{folder}/camera_info"),
+        None => "camera_info".to_string(),
+    };
+    let given_info = text(Some(optics), "camera_info_topic");
+    let mut topics = match kind {
+        "rgbd_camera" => CameraTopics {
             image: at("image"),
             depth: at("depth_image"),
             camera_info: at("camera_info"),
             points: at("points"),
-        };
-    }
-    let info = match topic.rsplit_once('/') {
-        Some((folder, _)) => format!("{folder}/camera_info"),
-        None => "camera_info".to_string(),
+            ..CameraTopics::default()
+        },
+        // The maps of the other kind and the boxes, which Gazebo's camera does not make, go
+        // under the topic too.
+        "segmentation" => {
+            let instance = instance_maps(optics)?;
+            CameraTopics {
+                camera_info: at("camera_info"),
+                semantic: if instance {
+                    at("semantic")
+                } else {
+                    Some(topic.clone())
+                },
+                instance: if instance {
+                    Some(topic.clone())
+                } else {
+                    at("instance")
+                },
+                detections: at("detections"),
+                ..CameraTopics::default()
+            }
+        }
+        "boundingbox_camera" => CameraTopics {
+            image: Some(format!("{topic}_image")),
+            camera_info: Some(beside),
+            semantic: at("semantic"),
+            instance: at("instance"),
+            detections: Some(topic),
+            ..CameraTopics::default()
+        },
+        _ => {
+            let depth_only = kind == "depth_camera";
+            CameraTopics {
+                image: (!depth_only).then(|| topic.clone()),
+                depth: depth_only.then(|| topic.clone()),
+                camera_info: Some(beside),
+                points: Some(format!("{topic}/points")),
+                ..CameraTopics::default()
+            }
+        }
     };
-    let depth_only = kind == "depth_camera";
-    CameraTopics {
-        image: (!depth_only).then(|| topic.clone()),
-        depth: depth_only.then(|| topic.clone()),
-        camera_info: Some(info),
-        points: Some(format!("{topic}/points")),
-    }
+    // Newer SDF names the info topic itself.
+    topics.camera_info = given_info.or(topics.camera_info);
+    Ok(topics)
 }
 
 #[cfg(test)]
@@ -242,5 +319,45 @@ mod tests {
         );
         assert_eq!(camera.frame_id.as_deref(), Some("camera_depth_link"));
         assert_eq!(camera.distortion, None);
+    }
+
+    #[test]
+    fn gz_segmentation_maps_go_under_the_topic_and_bounding_boxes_on_it() {
+        let found = cameras(
+            "<robot name='r'><gazebo reference='cam'><sensor name='seg' type='segmentation'>\
+             <topic>panoptic</topic><camera><segmentation_type>instance</segmentation_type>\
+             <image><width>64</width><height>48</height></image></camera></sensor>\
+             <sensor name='bb' type='boundingbox_camera'><topic>boxes</topic><camera>\
+             <box_type>3d</box_type><camera_info_topic>bb/info</camera_info_topic></camera>\
+             </sensor></gazebo></robot>",
+        );
+        let (seg, boxes) = (&found[0].camera, &found[1].camera);
+        assert!(seg.segmentation && !seg.image && !seg.depth);
+        assert_eq!(seg.topics.instance.as_deref(), Some("panoptic"));
+        assert_eq!(seg.topics.semantic.as_deref(), Some("panoptic/semantic"));
+        assert_eq!(
+            seg.topics.camera_info.as_deref(),
+            Some("panoptic/camera_info")
+        );
+        assert!(boxes.segmentation && boxes.image);
+        assert_eq!(boxes.topics.detections.as_deref(), Some("boxes"));
+        assert_eq!(boxes.topics.image.as_deref(), Some("boxes_image"));
+        assert_eq!(boxes.topics.camera_info.as_deref(), Some("bb/info"));
+        let changed = found[1].changed.as_deref().unwrap();
+        assert!(changed.contains("<box_type> 3d"), "{changed}");
+        let broken = super::super::read(
+            &xml::parse(
+                "<robot name='r'><gazebo reference='cam'><sensor name='s' type='segmentation'>\
+                 <camera><segmentation_type>depth</segmentation_type></camera></sensor>\
+                 </gazebo></robot>",
+            )
+            .unwrap(),
+        );
+        assert!(broken.cameras.is_empty());
+        assert!(
+            broken.left_out[0].contains("<segmentation_type> 'depth'"),
+            "{:?}",
+            broken.left_out
+        );
     }
 }

@@ -8,6 +8,7 @@ mod camera;
 mod contact;
 mod force_torque;
 mod imu;
+mod labels;
 mod lidar;
 mod magnetometer;
 mod plugins;
@@ -19,6 +20,7 @@ pub use camera::GazeboCamera;
 pub use contact::GazeboContact;
 pub use force_torque::GazeboForceTorque;
 pub use imu::GazeboImu;
+pub use labels::Label;
 pub use lidar::GazeboLidar;
 pub use magnetometer::GazeboMagnetometer;
 pub use plugins::{GazeboDrive, GazeboPlugins};
@@ -46,6 +48,8 @@ pub struct GazeboSensors {
     pub surfaces: Vec<Surface>,
     /// Links that gravity does not pull (`<turnGravityOff>`).
     pub weightless: Vec<String>,
+    /// Links' segmentation classes (gz-sim's Label system).
+    pub labels: Vec<Label>,
     /// Each sensor taken, in words, for `--summary`.
     pub taken: Vec<String>,
     /// Each sensor not taken, with why.
@@ -82,6 +86,15 @@ pub fn read(robot: &Element) -> GazeboSensors {
         }
         Err(why) => found.left_out.push(format!("gravity: {why}")),
     }
+    let (labels, plugins_left_out) = labels::read(robot);
+    for label in &labels {
+        found.taken.push(format!(
+            "link '{}': segmentation class {} (Label plugin)",
+            label.link, label.class
+        ));
+    }
+    found.labels = labels;
+    found.left_out.extend(plugins_left_out);
     for block in robot.children_named("gazebo") {
         let Some(link) = block.attr("reference") else {
             continue;
@@ -217,6 +230,9 @@ impl GazeboSensors {
                 (camera.image, &topics.image),
                 (camera.depth, &topics.depth),
                 (true, &topics.camera_info),
+                (camera.segmentation, &topics.semantic),
+                (camera.segmentation, &topics.instance),
+                (camera.segmentation, &topics.detections),
             ]
             .into_iter()
             .filter_map(|(published, topic)| topic.as_ref().filter(|_| published))
