@@ -25,11 +25,7 @@ pub fn read(robot: &Element) -> (Vec<Label>, Vec<String>) {
             .chain(visuals.flat_map(|v| v.children_named("plugin")));
         for plugin in plugins {
             let file = plugin.attr("filename").unwrap_or("");
-            let at = format!(
-                "plugin '{}' ({file}, line {}) on '{link}'",
-                plugin.attr("name").unwrap_or(""),
-                plugin.line
-            );
+            let at = format!("{} on '{link}'", super::plugins::place(plugin));
             if !file.to_ascii_lowercase().contains("label") {
                 left_out.push(format!("{at}: not read"));
                 continue;

@@ -50,6 +50,16 @@ const DONE_ANYWAY: [(&str, &str); 8] = [
     ("pose-publisher", "tf"),
 ];
 
+/// How a note names a plugin: its name, file and line.
+pub(super) fn place(plugin: &Element) -> String {
+    format!(
+        "plugin '{}' ({}, line {})",
+        plugin.attr("name").unwrap_or(""),
+        plugin.attr("filename").unwrap_or(""),
+        plugin.line
+    )
+}
+
 pub fn read(robot: &Element) -> GazeboPlugins {
     let mut found = GazeboPlugins::default();
     let plugins = robot
@@ -58,11 +68,7 @@ pub fn read(robot: &Element) -> GazeboPlugins {
         .flat_map(|block| block.children_named("plugin"));
     for plugin in plugins {
         let file = plugin.attr("filename").unwrap_or("");
-        let at = format!(
-            "plugin '{}' ({file}, line {})",
-            plugin.attr("name").unwrap_or(""),
-            plugin.line
-        );
+        let at = place(plugin);
         match found.add(plugin, file) {
             Ok(what) => found.taken.push(format!("{at}: {what}")),
             Err(why) => found.left_out.push(format!("{at}: {why}")),
