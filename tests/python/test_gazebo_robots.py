@@ -11,6 +11,7 @@ import math
 import os
 import pathlib
 import subprocess
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -732,3 +733,50 @@ def test_gazebo_segmentation_and_bounding_box_cameras_see_a_labelled_link(tmp_pa
           f"{len(colours)} colours; boxes: {[d.id for d in boxes.detections]} class "
           f"{boxes.detections[0].results[0].hypothesis.class_id} at ({box.center.position.x:.1f}, "
           f"{box.center.position.y:.1f}) size {box.size_x:.0f}x{box.size_y:.0f}")
+
+
+def test_tb4s_wheel_and_caster_surfaces_and_colours_reach_the_compiled_model(tmp_path):
+    """TurtleBot 4's wheels (`mu1` 1, `kp` 1e6, `kd` 100, `minDepth` 1e-4, `maxVel` 1,
+    `Gazebo/DarkGrey`) and caster (`mu1` 0.1, `kp` 1e6, `kd` 1): `--summary` says what each
+    became and that `maxVel` is not read; the exported MJCF carries them on the link's geoms."""
+    from conftest import BINARY
+
+    if not GAZEBO.exists() or not XACRO.exists():
+        pytest.skip("../shared/robots/gazebo or xacro is not there")
+    urdf, env = expand(tmp_path, TB4)
+    summary = subprocess.run([str(BINARY), "--urdf", str(urdf), "--summary"], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert summary.returncode == 0, summary.stderr[-2000:]
+    said = [line.strip() for line in summary.stdout.splitlines()
+            if "surface of '" in line or "colour" in line]
+    print("\n".join(said))
+    wheel = next(line for line in said if line.startswith("taken: surface of 'left_wheel"))
+    assert "friction 1 " in wheel and "kp 1000000, kd 100 on 0.2 kg" in wheel, wheel
+    assert "solimp width 0.0001" in wheel, wheel
+    assert any(line.startswith("left out: surface of 'left_wheel") and "maxVel 1" in line
+               for line in said), said
+    assert any(line.startswith("taken: link 'left_wheel") and "0.175 0.175 0.175 1" in line
+               for line in said), said
+    exported = tmp_path / "tb4.xml"
+    export = subprocess.run([str(BINARY), "--urdf", str(urdf), "--export-mjcf", str(exported)],
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert export.returncode == 0, export.stderr[-2000:]
+    bodies = {body.get("name"): body for body in ET.parse(exported).iter("body")}
+    wheel_body = next(body for name, body in bodies.items() if name.endswith("_left_wheel"))
+    collision = [g for g in wheel_body.findall("geom") if g.get("group") == "3"]
+    visual = [g for g in wheel_body.findall("geom") if g.get("group") == "2"]
+    assert collision and visual, ET.tostring(wheel_body)[:800]
+    # MuJoCo's export leaves out what equals its default (dampratio 1, friction 1).
+    timeconst, dampratio = (list(map(float, collision[0].get("solref").split())) + [1.0])[:2]
+    # 1e6 N/m on 0.2 kg, kd 100 is under critical damping: critical, and its timeconst
+    # sqrt(0.2/1e6) = 0.00045 s is held at the bridge's stiffest, 0.01 s.
+    assert "timeconst 0.01 s or more" in wheel, wheel
+    assert (timeconst, dampratio) == (0.01, 1.0), collision[0].attrib
+    assert collision[0].get("solimp").split()[2] == "0.0001"
+    assert collision[0].get("priority") == "1"
+    rgba = [float(v) for v in visual[0].get("rgba").split()]
+    assert rgba == pytest.approx([0.175, 0.175, 0.175, 1.0], abs=1e-6), rgba
+    caster = next(body for name, body in bodies.items() if "caster" in name
+                  and any(g.get("solref") for g in body.findall("geom")))
+    caster_geom = next(g for g in caster.findall("geom") if g.get("solref"))
+    assert float(caster_geom.get("friction").split()[0]) == pytest.approx(0.1)

@@ -183,12 +183,14 @@ struct Converter<'a> {
     /// The wheel joints a `<gazebo>` drive plugin turns (velocity servos, not position ones),
     /// with the inertia each moves through the ground (`RuledServo::rolled`).
     drive_wheels: HashMap<String, f64>,
-    /// Sliding friction of each link's collision geoms that its `<gazebo>` block gives.
-    frictions: HashMap<String, f64>,
+    /// Friction and softness of each link's collision geoms that its `<gazebo>` block gives.
+    surfaces: HashMap<String, gazebo::Surface>,
     /// Links whose `<gazebo>` block turns gravity off: their bodies are fully compensated.
     weightless: HashSet<String>,
     /// Each link's segmentation class (a `<gazebo>` Label plugin), as its geoms' MJCF label.
     labels: HashMap<String, u8>,
+    /// Visual colours that `<gazebo>` blocks give links.
+    colours: HashMap<String, [f64; 4]>,
     /// A planar move drives the robot: its continuous joints (its wheels) turn freely, as
     /// Gazebo leaves them, with no servo.
     passive_wheels: bool,
@@ -380,7 +382,11 @@ impl<'a> Converter<'a> {
         Ok(Some((attrs, None)))
     }
 
-    fn visual_rgba(&self, visual: &Shape) -> [f64; 4] {
+    /// A visual's colour: its `<gazebo>` block's (as Gazebo shows it), else the URDF's.
+    fn visual_rgba(&self, link: &str, visual: &Shape) -> [f64; 4] {
+        if let Some(rgba) = self.colours.get(link) {
+            return *rgba;
+        }
         if let Some(rgba) = visual.rgba {
             return rgba;
         }
@@ -556,7 +562,7 @@ impl<'a> Converter<'a> {
                 .unwrap_or_default();
             let attrs = format!("name=\"{}\" {geometry}{pose}{label}", escape(&name));
             if visual {
-                let [r, g, b, a] = self.visual_rgba(shape);
+                let [r, g, b, a] = self.visual_rgba(&link.name, shape);
                 let _ = writeln!(
                     out,
                     "<geom {attrs} group=\"2\" contype=\"0\" conaffinity=\"0\" density=\"0\" rgba=\"{r} {g} {b} {a}\"/>"
@@ -567,17 +573,14 @@ impl<'a> Converter<'a> {
                 } else {
                     ""
                 };
-                // Torsional and rolling friction stay MuJoCo's defaults. The priority makes the
-                // link's own friction govern its contacts (MuJoCo takes the larger of two geoms'
-                // where ODE takes the smaller: a slippery caster on a floor of 1 stays slippery).
-                let friction = self
-                    .frictions
+                let surface = self
+                    .surfaces
                     .get(&link.name)
-                    .map(|mu| format!(" friction=\"{mu} 0.005 0.0001\" priority=\"1\""))
+                    .map(contact_attributes)
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "<geom {attrs} group=\"3\"{density}{friction} rgba=\"0.5 0.5 0.5 1\"/>"
+                    "<geom {attrs} group=\"3\"{density}{surface} rgba=\"0.5 0.5 0.5 1\"/>"
                 );
             }
         }
@@ -989,13 +992,18 @@ pub fn urdf_to_mjcf(text: &str, opts: &UrdfOptions) -> InputResult<ConvertedUrdf
     let base = base_rule(&robot, &root_link, opts.floating_base);
     let gazebo = gazebo::read(&doc);
     let drive_wheels = drive_wheels(&robot, gazebo.plugins.drive.as_ref());
-    let frictions = gazebo.surfaces.iter().map(|s| (s.link.clone(), s.friction));
+    let surfaces = gazebo.surfaces.iter().map(|s| (s.link.clone(), s.clone()));
     let planar = gazebo.plugins.drive.as_ref();
     let mut converter = Converter {
         passive_wheels: planar.is_some_and(|d| d.kind == crate::config::BaseKind::Planar),
         drive_wheels,
-        frictions: frictions.collect(),
+        surfaces: surfaces.collect(),
         weightless: gazebo.weightless.iter().cloned().collect(),
+        colours: gazebo
+            .colours
+            .iter()
+            .map(|c| (c.link.clone(), c.rgba))
+            .collect(),
         labels: gazebo
             .labels
             .iter()
@@ -1442,4 +1450,22 @@ fn base_rule(robot: &Robot, root_link: &str, configured: Option<bool>) -> BaseRu
         },
         None => base::detect(robot, root_link),
     }
+}
+/// A collision geom's attributes from its link's `<gazebo>` surface. The priority makes the
+/// link's own surface govern its contacts (MuJoCo takes the larger friction of two geoms where
+/// ODE takes the smaller: a slippery caster on a floor of 1 stays slippery). Torsional and
+/// rolling friction, and solimp's impedances, stay MuJoCo's defaults.
+fn contact_attributes(surface: &gazebo::Surface) -> String {
+    let mut attrs = String::from(" priority=\"1\"");
+    if let Some(mu) = surface.friction {
+        let _ = write!(attrs, " friction=\"{mu} 0.005 0.0001\"");
+    }
+    if let Some(softness) = surface.softness {
+        let [timeconst, dampratio] = softness.solref;
+        let _ = write!(attrs, " solref=\"{timeconst} {dampratio}\"");
+    }
+    if let Some(width) = surface.min_depth {
+        let _ = write!(attrs, " solimp=\"0.9 0.95 {width}\"");
+    }
+    attrs
 }

@@ -11,6 +11,7 @@ mod imu;
 mod labels;
 mod lidar;
 mod magnetometer;
+mod material;
 mod plugins;
 mod point;
 mod surfaces;
@@ -23,6 +24,7 @@ pub use imu::GazeboImu;
 pub use labels::Label;
 pub use lidar::GazeboLidar;
 pub use magnetometer::GazeboMagnetometer;
+pub use material::Colour;
 pub use plugins::{GazeboDrive, GazeboPlugins};
 pub use point::{GazeboPoint, PointKind};
 pub use surfaces::Surface;
@@ -50,6 +52,8 @@ pub struct GazeboSensors {
     pub weightless: Vec<String>,
     /// Links' segmentation classes (gz-sim's Label system).
     pub labels: Vec<Label>,
+    /// Links' visual colours.
+    pub colours: Vec<Colour>,
     /// Each sensor taken, in words, for `--summary`.
     pub taken: Vec<String>,
     /// Each sensor not taken, with why.
@@ -65,11 +69,13 @@ pub fn read(robot: &Element) -> GazeboSensors {
     match surfaces::read(robot) {
         Ok(surfaces) => {
             for surface in &surfaces {
-                let [mu1, mu2] = surface.mu;
-                found.taken.push(format!(
-                    "surface of '{}': friction {} (mu1 {mu1}, mu2 {mu2})",
-                    surface.link, surface.friction
-                ));
+                found.left_out.extend(surface.left_out.iter().cloned());
+                let shaped = surface.friction.is_some()
+                    || surface.softness.is_some()
+                    || surface.min_depth.is_some();
+                if shaped {
+                    found.taken.push(surface.describe());
+                }
             }
             found.surfaces = surfaces;
         }
@@ -86,6 +92,16 @@ pub fn read(robot: &Element) -> GazeboSensors {
         }
         Err(why) => found.left_out.push(format!("gravity: {why}")),
     }
+    let (colours, colours_left_out) = material::read(robot);
+    for colour in &colours {
+        let [r, g, b, a] = colour.rgba.map(|v| (v * 1e4).round() / 1e4);
+        found.taken.push(format!(
+            "link '{}': colour {r} {g} {b} {a} ({})",
+            colour.link, colour.from
+        ));
+    }
+    found.colours = colours;
+    found.left_out.extend(colours_left_out);
     let (labels, plugins_left_out) = labels::read(robot);
     for label in &labels {
         found.taken.push(format!(
