@@ -352,6 +352,73 @@ def test_a_diff_drive_controller_drives_the_base_while_active_and_its_odom_integ
         ros2("daemon", "stop", check=False)
 
 
+RAMPED = DIFF_DRIVE.replace(
+    "      x: {has_velocity_limits: true, max_velocity: 0.2}\n",
+    "      x: {max_velocity: 1.0, has_acceleration_limits: true, max_acceleration: 0.25}\n"
+) + "    base_frame_id: imu_link\n"
+
+
+@needs_ros2_cli
+def test_a_diff_drive_ramps_at_its_acceleration_limit_and_halts_when_deactivated(tmp_path, ros):
+    """`linear.x.max_acceleration` 0.25 m/s^2: asked for 1 m/s, the base's odometry speeds up
+    at that rate in sim time, not at once; deactivated at speed, the controller halts the
+    wheels at once (upstream's on_deactivate), past its ramp and its 0.5 s cmd_vel timeout.
+    `base_frame_id` names the link the odometry describes."""
+    from geometry_msgs.msg import TwistStamped
+    from nav_msgs.msg import Odometry
+
+    controllers = tmp_path / "controllers.yaml"
+    controllers.write_text(RAMPED)
+    bridge = Bridge("default.yaml", extra_args=["--set", f"robots.0.controllers={controllers}",
+                                                "--set", "robots.0.control.base=null"])
+    try:
+        bridge.console("realtime")
+        spawner("diff_drive_controller")
+        twist = ros.create_publisher(TwistStamped, "/diff_drive_controller/cmd_vel", 10)
+        spin_until(ros, lambda: twist.get_subscription_count() > 0, what="the controller's cmd_vel subscription")
+        nothing = SwitchController.Request(strictness=SwitchController.Request.BEST_EFFORT)
+        call(ros, SwitchController, "/controller_manager/switch_controller", nothing)
+        odom = latest_message(ros, Odometry, "/diff_drive_controller/odom")
+        # imu_link sits 0.13 m above base_link, the root.
+        assert odom.child_frame_id == "imu_link" and odom.pose.pose.position.z > 0.13, odom
+        speeds = []
+        ros.create_subscription(Odometry, "/diff_drive_controller/odom", lambda m: speeds.append(
+            (m.header.stamp.sec + m.header.stamp.nanosec * 1e-9, m.twist.twist.linear.x)), 50)
+        message = TwistStamped()
+        message.twist.linear.x = 1.0
+
+        def at_speed():
+            twist.publish(message)
+            return speeds and speeds[-1][1] > 0.5
+        spin_until(ros, at_speed, timeout=30, what="the base at 0.5 m/s")
+        moving = [(t, v) for t, v in speeds if v > 0.02]
+        (t0, v0), (t1, v1) = moving[0], moving[-1]
+        rate = (v1 - v0) / (t1 - t0)
+        print(f"ramp: {v0:.3f} -> {v1:.3f} m/s over {t1 - t0:.2f} s sim: {rate:.3f} m/s^2 "
+              "(limit 0.25)")
+        assert rate == pytest.approx(0.25, rel=0.15), moving
+        # Deactivated through the manager's service while the twist still comes (its client
+        # made beforehand: a new one takes seconds to discover).
+        deactivate = SwitchController.Request(deactivate_controllers=["diff_drive_controller"],
+                                              strictness=SwitchController.Request.STRICT)
+        twist.publish(message)
+        assert call(ros, SwitchController, "/controller_manager/switch_controller", deactivate).ok
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            twist.publish(message)
+            rclpy.spin_once(ros, timeout_sec=0.02)
+        peak = max(range(len(speeds)), key=lambda i: speeds[i][1])
+        t_peak, v_peak = speeds[peak]
+        still = next((t - t_peak for t, v in speeds[peak:] if abs(v) < 0.02), None)
+        print(f"deactivated at {v_peak:.3f} m/s: below 0.02 m/s {still} s sim later")
+        # Ramping down at 0.25 m/s^2 would take 2 s from 0.5 m/s, after the 0.5 s timeout;
+        # halted, the wheels' servos stop the base within a few tenths.
+        assert still is not None and still < 0.3, speeds[peak:]
+    finally:
+        bridge.close()
+        ros2("daemon", "stop", check=False)
+
+
 def test_enable_odom_tf_false_leaves_odom_to_base_to_a_filter(tmp_path, ros):
     """A diff_drive_controller's `enable_odom_tf`: true (the default) sends `odom -> <root
     link>` on /tf beside its ~/odom; false sends only ~/odom (robot_localization's EKF then

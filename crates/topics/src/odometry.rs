@@ -78,7 +78,7 @@ impl Output for Odometry {
     fn fill(&mut self, tick: &Tick) -> Option<&OdometryMsg> {
         let estimate = self.estimate.lock();
         let pose = estimate.pose(tick.state);
-        let (linear, angular) = estimate.twist(tick.state, &pose);
+        let (linear, angular) = estimate.twist(tick.state);
         let m = &mut self.message;
         m.header.stamp = tick.stamp.clone();
         m.pose.pose = (&pose).into();
@@ -112,7 +112,11 @@ pub struct Estimate {
     /// The odom frame in the world.
     origin: Isometry3<f64>,
     pub odom_frame: String,
+    /// The frame odometry describes: the root link's, or `base_frame`'s.
     pub root_frame: String,
+    /// The link `base_frame` names when it is not the root: its body, whose pose and twist
+    /// odometry gives (the root's moved by where that link sits on it).
+    base: Option<usize>,
     world_to_odom: bool,
     /// `odom -> root` goes on /tf.
     pub sends_tf: bool,
@@ -281,12 +285,34 @@ impl Estimate {
             OdometrySource::GroundTruth => None,
             OdometrySource::Wheels => Some(Wheels::new(model, robot, base, root, q0[2])?),
         };
+        let named = config
+            .base_frame
+            .as_ref()
+            .map(|frame| (frame, robot.bodies.iter().find(|b| &b.name == frame)));
+        let (root_frame, base) = match named {
+            None => (frame_name("world", robot, root, prefixed), None),
+            Some((_, Some(link))) => (
+                frame_name("world", robot, link.id, prefixed),
+                Some(link.id).filter(|&id| id != root),
+            ),
+            // A frame no link has (another node's): the root's pose under that name.
+            Some((frame, None)) => (frame.clone(), None),
+        };
+        if base.is_some() && config.tf {
+            log::warn!(
+                "{}: odometry's base frame '{root_frame}' is not the root link '{}': \
+                 odom -> {root_frame} on /tf gives it a second parent beside the robot's own",
+                robot.name,
+                frame_name("world", robot, root, prefixed)
+            );
+        }
         Ok(Some(Self {
             root,
             dof: model.jnt_dofadr()[joint] as usize,
             origin,
             odom_frame: odom,
-            root_frame: frame_name("world", robot, root, prefixed),
+            root_frame,
+            base,
             world_to_odom: config.world_to_odom,
             sends_tf: config.tf,
             wheels,
@@ -301,19 +327,48 @@ impl Estimate {
     }
 
     /// The root body in the odom frame, from `state`.
-    fn pose(&self, state: &StateSnapshot) -> Isometry3<f64> {
+    fn root_pose(&self, state: &StateSnapshot) -> Isometry3<f64> {
         if let Some(wheels) = &self.wheels {
             return wheels.pose();
         }
         self.origin.inverse() * pose::body_pose(&state.xpos, &state.xquat_wxyz, self.root)
     }
 
-    /// The root body's linear and angular velocity in its own frame; `pose` is its pose.
-    fn twist(&self, state: &StateSnapshot, pose: &Isometry3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+    /// Where the base frame's link sits on the root body (identity for the root).
+    fn offset(&self, state: &StateSnapshot) -> Isometry3<f64> {
+        match self.base {
+            Some(link) => {
+                let at = |body| pose::body_pose(&state.xpos, &state.xquat_wxyz, body);
+                at(self.root).inverse() * at(link)
+            }
+            None => Isometry3::identity(),
+        }
+    }
+
+    /// The base frame in the odom frame, from `state`.
+    fn pose(&self, state: &StateSnapshot) -> Isometry3<f64> {
+        self.root_pose(state) * self.offset(state)
+    }
+
+    /// The base frame's linear and angular velocity in its own frame.
+    fn twist(&self, state: &StateSnapshot) -> (Vector3<f64>, Vector3<f64>) {
+        let (linear, angular) = self.root_twist(state);
+        if self.base.is_none() {
+            return (linear, angular);
+        }
+        // A point fixed on the root body at r moves at v + w x r.
+        let offset = self.offset(state);
+        let moved = linear + angular.cross(&offset.translation.vector);
+        let into_link = |v: Vector3<f64>| offset.rotation.inverse_transform_vector(&v);
+        (into_link(moved), into_link(angular))
+    }
+
+    /// The root body's linear and angular velocity in its own frame.
+    fn root_twist(&self, state: &StateSnapshot) -> (Vector3<f64>, Vector3<f64>) {
         if let Some(wheels) = &self.wheels {
             return wheels.twist(state);
         }
-        let world_rotation = self.origin.rotation * pose.rotation;
+        let world_rotation = self.origin.rotation * self.root_pose(state).rotation;
         let v = &state.qvel[self.dof..self.dof + 6];
         // A free joint's linear velocity is in the world frame, its angular one in the body's.
         let linear = world_rotation.inverse_transform_vector(&Vector3::new(v[0], v[1], v[2]));
@@ -354,6 +409,30 @@ mod tests {
         assert!(z < 0.85, "it falls: {z}");
         let vz = number(&m["twist"]["twist"]["linear"]["z"]);
         assert!(vz < -1.0, "about -9.81 m/s^2 * 0.2 s: {vz}");
+    }
+
+    #[test]
+    fn a_base_frame_on_a_link_gives_that_links_pose_and_another_name_the_roots() {
+        let mut f = Fixture::new("    ros:\n      odometry: {base_frame: lidar}\n");
+        let (m, state) = f.message(100, "odom");
+        assert_eq!(m["child_frame_id"], "lidar");
+        let lidar = f.world.robots[0]
+            .bodies
+            .iter()
+            .find(|b| b.name == "lidar")
+            .unwrap()
+            .id;
+        // The odom frame starts under the base (x, y 0, level): z is the link's own height.
+        let z = number(&m["pose"]["pose"]["position"]["z"]);
+        assert!((z - state.xpos[3 * lidar + 2]).abs() < 1e-9, "{z}");
+        let vz = number(&m["twist"]["twist"]["linear"]["z"]);
+        assert!(vz < -1.0, "it falls with the base: {vz}");
+        let mut f = Fixture::new("    ros:\n      odometry: {base_frame: base_footprint}\n");
+        let (m, state) = f.message(100, "odom");
+        assert_eq!(m["child_frame_id"], "base_footprint");
+        let base = f.world.robots[0].root_body.unwrap();
+        let z = number(&m["pose"]["pose"]["position"]["z"]);
+        assert!((z - state.xpos[3 * base + 2]).abs() < 1e-12, "{z}");
     }
 
     #[test]

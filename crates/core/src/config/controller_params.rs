@@ -26,8 +26,13 @@ pub enum ParamError {
     Negative(String, f64),
     #[error("'{0}' other than 1.0 is not supported")]
     NotOne(String),
-    #[error("'{axis}.min_velocity' {min} is above max_velocity {max}")]
-    MinAboveMax { axis: String, min: f64, max: f64 },
+    #[error("'{axis}.min_{what}' {min} is above max_{what} {max}")]
+    MinAboveMax {
+        axis: String,
+        what: String,
+        min: f64,
+        max: f64,
+    },
     #[error("'{0}' must name the wheel joints of that side")]
     NoWheel(String),
 }

@@ -3,7 +3,9 @@
 //! has no `control.base` gets its base from the diff_drive_controller its controllers file
 //! declares (one implementation of the base, whichever way it is given).
 use super::controller_params::{ParamError, flag, names, number};
-use super::{BaseConfig, BaseKind, OdometryConfig, OdometrySource};
+use super::{
+    AxisLimits, BaseConfig, BaseKind, Bounds, OdometryConfig, OdometrySource, TwistLimits,
+};
 use serde_json::{Map, Value};
 
 /// The controller type.
@@ -24,41 +26,51 @@ pub struct DiffDrive {
     pub odom_frame: String,
     /// `enable_odom_tf` (true): `odom -> base` on /tf.
     pub odom_tf: bool,
+    /// `base_frame_id`, where given: the odometry's child frame. Not given, the root link
+    /// (upstream's default `base_link` would give a URDF rooted at `base_footprint` a
+    /// second parent on /tf).
+    pub base_frame: Option<String>,
     /// `~/cmd_vel` is geometry_msgs/TwistStamped (`use_stamped_vel`, true), else Twist.
     pub stamped: bool,
     /// `open_loop` (false): odometry from the commanded twist instead of the wheels; read
     /// here as the wheels' (see the table in docs/ros2-control.md).
     pub open_loop: bool,
-    /// `linear.x` and `angular.z` velocity limits ([min, max]), where given.
-    pub linear_limits: Option<[f64; 2]>,
-    pub angular_limits: Option<[f64; 2]>,
+    /// `linear.x` and `angular.z` velocity, acceleration and jerk limits, where given.
+    pub limits: TwistLimits,
 }
 
-/// The velocity limits `<axis>.max_velocity` and `.min_velocity` (default: -max), unless
-/// `<axis>.has_velocity_limits` is false or no maximum is given.
-fn velocity_limits(
-    params: &Map<String, Value>,
-    axis: &str,
-) -> Result<Option<[f64; 2]>, ParamError> {
+/// An axis's limits: for each of velocity, acceleration and jerk, `<axis>.max_<what>` and
+/// `.min_<what>` (default: -max), unless `<axis>.has_<what>_limits` is false or no maximum
+/// is given (Jazzy reads a maximum alone; Humble's flag defaults to false, which a file
+/// written for it sets to true beside its maximum).
+fn axis_limits(params: &Map<String, Value>, axis: &str) -> Result<AxisLimits, ParamError> {
     let (group, component) = axis.split_once('.').unwrap_or((axis, ""));
     let Some(Value::Object(limits)) = params.get(group).and_then(|g| g.get(component)) else {
-        return Ok(None);
+        return Ok(AxisLimits::default());
     };
-    if !flag(limits, "has_velocity_limits", true)? {
-        return Ok(None);
-    }
-    let Some(max) = number(limits, "max_velocity")? else {
-        return Ok(None);
+    let bounds = |what: &str| -> Result<Bounds, ParamError> {
+        if !flag(limits, &format!("has_{what}_limits"), true)? {
+            return Ok(Bounds::default());
+        }
+        let Some(max) = number(limits, &format!("max_{what}"))? else {
+            return Ok(Bounds::default());
+        };
+        let min = number(limits, &format!("min_{what}"))?.unwrap_or(-max);
+        if min > max {
+            return Err(ParamError::MinAboveMax {
+                axis: axis.to_string(),
+                what: what.to_string(),
+                min,
+                max,
+            });
+        }
+        Ok(Bounds::new(min, max))
     };
-    let min = number(limits, "min_velocity")?.unwrap_or(-max);
-    if min > max {
-        return Err(ParamError::MinAboveMax {
-            axis: axis.to_string(),
-            min,
-            max,
-        });
-    }
-    Ok(Some([min, max]))
+    Ok(AxisLimits {
+        velocity: bounds("velocity")?,
+        acceleration: bounds("acceleration")?,
+        jerk: bounds("jerk")?,
+    })
 }
 
 /// The wheels of a side (`left_wheel_names` / `right_wheel_names`), at least one.
@@ -106,20 +118,18 @@ impl DiffDrive {
             cmd_vel_timeout,
             odom_frame,
             odom_tf: flag(params, "enable_odom_tf", true)?,
+            base_frame: match params.get("base_frame_id") {
+                None => None,
+                Some(Value::String(frame)) if !frame.is_empty() => Some(frame.clone()),
+                Some(v) => return Err(ParamError::NotAFrame("base_frame_id".into(), v.clone())),
+            },
             stamped: flag(params, "use_stamped_vel", true)?,
             open_loop: flag(params, "open_loop", false)?,
-            linear_limits: velocity_limits(params, "linear.x")?,
-            angular_limits: velocity_limits(params, "angular.z")?,
+            limits: TwistLimits {
+                linear_x: axis_limits(params, "linear.x")?,
+                angular_z: axis_limits(params, "angular.z")?,
+            },
         })
-    }
-
-    /// A twist's linear x and angular z within the velocity limits.
-    pub fn limited(&self, linear_x: f64, angular_z: f64) -> (f64, f64) {
-        let clamp = |v: f64, limits: Option<[f64; 2]>| limits.map_or(v, |[lo, hi]| v.clamp(lo, hi));
-        (
-            clamp(linear_x, self.linear_limits),
-            clamp(angular_z, self.angular_limits),
-        )
     }
 
     /// The robot config's base this controller stands for.
@@ -132,6 +142,7 @@ impl DiffDrive {
             wheel_separation: Some(self.wheel_separation),
             cmd_vel_timeout: self.cmd_vel_timeout,
             max_wheel_acceleration: None,
+            limits: self.limits,
             controller: None,
         }
     }
@@ -143,6 +154,7 @@ impl DiffDrive {
             source: OdometrySource::Wheels,
             topic: format!("{controller}/odom"),
             tf: self.odom_tf,
+            base_frame: self.base_frame.clone().or(odometry.base_frame.clone()),
             ..odometry.clone()
         }
     }
@@ -174,12 +186,35 @@ mod tests {
         assert_eq!((drive.odom_frame.as_str(), drive.odom_tf), ("odom", true));
         let filtered = "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, enable_odom_tf: false}";
         assert!(!DiffDrive::parse(&params(filtered)).unwrap().odom_tf);
+        assert_eq!(drive.base_frame, None);
+        let based = "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, base_frame_id: base_footprint}";
+        let based = DiffDrive::parse(&params(based)).unwrap();
+        let odometry = based.odometry("ddc", &OdometryConfig::default());
+        assert_eq!(odometry.base_frame.as_deref(), Some("base_footprint"));
+        let unnamed = "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 1, wheel_radius: 0.1, base_frame_id: 3}";
+        let unnamed = DiffDrive::parse(&params(unnamed)).unwrap_err().to_string();
+        assert!(unnamed.contains("base_frame_id"), "{unnamed}");
         let limited = DiffDrive::parse(&params(
             "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, linear: {x: {max_velocity: 0.5}}, angular: {z: {has_velocity_limits: false, max_velocity: 1.0}}}",
         ))
         .unwrap();
-        assert_eq!(limited.limited(2.0, 3.0), (0.5, 3.0));
-        assert_eq!(limited.limited(-2.0, 0.0), (-0.5, 0.0));
+        assert_eq!(limited.limits.linear_x.velocity, Bounds::new(-0.5, 0.5));
+        assert_eq!(limited.limits.angular_z, AxisLimits::default());
+        let ramped = DiffDrive::parse(&params(
+            "{left_wheel_names: [l], right_wheel_names: [r], wheel_separation: 0.4, wheel_radius: 0.1, linear: {x: {has_acceleration_limits: true, max_acceleration: 0.8, min_acceleration: -2.0, max_jerk: 5.0}}, angular: {z: {max_acceleration: 1.5, has_jerk_limits: false, max_jerk: 9.0}}}",
+        ))
+        .unwrap();
+        let x = ramped.limits.linear_x;
+        assert_eq!(
+            (x.acceleration, x.jerk),
+            (Bounds::new(-2.0, 0.8), Bounds::new(-5.0, 5.0))
+        );
+        let z = ramped.limits.angular_z;
+        assert_eq!(
+            (z.acceleration, z.jerk),
+            (Bounds::new(-1.5, 1.5), Bounds::default())
+        );
+        assert_eq!(ramped.base().limits, ramped.limits);
         let wrong = |yaml| DiffDrive::parse(&params(yaml)).unwrap_err().to_string();
         assert!(
             wrong("{left_wheel_names: [l], right_wheel_names: [r], wheel_radius: 0.1}")

@@ -1,6 +1,7 @@
 //! Mobile-base controllers driven by a twist (vx, vy, wz in the base frame): differential
 //! drive turns it into wheel speeds, the planar base sets the floating base's planar
 //! velocity directly. A twist older than the timeout stops the base.
+use super::twist_limiter::{LimitError, TwistLimiter};
 use super::{ActuatorInfo, ActuatorKind, PdGains};
 use crate::config::{BaseConfig, BaseKind};
 use crate::model::RobotMap;
@@ -56,6 +57,9 @@ pub struct BaseController {
     pub timeout: f64,
     /// The left and right wheels' rim speeds last commanded, m/s (where a ramp starts).
     rim_speeds: [f64; 2],
+    /// The twist's velocity, acceleration and jerk limits, and the step they act over.
+    limiter: TwistLimiter,
+    timestep: f64,
 }
 
 /// A base config that does not fit the robot; the text names the `control.base` field.
@@ -79,6 +83,8 @@ pub enum BaseError {
     PositionServo { field: &'static str, joint: String },
     #[error("a planar base needs a floating base (free joint)")]
     NotFloating,
+    #[error(transparent)]
+    Limits(#[from] LimitError),
 }
 
 fn positive(value: Option<f64>, field: &'static str) -> Result<f64, BaseError> {
@@ -155,7 +161,16 @@ impl BaseController {
             drive,
             timeout: config.cmd_vel_timeout,
             rim_speeds: [0.0; 2],
+            limiter: TwistLimiter::new(&config.limits)?,
+            timestep: model.opt().timestep,
         })
+    }
+
+    /// Stops at once, past every ramp (a controller deactivated, a reset): the next step
+    /// starts from rest.
+    pub fn halt(&mut self) {
+        self.rim_speeds = [0.0; 2];
+        self.limiter.halt();
     }
 
     /// Drives the base with `twist` (already checked against the timeout).
@@ -168,6 +183,9 @@ impl BaseController {
         qvel: &mut [f64],
         ctrl: &mut [f64],
     ) {
+        let (linear_x, angular_z) =
+            self.limiter
+                .limit(twist.linear_x, twist.angular_z, self.timestep);
         match &self.drive {
             Drive::DiffDrive {
                 left,
@@ -178,10 +196,7 @@ impl BaseController {
             } => {
                 let (radius, separation, max_step) = (*radius, *separation, *max_step);
                 let half = separation / 2.0;
-                let wanted = [
-                    twist.linear_x - twist.angular_z * half,
-                    twist.linear_x + twist.angular_z * half,
-                ];
+                let wanted = [linear_x - angular_z * half, linear_x + angular_z * half];
                 for (rim, wanted) in self.rim_speeds.iter_mut().zip(wanted) {
                     *rim = match max_step {
                         Some(step) => *rim + (wanted - *rim).clamp(-step, step),
@@ -217,9 +232,9 @@ impl BaseController {
                 let yaw = (2.0 * (q[0] * q[3] + q[1] * q[2]))
                     .atan2(1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]));
                 let (sin, cos) = yaw.sin_cos();
-                qvel[dof_adr] = cos * twist.linear_x - sin * twist.linear_y;
-                qvel[dof_adr + 1] = sin * twist.linear_x + cos * twist.linear_y;
-                qvel[dof_adr + 5] = twist.angular_z;
+                qvel[dof_adr] = cos * linear_x - sin * twist.linear_y;
+                qvel[dof_adr + 1] = sin * linear_x + cos * twist.linear_y;
+                qvel[dof_adr + 5] = angular_z;
             }
         }
     }

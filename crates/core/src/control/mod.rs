@@ -8,6 +8,7 @@ mod pd;
 mod presets;
 mod sequencer;
 mod trajectory;
+mod twist_limiter;
 
 pub use base::{BaseController, TwistCommand};
 pub use pd::{PdGains, pd_output};
@@ -272,7 +273,7 @@ impl RobotController {
         };
         self.gains.fill(gains);
         self.values.fill(0.0);
-        self.twist = TwistCommand::default();
+        self.stop_base();
         self.sequencer.stop();
         dropped
     }
@@ -288,9 +289,20 @@ impl RobotController {
                 _ => key_ctrl.map(|c| c[info.id]).unwrap_or(0.0),
             };
         }
-        self.twist = TwistCommand::default();
+        self.stop_base();
         self.sequencer.stop();
         dropped
+    }
+
+    /// No twist, and the base stands at once, past its ramps.
+    pub fn stop_base(&mut self) {
+        self.twist = TwistCommand {
+            stamp: self.twist.stamp,
+            ..Default::default()
+        };
+        if let Some(base) = &mut self.base {
+            base.halt();
+        }
     }
 
     /// The twist in force at `time`: zero once older than the base's timeout, or than
@@ -533,6 +545,9 @@ impl RobotController {
         self.source = source_from(state[at + 1]);
         self.gravity_compensation = state[at + 2] != 0.0;
         self.twist = TwistCommand::read(&state[at + 3..]);
+        if let Some(base) = &mut self.base {
+            base.halt();
+        }
         self.sequencer.stop();
         dropped
     }

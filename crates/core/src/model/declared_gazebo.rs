@@ -356,6 +356,7 @@ fn add_drive(robot: &mut RobotConfig, drive: &GazeboDrive, origin: &str) {
         wheel_separation: Some(drive.separation),
         cmd_vel_timeout: 0.0,
         max_wheel_acceleration: drive.wheel_acceleration,
+        limits: drive.limits,
         controller: None,
     });
     if robot.ros.odometry != OdometryConfig::default() {

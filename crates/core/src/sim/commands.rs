@@ -30,6 +30,9 @@ pub enum Command {
         linear_y: f64,
         angular_z: f64,
     },
+    /// A robot's base stops at once, past its acceleration ramps (its controller deactivated,
+    /// as ros2_control's diff_drive_controller halts).
+    StopBase { robot: u16 },
 }
 
 /// A command and the step it applies to (0: the next step).

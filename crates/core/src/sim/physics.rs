@@ -471,6 +471,12 @@ impl Physics {
                     };
                 }
             }
+            Command::StopBase { robot } => match self.controllers.robots.get_mut(robot as usize) {
+                Some(controller) => controller.stop_base(),
+                None => {
+                    stats.rejected_commands.fetch_add(1, Ordering::Relaxed);
+                }
+            },
         }
     }
 

@@ -143,7 +143,7 @@ impl ManagerState {
             .lifecycle
             .drop_where(|r| !robots.contains(&r.robot.as_str()))
         {
-            gone.slot.active.set(false);
+            gone.slot.set_active(false);
         }
         self.declared = declared;
         self.update_rate = rate.min(u16::MAX as f64) as u16;
@@ -346,7 +346,7 @@ impl ManagerState {
             log::warn!("controller_manager: switch (best effort): {refusal}; left out");
         }
         self.lifecycle
-            .apply_switch(&switch, |running, active| running.slot.active.set(active));
+            .apply_switch(&switch, |running, active| running.slot.set_active(active));
         self.open_active_broadcasters();
         Ok(())
     }
@@ -743,7 +743,7 @@ impl ManagerState {
         let _ = self.switch(&request);
         for name in names {
             if let Ok(running) = self.lifecycle.unload(&name) {
-                running.slot.active.set(false);
+                running.slot.set_active(false);
             }
         }
         true
@@ -915,15 +915,21 @@ fn start_diff_drive(
     };
     let topic = remapped(format!("{driving}/cmd_vel"));
     let unstamped = remapped(format!("{driving}/cmd_vel_unstamped"));
-    let limits = drive.clone();
     let (slot, handle) = (declared.slot.clone(), handle.clone());
-    // Upstream's diff drive reads the twist's linear x and angular z.
+    // Deactivated, upstream's controller halts its wheels at once.
+    let (halting, halted) = (handle.clone(), robot_name.clone());
+    slot.when_deactivated(move || {
+        if let Ok(robot) = halting.robot_index(&halted) {
+            let _ = halting.stop_base(robot);
+        }
+    });
+    // Upstream's diff drive reads the twist's linear x and angular z; the base limits it.
     let drive_base = move |twist: &Twist| {
-        if !slot.active.get() {
+        if !slot.active() {
             return;
         }
         if let Ok(robot) = handle.robot_index(&robot_name) {
-            let (linear_x, angular_z) = limits.limited(twist.linear.x, twist.angular.z);
+            let (linear_x, angular_z) = (twist.linear.x, twist.angular.z);
             let _ = handle.command_twist(ControlSource::Ros, robot, linear_x, 0.0, angular_z);
         }
     };
@@ -969,7 +975,7 @@ fn start_forward(
         let (handle, robot_name) = (handle.clone(), robot_name.clone());
         super::spawn(spawner, async move {
             while let Some(message) = commands.next().await {
-                if !slot.active.get() {
+                if !slot.active() {
                     continue;
                 }
                 let joints = slot.joints.borrow();

@@ -131,10 +131,83 @@ pub struct BaseConfig {
     /// ramped to, as Gazebo's drives and ros2_control's limiter ramp it); none: at once.
     #[serde(default)]
     pub max_wheel_acceleration: Option<f64>,
+    /// Limits on the twist the base follows, applied each step (jerk, then acceleration,
+    /// then velocity, as ros2_control's diff_drive_controller and Gazebo's DiffDrive apply
+    /// them); none: the twist as sent.
+    #[serde(default)]
+    pub limits: TwistLimits,
     /// The diff_drive_controller of the robot's controllers file that gives this base, when
     /// one does: its `~/cmd_vel` drives the base, and the robot's `cmd_vel` does not.
     #[serde(skip)]
     pub controller: Option<String>,
+}
+
+/// Limits on a base's forward speed and turn rate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TwistLimits {
+    #[serde(default)]
+    pub linear_x: AxisLimits,
+    #[serde(default)]
+    pub angular_z: AxisLimits,
+}
+
+/// One twist axis's bounds on its velocity, acceleration and jerk (m/s, m/s^2, m/s^3 or
+/// the same in rad).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisLimits {
+    #[serde(default)]
+    pub velocity: Bounds,
+    #[serde(default)]
+    pub acceleration: Bounds,
+    #[serde(default)]
+    pub jerk: Bounds,
+}
+
+/// A lower and an upper bound, each unbounded when absent (a deceleration is a negative
+/// `min` acceleration).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bounds {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+impl TwistLimits {
+    /// The bounds given, in words ("linear_x velocity -0.5..0.5, ..."); none when none is.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        for (axis, limits) in [("linear_x", &self.linear_x), ("angular_z", &self.angular_z)] {
+            let quantities = [
+                ("velocity", limits.velocity),
+                ("acceleration", limits.acceleration),
+                ("jerk", limits.jerk),
+            ];
+            for (what, bounds) in quantities.into_iter().filter(|(_, b)| b.given()) {
+                let end = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+                parts.push(format!(
+                    "{axis} {what} {}..{}",
+                    end(bounds.min),
+                    end(bounds.max)
+                ));
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+impl Bounds {
+    pub fn new(min: f64, max: f64) -> Self {
+        Self {
+            min: Some(min),
+            max: Some(max),
+        }
+    }
+
+    pub fn given(&self) -> bool {
+        self.min.is_some() || self.max.is_some()
+    }
 }
 
 /// A name, or a list of names.

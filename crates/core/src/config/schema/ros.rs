@@ -211,6 +211,10 @@ pub struct OdometryConfig {
     /// Gazebo drive's `publish_odom_tf`); turn off when a filter (robot_localization's EKF)
     /// publishes it. `world -> <root link>` is not sent either way.
     pub tf: bool,
+    /// The frame odometry describes (`child_frame_id`, the tf's child; a diff_drive_controller's
+    /// `base_frame_id`): a link of the robot, its pose and twist; another name, the root
+    /// link's under that name. None: the root link.
+    pub base_frame: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
@@ -233,6 +237,7 @@ impl Default for OdometryConfig {
             source: OdometrySource::GroundTruth,
             topic: "odom".into(),
             tf: true,
+            base_frame: None,
         }
     }
 }

@@ -130,6 +130,20 @@ impl SimHandle {
         Ok(())
     }
 
+    /// Stops robot `robot`'s base at once, past its ramps.
+    pub fn stop_base(&self, robot: usize) -> Result<(), OperationError> {
+        let world = self.world();
+        self.robot(&world, robot)?;
+        self.send_in(
+            world.number,
+            0,
+            Command::StopBase {
+                robot: robot as u16,
+            },
+        );
+        Ok(())
+    }
+
     pub fn set_source(&self, robot: usize, source: ControlSource) -> OperationResult {
         self.request(Operation::SetSource { robot, source })
     }

@@ -4,7 +4,7 @@
 //! ros2_control, joint-state, IMU and sensor systems are what the bridge does anyway; every
 //! other plugin is named as left out.
 use super::values::{ClassicTopics, number, text};
-use crate::config::BaseKind;
+use crate::config::{AxisLimits, BaseKind, Bounds, TwistLimits};
 use crate::model::xml::Element;
 
 /// A drive plugin: a diff drive's wheels (several per side on a skid steer) and geometry
@@ -16,8 +16,10 @@ pub struct GazeboDrive {
     pub right: Vec<String>,
     pub separation: f64,
     pub radius: f64,
-    /// The most a wheel's rim speeds up, m/s^2 (gz-sim's linear acceleration limit).
+    /// The most a wheel's rim speeds up, m/s^2 (Classic's `max_wheel_acceleration`).
     pub wheel_acceleration: Option<f64>,
+    /// The twist's limits (gz-sim's speed limiters).
+    pub limits: TwistLimits,
     /// The twist topic, as the plugin names it.
     pub cmd_vel: String,
     /// The odometry topic; none when the plugin publishes none.
@@ -102,10 +104,14 @@ impl GazeboPlugins {
                     drive.cmd_vel
                 ),
                 false => format!(
-                    "diff drive on {} / {}, cmd_vel '{}', odometry {odometry}",
+                    "diff drive on {} / {}, cmd_vel '{}', odometry {odometry}{}",
                     drive.left.join(", "),
                     drive.right.join(", "),
                     drive.cmd_vel,
+                    drive
+                        .limits
+                        .describe()
+                        .map_or(String::new(), |l| format!(", limits {l}")),
                 ),
             };
             self.drive = Some(drive);
@@ -149,6 +155,28 @@ fn limit(plugin: &Element, name: &str) -> Result<Option<f64>, String> {
     }
 }
 
+/// gz-sim's speed limiter of one axis: `<min_|max_><velocity|acceleration|jerk>` for both
+/// axes, overridden by `<min_|max_><linear|angular>_<...>`; a bound not given is open (a
+/// maximum alone leaves slowing down and reversing unbounded, as gz-math's limiter does).
+fn gz_axis(plugin: &Element, axis: &str) -> Result<AxisLimits, String> {
+    let bound = |end: &str, what: &str| -> Result<Option<f64>, String> {
+        let own = number(Some(plugin), &format!("{end}_{axis}_{what}"), f64::NAN)?;
+        let both = number(Some(plugin), &format!("{end}_{what}"), f64::NAN)?;
+        Ok([own, both].into_iter().find(|v| !v.is_nan()))
+    };
+    let bounds = |what: &str| -> Result<Bounds, String> {
+        Ok(Bounds {
+            min: bound("min", what)?,
+            max: bound("max", what)?,
+        })
+    };
+    Ok(AxisLimits {
+        velocity: bounds("velocity")?,
+        acceleration: bounds("acceleration")?,
+        jerk: bounds("jerk")?,
+    })
+}
+
 fn wheels(plugin: &Element, name: &str) -> Result<Vec<String>, String> {
     let wheels = all(plugin, name);
     if wheels.is_empty() {
@@ -167,7 +195,11 @@ fn gz_drive(plugin: &Element) -> Result<GazeboDrive, String> {
         right: wheels(plugin, "right_joint")?,
         separation: positive(plugin, "wheel_separation")?,
         radius: positive(plugin, "wheel_radius")?,
-        wheel_acceleration: limit(plugin, "max_linear_acceleration")?,
+        wheel_acceleration: None,
+        limits: TwistLimits {
+            linear_x: gz_axis(plugin, "linear")?,
+            angular_z: gz_axis(plugin, "angular")?,
+        },
         cmd_vel: text(Some(plugin), "topic").unwrap_or_else(|| "cmd_vel".into()),
         odometry: Some(text(Some(plugin), "odom_topic").unwrap_or_else(|| "odom".into())),
         odom_frame: text(Some(plugin), "frame_id").unwrap_or_else(|| "odom".into()),
@@ -187,6 +219,7 @@ fn classic_drive(plugin: &Element) -> Result<GazeboDrive, String> {
         separation: positive(plugin, "wheel_separation")?,
         radius: positive(plugin, "wheel_diameter")? / 2.0,
         wheel_acceleration: limit(plugin, "max_wheel_acceleration")?,
+        limits: TwistLimits::default(),
         cmd_vel,
         odometry,
         odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
@@ -205,6 +238,7 @@ fn planar_move(plugin: &Element) -> GazeboDrive {
         separation: 0.0,
         radius: 0.0,
         wheel_acceleration: None,
+        limits: TwistLimits::default(),
         cmd_vel,
         odometry,
         odom_frame: text(Some(plugin), "odometry_frame").unwrap_or_else(|| "odom".into()),
@@ -240,6 +274,8 @@ mod tests {
                  name='gz::sim::systems::DiffDrive'><left_joint>l</left_joint>\
                  <right_joint>r</right_joint><wheel_separation>0.233</wheel_separation>\
                  <wheel_radius>0.03575</wheel_radius><topic>/cmd_vel</topic>\
+                 <max_acceleration>1</max_acceleration><max_linear_acceleration>2\
+                 </max_linear_acceleration><min_linear_velocity>-0.5</min_linear_velocity>\
                  <odom_topic>/odom</odom_topic></plugin></gazebo><gazebo><plugin \
                  filename='gz-sim-joint-state-publisher-system' name='j'/><plugin \
                  filename='libmy_magic.so' name='magic'/></gazebo></robot>",
@@ -256,6 +292,22 @@ mod tests {
             ("/cmd_vel", Some("/odom"))
         );
         assert_eq!((drive.separation, drive.radius), (0.233, 0.03575));
+        // Each axis's own bound over the one for both; an end not given stays open.
+        let (x, z) = (drive.limits.linear_x, drive.limits.angular_z);
+        assert_eq!((x.acceleration.min, x.acceleration.max), (None, Some(2.0)));
+        assert_eq!((x.velocity.min, x.velocity.max), (Some(-0.5), None));
+        assert_eq!(
+            (z.acceleration.max, z.velocity),
+            (Some(1.0), Default::default())
+        );
+        assert!(
+            gz.taken[0].contains(
+                "limits linear_x velocity -0.5.., linear_x acceleration ..2, \
+                 angular_z acceleration ..1"
+            ),
+            "{:?}",
+            gz.taken
+        );
         assert_eq!(gz.taken.len(), 2, "{:?}", gz.taken);
         assert!(
             gz.left_out[0].contains("'magic' (libmy_magic.so"),
